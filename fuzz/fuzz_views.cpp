@@ -2,7 +2,9 @@
 // picks an event version (2 bytes) and a pointer size (1 byte); the rest is the
 // payload. The view and owning decode() must agree whether the payload is
 // well-formed; when it is, decode(), the dynamic decoder and every accessor of
-// the view must return the same values field by field.
+// the view must return the same values field by field; so must the payload struct's
+// layout view (View<PointerSize>), which decode() reads through, and the layout
+// engine's decode_payload_generic().
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -35,6 +37,40 @@ std::vector<Entry> entries() {
                        return false;
                      }
                      auto owned = P::decode(payload, ps);
+                     // decode() reads through the payload struct's layout view where it has one;
+                     // the layout engine's decode must agree with it, and the layout view with the event view.
+                     auto walked = clretw::decode_payload_generic<P>(payload, ps);
+                     if (static_cast<bool>(owned) != static_cast<bool>(walked)) {
+                       problem = "decode() and decode_payload_generic() disagree whether the payload is well-formed";
+                       return false;
+                     }
+                     if (owned) {  // field by field: a NaN equals a NaN here, not under operator==
+                       if (auto d = clretw::test::compare(clretw::test::struct_record(*walked), clretw::test::struct_record(*owned)); !d.empty()) {
+                         problem = "decode() vs decode_payload_generic(): " + d;
+                         return false;
+                       }
+                     }
+                     if constexpr (requires { typename P::template View<8>; }) {
+                       auto check_layout = [&](const auto& layout) {
+                         if (static_cast<bool>(layout) != static_cast<bool>(view) ||
+                             (layout && layout->consumed() != view->consumed())) {
+                           problem = "the layout view and the event view disagree";
+                           return false;
+                         }
+                         if (layout) {
+                           if (auto d = clretw::test::compare(clretw::test::view_record(*view), clretw::test::view_record(*layout)); !d.empty()) {
+                             problem = "layout view vs event view: " + d;
+                             return false;
+                           }
+                         }
+                         return true;
+                       };
+                       // The event view reads a version newer than the manifest knows with its newest layout;
+                       // the layout view is the layout of this version.
+                       if (!(ps == 8 ? check_layout(P::template View<8>::verify(payload))
+                                     : check_layout(P::template View<4>::verify(payload))))
+                         return false;
+                     }
                      if (!view) {
                        if (owned) problem = "decode() accepts what the view rejects: " + view.error().message();
                        return problem.empty();

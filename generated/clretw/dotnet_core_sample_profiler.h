@@ -93,6 +93,9 @@ enum class ThreadSampleTypeMap : ::std::uint32_t {
 // encode_payload, payload.h). Count and length fields must match the sizes of
 // the data they describe. for_each_field(s, f) calls
 // f(const clretw::FieldDesc&, member) for every field of s, in wire order.
+// Most structs also have a layout view, View<PointerSize>: their payload read in
+// place with no copy, checked once by verify() (see the zero-copy views below,
+// which merge all versions of an event).
 
 namespace templates {
 
@@ -109,6 +112,73 @@ struct ThreadSample {
     f(d[0], s.Type);
   }
   friend bool operator==(const ThreadSample&, const ThreadSample&) = default;
+
+  /// ThreadSample read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32, map ThreadSampleTypeMap
+    ::clretw::dotnet_core_sample_profiler::ThreadSampleTypeMap Type() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_core_sample_profiler::ThreadSampleTypeMap, 4>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Type", Type());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ThreadSample& out) const {
+      out.Type = Type();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 4;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+      } else {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 }  // namespace templates

@@ -795,6 +795,9 @@ enum class WaitHandleWaitSourceMap : ::std::uint32_t {
 // encode_payload, payload.h). Count and length fields must match the sizes of
 // the data they describe. for_each_field(s, f) calls
 // f(const clretw::FieldDesc&, member) for every field of s, in wire order.
+// Most structs also have a layout view, View<PointerSize>: their payload read in
+// place with no copy, checked once by verify() (see the zero-copy views below,
+// which merge all versions of an event).
 
 namespace templates {
 
@@ -817,6 +820,113 @@ struct EventSource {
     f(d[3], s.Payload);
   }
   friend bool operator==(const EventSource&, const EventSource&) = default;
+
+  /// EventSource read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Int32
+    ::std::int32_t EventID() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(p_); }
+    // win:UnicodeString
+    ::clretw::Utf16View EventName() const noexcept { return {p_ + 4, ::clretw::string_text(p_ + 4, (seg_[1] - 4), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View EventSourceName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View Payload() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("EventID", EventID());
+      f("EventName", EventName());
+      f("EventSourceName", EventSourceName());
+      f("Payload", Payload());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] EventSource& out) const {
+      out.EventID = EventID();
+      EventName().append_utf8(out.EventName);
+      EventSourceName().append_utf8(out.EventSourceName);
+      Payload().append_utf8(out.Payload);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[4] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template StrongNameVerification (ClrEtwBuiltin.man:564).
@@ -836,6 +946,85 @@ struct StrongNameVerification {
     f(d[2], s.FullyQualifiedAssemblyName);
   }
   friend bool operator==(const StrongNameVerification&, const StrongNameVerification&) = default;
+
+  /// StrongNameVerification read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t VerificationFlags() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t ErrorCode() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UnicodeString
+    ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return {p_ + 8, ::clretw::string_text(p_ + 8, (seg_[1] - 8), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("VerificationFlags", VerificationFlags());
+      f("ErrorCode", ErrorCode());
+      f("FullyQualifiedAssemblyName", FullyQualifiedAssemblyName());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] StrongNameVerification& out) const {
+      out.VerificationFlags = VerificationFlags();
+      out.ErrorCode = ErrorCode();
+      FullyQualifiedAssemblyName().append_utf8(out.FullyQualifiedAssemblyName);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template StrongNameVerification_V1 (ClrEtwBuiltin.man:569).
@@ -857,6 +1046,93 @@ struct StrongNameVerification_V1 {
     f(d[3], s.ClrInstanceID);
   }
   friend bool operator==(const StrongNameVerification_V1&, const StrongNameVerification_V1&) = default;
+
+  /// StrongNameVerification_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t VerificationFlags() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t ErrorCode() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UnicodeString
+    ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return {p_ + 8, ::clretw::string_text(p_ + 8, (seg_[1] - 8), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[1]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("VerificationFlags", VerificationFlags());
+      f("ErrorCode", ErrorCode());
+      f("FullyQualifiedAssemblyName", FullyQualifiedAssemblyName());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] StrongNameVerification_V1& out) const {
+      out.VerificationFlags = VerificationFlags();
+      out.ErrorCode = ErrorCode();
+      FullyQualifiedAssemblyName().append_utf8(out.FullyQualifiedAssemblyName);
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template AuthenticodeVerification (ClrEtwBuiltin.man:575).
@@ -876,6 +1152,85 @@ struct AuthenticodeVerification {
     f(d[2], s.ModulePath);
   }
   friend bool operator==(const AuthenticodeVerification&, const AuthenticodeVerification&) = default;
+
+  /// AuthenticodeVerification read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t VerificationFlags() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t ErrorCode() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UnicodeString
+    ::clretw::Utf16View ModulePath() const noexcept { return {p_ + 8, ::clretw::string_text(p_ + 8, (seg_[1] - 8), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("VerificationFlags", VerificationFlags());
+      f("ErrorCode", ErrorCode());
+      f("ModulePath", ModulePath());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] AuthenticodeVerification& out) const {
+      out.VerificationFlags = VerificationFlags();
+      out.ErrorCode = ErrorCode();
+      ModulePath().append_utf8(out.ModulePath);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:580).
@@ -897,6 +1252,93 @@ struct AuthenticodeVerification_V1 {
     f(d[3], s.ClrInstanceID);
   }
   friend bool operator==(const AuthenticodeVerification_V1&, const AuthenticodeVerification_V1&) = default;
+
+  /// AuthenticodeVerification_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t VerificationFlags() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t ErrorCode() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UnicodeString
+    ::clretw::Utf16View ModulePath() const noexcept { return {p_ + 8, ::clretw::string_text(p_ + 8, (seg_[1] - 8), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[1]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("VerificationFlags", VerificationFlags());
+      f("ErrorCode", ErrorCode());
+      f("ModulePath", ModulePath());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] AuthenticodeVerification_V1& out) const {
+      out.VerificationFlags = VerificationFlags();
+      out.ErrorCode = ErrorCode();
+      ModulePath().append_utf8(out.ModulePath);
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template RuntimeInformation (ClrEtwBuiltin.man:586).
@@ -940,6 +1382,149 @@ struct RuntimeInformation {
     f(d[14], s.RuntimeDllPath);
   }
   friend bool operator==(const RuntimeInformation&, const RuntimeInformation&) = default;
+
+  /// RuntimeInformation read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UInt16, map RuntimeSkuMap
+    ::clretw::dotnet_runtime::RuntimeSkuMap Sku() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::RuntimeSkuMap, 2>(p_ + 2); }
+    // win:UInt16
+    ::std::uint16_t BclMajorVersion() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 4); }
+    // win:UInt16
+    ::std::uint16_t BclMinorVersion() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 6); }
+    // win:UInt16
+    ::std::uint16_t BclBuildNumber() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+    // win:UInt16
+    ::std::uint16_t BclQfeNumber() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 10); }
+    // win:UInt16
+    ::std::uint16_t VMMajorVersion() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 12); }
+    // win:UInt16
+    ::std::uint16_t VMMinorVersion() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 14); }
+    // win:UInt16
+    ::std::uint16_t VMBuildNumber() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 16); }
+    // win:UInt16
+    ::std::uint16_t VMQfeNumber() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 18); }
+    // win:UInt32, map StartupFlagsMap
+    ::clretw::dotnet_runtime::StartupFlagsMap StartupFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::StartupFlagsMap, 4>(p_ + 20); }
+    // win:UInt8, map StartupModeMap
+    ::clretw::dotnet_runtime::StartupModeMap StartupMode() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::StartupModeMap, 1>(p_ + 24); }
+    // win:UnicodeString
+    ::clretw::Utf16View CommandLine() const noexcept { return {p_ + 25, ::clretw::string_text(p_ + 25, (seg_[1] - 25), 2, true) / 2}; }
+    // win:GUID
+    ::clretw::Guid ComObjectGuid() const noexcept { return ::clretw::load_value_w<::clretw::Guid, 16>(p_ + seg_[1]); }
+    // win:UnicodeString
+    ::clretw::Utf16View RuntimeDllPath() const noexcept { return {p_ + seg_[1] + 16, ::clretw::string_text(p_ + seg_[1] + 16, (seg_[2] - seg_[1] - 16), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("Sku", Sku());
+      f("BclMajorVersion", BclMajorVersion());
+      f("BclMinorVersion", BclMinorVersion());
+      f("BclBuildNumber", BclBuildNumber());
+      f("BclQfeNumber", BclQfeNumber());
+      f("VMMajorVersion", VMMajorVersion());
+      f("VMMinorVersion", VMMinorVersion());
+      f("VMBuildNumber", VMBuildNumber());
+      f("VMQfeNumber", VMQfeNumber());
+      f("StartupFlags", StartupFlags());
+      f("StartupMode", StartupMode());
+      f("CommandLine", CommandLine());
+      f("ComObjectGuid", ComObjectGuid());
+      f("RuntimeDllPath", RuntimeDllPath());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] RuntimeInformation& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.Sku = Sku();
+      out.BclMajorVersion = BclMajorVersion();
+      out.BclMinorVersion = BclMinorVersion();
+      out.BclBuildNumber = BclBuildNumber();
+      out.BclQfeNumber = BclQfeNumber();
+      out.VMMajorVersion = VMMajorVersion();
+      out.VMMinorVersion = VMMinorVersion();
+      out.VMBuildNumber = VMBuildNumber();
+      out.VMQfeNumber = VMQfeNumber();
+      out.StartupFlags = StartupFlags();
+      out.StartupMode = StartupMode();
+      CommandLine().append_utf8(out.CommandLine);
+      out.ComObjectGuid = ComObjectGuid();
+      RuntimeDllPath().append_utf8(out.RuntimeDllPath);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 25) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 25;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 16) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 25) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 25;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 16) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCStart (ClrEtwBuiltin.man:603).
@@ -957,6 +1542,77 @@ struct GCStart {
     f(d[1], s.Reason);
   }
   friend bool operator==(const GCStart&, const GCStart&) = default;
+
+  /// GCStart read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32 -> xs:unsignedInt
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32, map GCReasonMap
+    ::clretw::dotnet_runtime::GCReasonMap Reason() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCReasonMap, 4>(p_ + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Count", Count());
+      f("Reason", Reason());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCStart& out) const {
+      out.Count = Count();
+      out.Reason = Reason();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 8;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCStart_V1 (ClrEtwBuiltin.man:607).
@@ -980,6 +1636,89 @@ struct GCStart_V1 {
     f(d[4], s.ClrInstanceID);
   }
   friend bool operator==(const GCStart_V1&, const GCStart_V1&) = default;
+
+  /// GCStart_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32 -> xs:unsignedInt
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32 -> xs:unsignedInt
+    ::std::uint32_t Depth() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UInt32, map GCReasonMap
+    ::clretw::dotnet_runtime::GCReasonMap Reason() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCReasonMap, 4>(p_ + 8); }
+    // win:UInt32, map GCTypeMap
+    ::clretw::dotnet_runtime::GCTypeMap Type() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCTypeMap, 4>(p_ + 12); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 16); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Count", Count());
+      f("Depth", Depth());
+      f("Reason", Reason());
+      f("Type", Type());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCStart_V1& out) const {
+      out.Count = Count();
+      out.Depth = Depth();
+      out.Reason = Reason();
+      out.Type = Type();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 18;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+      } else {
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCStart_V2 (ClrEtwBuiltin.man:614).
@@ -1005,6 +1744,93 @@ struct GCStart_V2 {
     f(d[5], s.ClientSequenceNumber);
   }
   friend bool operator==(const GCStart_V2&, const GCStart_V2&) = default;
+
+  /// GCStart_V2 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32 -> xs:unsignedInt
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32 -> xs:unsignedInt
+    ::std::uint32_t Depth() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UInt32, map GCReasonMap
+    ::clretw::dotnet_runtime::GCReasonMap Reason() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCReasonMap, 4>(p_ + 8); }
+    // win:UInt32, map GCTypeMap
+    ::clretw::dotnet_runtime::GCTypeMap Type() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCTypeMap, 4>(p_ + 12); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 16); }
+    // win:UInt64
+    ::std::uint64_t ClientSequenceNumber() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 18); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Count", Count());
+      f("Depth", Depth());
+      f("Reason", Reason());
+      f("Type", Type());
+      f("ClrInstanceID", ClrInstanceID());
+      f("ClientSequenceNumber", ClientSequenceNumber());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCStart_V2& out) const {
+      out.Count = Count();
+      out.Depth = Depth();
+      out.Reason = Reason();
+      out.Type = Type();
+      out.ClrInstanceID = ClrInstanceID();
+      out.ClientSequenceNumber = ClientSequenceNumber();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 26;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+      } else {
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCEnd (ClrEtwBuiltin.man:622).
@@ -1022,6 +1848,77 @@ struct GCEnd {
     f(d[1], s.Depth);
   }
   friend bool operator==(const GCEnd&, const GCEnd&) = default;
+
+  /// GCEnd read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt16
+    ::std::uint16_t Depth() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Count", Count());
+      f("Depth", Depth());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCEnd& out) const {
+      out.Count = Count();
+      out.Depth = Depth();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 6;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCEnd_V1 (ClrEtwBuiltin.man:626).
@@ -1041,6 +1938,81 @@ struct GCEnd_V1 {
     f(d[2], s.ClrInstanceID);
   }
   friend bool operator==(const GCEnd_V1&, const GCEnd_V1&) = default;
+
+  /// GCEnd_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32
+    ::std::uint32_t Depth() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Count", Count());
+      f("Depth", Depth());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCEnd_V1& out) const {
+      out.Count = Count();
+      out.Depth = Depth();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 10;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCHeapStats (ClrEtwBuiltin.man:631).
@@ -1080,6 +2052,121 @@ struct GCHeapStats {
     f(d[12], s.GCHandleCount);
   }
   friend bool operator==(const GCHeapStats&, const GCHeapStats&) = default;
+
+  /// GCHeapStats read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t GenerationSize0() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t TotalPromotedSize0() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t GenerationSize1() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t TotalPromotedSize1() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 24); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t GenerationSize2() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 32); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t TotalPromotedSize2() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 40); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t GenerationSize3() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 48); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t TotalPromotedSize3() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 56); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t FinalizationPromotedSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 64); }
+    // win:UInt64
+    ::std::uint64_t FinalizationPromotedCount() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 72); }
+    // win:UInt32
+    ::std::uint32_t PinnedObjectCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 80); }
+    // win:UInt32
+    ::std::uint32_t SinkBlockCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 84); }
+    // win:UInt32
+    ::std::uint32_t GCHandleCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 88); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("GenerationSize0", GenerationSize0());
+      f("TotalPromotedSize0", TotalPromotedSize0());
+      f("GenerationSize1", GenerationSize1());
+      f("TotalPromotedSize1", TotalPromotedSize1());
+      f("GenerationSize2", GenerationSize2());
+      f("TotalPromotedSize2", TotalPromotedSize2());
+      f("GenerationSize3", GenerationSize3());
+      f("TotalPromotedSize3", TotalPromotedSize3());
+      f("FinalizationPromotedSize", FinalizationPromotedSize());
+      f("FinalizationPromotedCount", FinalizationPromotedCount());
+      f("PinnedObjectCount", PinnedObjectCount());
+      f("SinkBlockCount", SinkBlockCount());
+      f("GCHandleCount", GCHandleCount());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCHeapStats& out) const {
+      out.GenerationSize0 = GenerationSize0();
+      out.TotalPromotedSize0 = TotalPromotedSize0();
+      out.GenerationSize1 = GenerationSize1();
+      out.TotalPromotedSize1 = TotalPromotedSize1();
+      out.GenerationSize2 = GenerationSize2();
+      out.TotalPromotedSize2 = TotalPromotedSize2();
+      out.GenerationSize3 = GenerationSize3();
+      out.TotalPromotedSize3 = TotalPromotedSize3();
+      out.FinalizationPromotedSize = FinalizationPromotedSize();
+      out.FinalizationPromotedCount = FinalizationPromotedCount();
+      out.PinnedObjectCount = PinnedObjectCount();
+      out.SinkBlockCount = SinkBlockCount();
+      out.GCHandleCount = GCHandleCount();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 92;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 92) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 92;
+      } else {
+        if (n_ - pos_ < 92) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 92;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCHeapStats_V1 (ClrEtwBuiltin.man:646).
@@ -1121,6 +2208,125 @@ struct GCHeapStats_V1 {
     f(d[13], s.ClrInstanceID);
   }
   friend bool operator==(const GCHeapStats_V1&, const GCHeapStats_V1&) = default;
+
+  /// GCHeapStats_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t GenerationSize0() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t TotalPromotedSize0() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t GenerationSize1() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t TotalPromotedSize1() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 24); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t GenerationSize2() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 32); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t TotalPromotedSize2() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 40); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t GenerationSize3() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 48); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t TotalPromotedSize3() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 56); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t FinalizationPromotedSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 64); }
+    // win:UInt64
+    ::std::uint64_t FinalizationPromotedCount() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 72); }
+    // win:UInt32
+    ::std::uint32_t PinnedObjectCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 80); }
+    // win:UInt32
+    ::std::uint32_t SinkBlockCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 84); }
+    // win:UInt32
+    ::std::uint32_t GCHandleCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 88); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 92); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("GenerationSize0", GenerationSize0());
+      f("TotalPromotedSize0", TotalPromotedSize0());
+      f("GenerationSize1", GenerationSize1());
+      f("TotalPromotedSize1", TotalPromotedSize1());
+      f("GenerationSize2", GenerationSize2());
+      f("TotalPromotedSize2", TotalPromotedSize2());
+      f("GenerationSize3", GenerationSize3());
+      f("TotalPromotedSize3", TotalPromotedSize3());
+      f("FinalizationPromotedSize", FinalizationPromotedSize());
+      f("FinalizationPromotedCount", FinalizationPromotedCount());
+      f("PinnedObjectCount", PinnedObjectCount());
+      f("SinkBlockCount", SinkBlockCount());
+      f("GCHandleCount", GCHandleCount());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCHeapStats_V1& out) const {
+      out.GenerationSize0 = GenerationSize0();
+      out.TotalPromotedSize0 = TotalPromotedSize0();
+      out.GenerationSize1 = GenerationSize1();
+      out.TotalPromotedSize1 = TotalPromotedSize1();
+      out.GenerationSize2 = GenerationSize2();
+      out.TotalPromotedSize2 = TotalPromotedSize2();
+      out.GenerationSize3 = GenerationSize3();
+      out.TotalPromotedSize3 = TotalPromotedSize3();
+      out.FinalizationPromotedSize = FinalizationPromotedSize();
+      out.FinalizationPromotedCount = FinalizationPromotedCount();
+      out.PinnedObjectCount = PinnedObjectCount();
+      out.SinkBlockCount = SinkBlockCount();
+      out.GCHandleCount = GCHandleCount();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 94;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 94) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 94;
+      } else {
+        if (n_ - pos_ < 94) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 94;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCHeapStats_V2 (ClrEtwBuiltin.man:662).
@@ -1166,6 +2372,133 @@ struct GCHeapStats_V2 {
     f(d[15], s.TotalPromotedSize4);
   }
   friend bool operator==(const GCHeapStats_V2&, const GCHeapStats_V2&) = default;
+
+  /// GCHeapStats_V2 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t GenerationSize0() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t TotalPromotedSize0() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t GenerationSize1() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t TotalPromotedSize1() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 24); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t GenerationSize2() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 32); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t TotalPromotedSize2() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 40); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t GenerationSize3() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 48); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t TotalPromotedSize3() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 56); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t FinalizationPromotedSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 64); }
+    // win:UInt64
+    ::std::uint64_t FinalizationPromotedCount() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 72); }
+    // win:UInt32
+    ::std::uint32_t PinnedObjectCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 80); }
+    // win:UInt32
+    ::std::uint32_t SinkBlockCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 84); }
+    // win:UInt32
+    ::std::uint32_t GCHandleCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 88); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 92); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t GenerationSize4() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 94); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t TotalPromotedSize4() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 102); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("GenerationSize0", GenerationSize0());
+      f("TotalPromotedSize0", TotalPromotedSize0());
+      f("GenerationSize1", GenerationSize1());
+      f("TotalPromotedSize1", TotalPromotedSize1());
+      f("GenerationSize2", GenerationSize2());
+      f("TotalPromotedSize2", TotalPromotedSize2());
+      f("GenerationSize3", GenerationSize3());
+      f("TotalPromotedSize3", TotalPromotedSize3());
+      f("FinalizationPromotedSize", FinalizationPromotedSize());
+      f("FinalizationPromotedCount", FinalizationPromotedCount());
+      f("PinnedObjectCount", PinnedObjectCount());
+      f("SinkBlockCount", SinkBlockCount());
+      f("GCHandleCount", GCHandleCount());
+      f("ClrInstanceID", ClrInstanceID());
+      f("GenerationSize4", GenerationSize4());
+      f("TotalPromotedSize4", TotalPromotedSize4());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCHeapStats_V2& out) const {
+      out.GenerationSize0 = GenerationSize0();
+      out.TotalPromotedSize0 = TotalPromotedSize0();
+      out.GenerationSize1 = GenerationSize1();
+      out.TotalPromotedSize1 = TotalPromotedSize1();
+      out.GenerationSize2 = GenerationSize2();
+      out.TotalPromotedSize2 = TotalPromotedSize2();
+      out.GenerationSize3 = GenerationSize3();
+      out.TotalPromotedSize3 = TotalPromotedSize3();
+      out.FinalizationPromotedSize = FinalizationPromotedSize();
+      out.FinalizationPromotedCount = FinalizationPromotedCount();
+      out.PinnedObjectCount = PinnedObjectCount();
+      out.SinkBlockCount = SinkBlockCount();
+      out.GCHandleCount = GCHandleCount();
+      out.ClrInstanceID = ClrInstanceID();
+      out.GenerationSize4 = GenerationSize4();
+      out.TotalPromotedSize4 = TotalPromotedSize4();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 110;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 110) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 110;
+      } else {
+        if (n_ - pos_ < 110) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 110;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCCreateSegment (ClrEtwBuiltin.man:680).
@@ -1185,6 +2518,81 @@ struct GCCreateSegment {
     f(d[2], s.Type);
   }
   friend bool operator==(const GCCreateSegment&, const GCCreateSegment&) = default;
+
+  /// GCCreateSegment read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t Address() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t Size() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt32, map GCSegmentTypeMap
+    ::clretw::dotnet_runtime::GCSegmentTypeMap Type() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCSegmentTypeMap, 4>(p_ + 16); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Address", Address());
+      f("Size", Size());
+      f("Type", Type());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCCreateSegment& out) const {
+      out.Address = Address();
+      out.Size = Size();
+      out.Type = Type();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 20;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+      } else {
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCCreateSegment_V1 (ClrEtwBuiltin.man:685).
@@ -1206,6 +2614,85 @@ struct GCCreateSegment_V1 {
     f(d[3], s.ClrInstanceID);
   }
   friend bool operator==(const GCCreateSegment_V1&, const GCCreateSegment_V1&) = default;
+
+  /// GCCreateSegment_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t Address() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t Size() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt32, map GCSegmentTypeMap
+    ::clretw::dotnet_runtime::GCSegmentTypeMap Type() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCSegmentTypeMap, 4>(p_ + 16); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 20); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Address", Address());
+      f("Size", Size());
+      f("Type", Type());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCCreateSegment_V1& out) const {
+      out.Address = Address();
+      out.Size = Size();
+      out.Type = Type();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 22;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+      } else {
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCFreeSegment (ClrEtwBuiltin.man:691).
@@ -1221,6 +2708,73 @@ struct GCFreeSegment {
     f(d[0], s.Address);
   }
   friend bool operator==(const GCFreeSegment&, const GCFreeSegment&) = default;
+
+  /// GCFreeSegment read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t Address() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Address", Address());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCFreeSegment& out) const {
+      out.Address = Address();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 8;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCFreeSegment_V1 (ClrEtwBuiltin.man:694).
@@ -1238,6 +2792,77 @@ struct GCFreeSegment_V1 {
     f(d[1], s.ClrInstanceID);
   }
   friend bool operator==(const GCFreeSegment_V1&, const GCFreeSegment_V1&) = default;
+
+  /// GCFreeSegment_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t Address() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Address", Address());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCFreeSegment_V1& out) const {
+      out.Address = Address();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 10;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCNoUserData (ClrEtwBuiltin.man:698).
@@ -1253,6 +2878,73 @@ struct GCNoUserData {
     f(d[0], s.ClrInstanceID);
   }
   friend bool operator==(const GCNoUserData&, const GCNoUserData&) = default;
+
+  /// GCNoUserData read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCNoUserData& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 2;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GenAwareTemplate (ClrEtwBuiltin.man:701).
@@ -1270,6 +2962,77 @@ struct GenAwareTemplate {
     f(d[1], s.ClrInstanceID);
   }
   friend bool operator==(const GenAwareTemplate&, const GenAwareTemplate&) = default;
+
+  /// GenAwareTemplate read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Count", Count());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GenAwareTemplate& out) const {
+      out.Count = Count();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 6;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCSuspendEE (ClrEtwBuiltin.man:705).
@@ -1285,6 +3048,73 @@ struct GCSuspendEE {
     f(d[0], s.Reason);
   }
   friend bool operator==(const GCSuspendEE&, const GCSuspendEE&) = default;
+
+  /// GCSuspendEE read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16, map GCSuspendEEReasonMap
+    ::clretw::dotnet_runtime::GCSuspendEEReasonMap Reason() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCSuspendEEReasonMap, 2>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Reason", Reason());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCSuspendEE& out) const {
+      out.Reason = Reason();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 2;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCSuspendEE_V1 (ClrEtwBuiltin.man:708).
@@ -1304,6 +3134,81 @@ struct GCSuspendEE_V1 {
     f(d[2], s.ClrInstanceID);
   }
   friend bool operator==(const GCSuspendEE_V1&, const GCSuspendEE_V1&) = default;
+
+  /// GCSuspendEE_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32, map GCSuspendEEReasonMap
+    ::clretw::dotnet_runtime::GCSuspendEEReasonMap Reason() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCSuspendEEReasonMap, 4>(p_); }
+    // win:UInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Reason", Reason());
+      f("Count", Count());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCSuspendEE_V1& out) const {
+      out.Reason = Reason();
+      out.Count = Count();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 10;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCAllocationTick (ClrEtwBuiltin.man:713).
@@ -1321,6 +3226,77 @@ struct GCAllocationTick {
     f(d[1], s.AllocationKind);
   }
   friend bool operator==(const GCAllocationTick&, const GCAllocationTick&) = default;
+
+  /// GCAllocationTick read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t AllocationAmount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32, map GCAllocationKindMap
+    ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCAllocationKindMap, 4>(p_ + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("AllocationAmount", AllocationAmount());
+      f("AllocationKind", AllocationKind());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCAllocationTick& out) const {
+      out.AllocationAmount = AllocationAmount();
+      out.AllocationKind = AllocationKind();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 8;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCAllocationTick_V1 (ClrEtwBuiltin.man:717).
@@ -1340,6 +3316,81 @@ struct GCAllocationTick_V1 {
     f(d[2], s.ClrInstanceID);
   }
   friend bool operator==(const GCAllocationTick_V1&, const GCAllocationTick_V1&) = default;
+
+  /// GCAllocationTick_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t AllocationAmount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32, map GCAllocationKindMap
+    ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCAllocationKindMap, 4>(p_ + 4); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("AllocationAmount", AllocationAmount());
+      f("AllocationKind", AllocationKind());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCAllocationTick_V1& out) const {
+      out.AllocationAmount = AllocationAmount();
+      out.AllocationKind = AllocationKind();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 10;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCAllocationTick_V2 (ClrEtwBuiltin.man:722).
@@ -1367,6 +3418,105 @@ struct GCAllocationTick_V2 {
     f(d[6], s.HeapIndex);
   }
   friend bool operator==(const GCAllocationTick_V2&, const GCAllocationTick_V2&) = default;
+
+  /// GCAllocationTick_V2 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t AllocationAmount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32, map GCAllocationKindMap
+    ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCAllocationKindMap, 4>(p_ + 4); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AllocationAmount64() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 10); }
+    // win:Pointer
+    ::std::uint64_t TypeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + 18); }
+    // win:UnicodeString
+    ::clretw::Utf16View TypeName() const noexcept { return {p_ + (PointerSize == 8 ? 26u : 22u), ::clretw::string_text(p_ + (PointerSize == 8 ? 26u : 22u), (seg_[1] - (PointerSize == 8 ? 26u : 22u)), 2, true) / 2}; }
+    // win:UInt32
+    ::std::uint32_t HeapIndex() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[1]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("AllocationAmount", AllocationAmount());
+      f("AllocationKind", AllocationKind());
+      f("ClrInstanceID", ClrInstanceID());
+      f("AllocationAmount64", AllocationAmount64());
+      f("TypeID", TypeID());
+      f("TypeName", TypeName());
+      f("HeapIndex", HeapIndex());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCAllocationTick_V2& out) const {
+      out.AllocationAmount = AllocationAmount();
+      out.AllocationKind = AllocationKind();
+      out.ClrInstanceID = ClrInstanceID();
+      out.AllocationAmount64 = AllocationAmount64();
+      out.TypeID = TypeID();
+      TypeName().append_utf8(out.TypeName);
+      out.HeapIndex = HeapIndex();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+      } else {
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCAllocationTick_V3 (ClrEtwBuiltin.man:731).
@@ -1396,6 +3546,109 @@ struct GCAllocationTick_V3 {
     f(d[7], s.Address);
   }
   friend bool operator==(const GCAllocationTick_V3&, const GCAllocationTick_V3&) = default;
+
+  /// GCAllocationTick_V3 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t AllocationAmount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32, map GCAllocationKindMap
+    ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCAllocationKindMap, 4>(p_ + 4); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AllocationAmount64() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 10); }
+    // win:Pointer
+    ::std::uint64_t TypeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + 18); }
+    // win:UnicodeString
+    ::clretw::Utf16View TypeName() const noexcept { return {p_ + (PointerSize == 8 ? 26u : 22u), ::clretw::string_text(p_ + (PointerSize == 8 ? 26u : 22u), (seg_[1] - (PointerSize == 8 ? 26u : 22u)), 2, true) / 2}; }
+    // win:UInt32
+    ::std::uint32_t HeapIndex() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[1]); }
+    // win:Pointer
+    ::std::uint64_t Address() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + seg_[1] + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("AllocationAmount", AllocationAmount());
+      f("AllocationKind", AllocationKind());
+      f("ClrInstanceID", ClrInstanceID());
+      f("AllocationAmount64", AllocationAmount64());
+      f("TypeID", TypeID());
+      f("TypeName", TypeName());
+      f("HeapIndex", HeapIndex());
+      f("Address", Address());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCAllocationTick_V3& out) const {
+      out.AllocationAmount = AllocationAmount();
+      out.AllocationKind = AllocationKind();
+      out.ClrInstanceID = ClrInstanceID();
+      out.AllocationAmount64 = AllocationAmount64();
+      out.TypeID = TypeID();
+      TypeName().append_utf8(out.TypeName);
+      out.HeapIndex = HeapIndex();
+      out.Address = Address();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 12) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+      } else {
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 8) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCAllocationTick_V4 (ClrEtwBuiltin.man:741).
@@ -1427,6 +3680,113 @@ struct GCAllocationTick_V4 {
     f(d[8], s.ObjectSize);
   }
   friend bool operator==(const GCAllocationTick_V4&, const GCAllocationTick_V4&) = default;
+
+  /// GCAllocationTick_V4 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t AllocationAmount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32, map GCAllocationKindMap
+    ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCAllocationKindMap, 4>(p_ + 4); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AllocationAmount64() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 10); }
+    // win:Pointer
+    ::std::uint64_t TypeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + 18); }
+    // win:UnicodeString
+    ::clretw::Utf16View TypeName() const noexcept { return {p_ + (PointerSize == 8 ? 26u : 22u), ::clretw::string_text(p_ + (PointerSize == 8 ? 26u : 22u), (seg_[1] - (PointerSize == 8 ? 26u : 22u)), 2, true) / 2}; }
+    // win:UInt32
+    ::std::uint32_t HeapIndex() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[1]); }
+    // win:Pointer
+    ::std::uint64_t Address() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + seg_[1] + 4); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ObjectSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + seg_[1] + (PointerSize == 8 ? 12u : 8u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("AllocationAmount", AllocationAmount());
+      f("AllocationKind", AllocationKind());
+      f("ClrInstanceID", ClrInstanceID());
+      f("AllocationAmount64", AllocationAmount64());
+      f("TypeID", TypeID());
+      f("TypeName", TypeName());
+      f("HeapIndex", HeapIndex());
+      f("Address", Address());
+      f("ObjectSize", ObjectSize());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCAllocationTick_V4& out) const {
+      out.AllocationAmount = AllocationAmount();
+      out.AllocationKind = AllocationKind();
+      out.ClrInstanceID = ClrInstanceID();
+      out.AllocationAmount64 = AllocationAmount64();
+      out.TypeID = TypeID();
+      TypeName().append_utf8(out.TypeName);
+      out.HeapIndex = HeapIndex();
+      out.Address = Address();
+      out.ObjectSize = ObjectSize();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 20) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+      } else {
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 16) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCCreateConcurrentThread (ClrEtwBuiltin.man:752).
@@ -1442,6 +3802,73 @@ struct GCCreateConcurrentThread {
     f(d[0], s.ClrInstanceID);
   }
   friend bool operator==(const GCCreateConcurrentThread&, const GCCreateConcurrentThread&) = default;
+
+  /// GCCreateConcurrentThread read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCCreateConcurrentThread& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 2;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCTerminateConcurrentThread (ClrEtwBuiltin.man:755).
@@ -1457,6 +3884,73 @@ struct GCTerminateConcurrentThread {
     f(d[0], s.ClrInstanceID);
   }
   friend bool operator==(const GCTerminateConcurrentThread&, const GCTerminateConcurrentThread&) = default;
+
+  /// GCTerminateConcurrentThread read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCTerminateConcurrentThread& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 2;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCFinalizersEnd (ClrEtwBuiltin.man:758).
@@ -1472,6 +3966,73 @@ struct GCFinalizersEnd {
     f(d[0], s.Count);
   }
   friend bool operator==(const GCFinalizersEnd&, const GCFinalizersEnd&) = default;
+
+  /// GCFinalizersEnd read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Count", Count());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCFinalizersEnd& out) const {
+      out.Count = Count();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 4;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+      } else {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCFinalizersEnd_V1 (ClrEtwBuiltin.man:761).
@@ -1489,6 +4050,77 @@ struct GCFinalizersEnd_V1 {
     f(d[1], s.ClrInstanceID);
   }
   friend bool operator==(const GCFinalizersEnd_V1&, const GCFinalizersEnd_V1&) = default;
+
+  /// GCFinalizersEnd_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Count", Count());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCFinalizersEnd_V1& out) const {
+      out.Count = Count();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 6;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCMark (ClrEtwBuiltin.man:765).
@@ -1506,6 +4138,77 @@ struct GCMark {
     f(d[1], s.ClrInstanceID);
   }
   friend bool operator==(const GCMark&, const GCMark&) = default;
+
+  /// GCMark read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t HeapNum() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("HeapNum", HeapNum());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCMark& out) const {
+      out.HeapNum = HeapNum();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 6;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCMarkWithType (ClrEtwBuiltin.man:769).
@@ -1527,6 +4230,85 @@ struct GCMarkWithType {
     f(d[3], s.Bytes);
   }
   friend bool operator==(const GCMarkWithType&, const GCMarkWithType&) = default;
+
+  /// GCMarkWithType read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t HeapNum() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 4); }
+    // win:UInt32, map GCRootKindMap
+    ::clretw::dotnet_runtime::GCRootKindMap Type() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCRootKindMap, 4>(p_ + 6); }
+    // win:UInt64
+    ::std::uint64_t Bytes() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 10); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("HeapNum", HeapNum());
+      f("ClrInstanceID", ClrInstanceID());
+      f("Type", Type());
+      f("Bytes", Bytes());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCMarkWithType& out) const {
+      out.HeapNum = HeapNum();
+      out.ClrInstanceID = ClrInstanceID();
+      out.Type = Type();
+      out.Bytes = Bytes();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 18;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+      } else {
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCJoin_V2 (ClrEtwBuiltin.man:775).
@@ -1550,6 +4332,89 @@ struct GCJoin_V2 {
     f(d[4], s.JoinID);
   }
   friend bool operator==(const GCJoin_V2&, const GCJoin_V2&) = default;
+
+  /// GCJoin_V2 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Heap() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32
+    ::std::uint32_t JoinTime() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UInt32
+    ::std::uint32_t JoinType() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 8); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 12); }
+    // win:UInt32
+    ::std::uint32_t JoinID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 14); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Heap", Heap());
+      f("JoinTime", JoinTime());
+      f("JoinType", JoinType());
+      f("ClrInstanceID", ClrInstanceID());
+      f("JoinID", JoinID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCJoin_V2& out) const {
+      out.Heap = Heap();
+      out.JoinTime = JoinTime();
+      out.JoinType = JoinType();
+      out.ClrInstanceID = ClrInstanceID();
+      out.JoinID = JoinID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 18;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+      } else {
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:798).
@@ -1583,6 +4448,109 @@ struct GCPerHeapHistory_V3_Values {
     f(d[9], s.NewAllocation);
   }
   friend bool operator==(const GCPerHeapHistory_V3_Values&, const GCPerHeapHistory_V3_Values&) = default;
+
+  /// GCPerHeapHistory_V3_Values read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t SizeBefore() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t FreeListBefore() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t FreeObjBefore() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 16u : 8u)); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t SizeAfter() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 24u : 12u)); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t FreeListAfter() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 32u : 16u)); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t FreeObjAfter() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 40u : 20u)); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t In() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 48u : 24u)); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t PinnedSurv() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 56u : 28u)); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t NonePinnedSurv() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 64u : 32u)); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t NewAllocation() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 72u : 36u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("SizeBefore", SizeBefore());
+      f("FreeListBefore", FreeListBefore());
+      f("FreeObjBefore", FreeObjBefore());
+      f("SizeAfter", SizeAfter());
+      f("FreeListAfter", FreeListAfter());
+      f("FreeObjAfter", FreeObjAfter());
+      f("In", In());
+      f("PinnedSurv", PinnedSurv());
+      f("NonePinnedSurv", NonePinnedSurv());
+      f("NewAllocation", NewAllocation());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCPerHeapHistory_V3_Values& out) const {
+      out.SizeBefore = SizeBefore();
+      out.FreeListBefore = FreeListBefore();
+      out.FreeObjBefore = FreeObjBefore();
+      out.SizeAfter = SizeAfter();
+      out.FreeListAfter = FreeListAfter();
+      out.FreeObjAfter = FreeObjAfter();
+      out.In = In();
+      out.PinnedSurv = PinnedSurv();
+      out.NonePinnedSurv = NonePinnedSurv();
+      out.NewAllocation = NewAllocation();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 80u : 40u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 80) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 80;
+      } else {
+        if (n_ - pos_ < 40) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 40;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCPerHeapHistory_V3 (ClrEtwBuiltin.man:782).
@@ -1628,6 +4596,141 @@ struct GCPerHeapHistory_V3 {
     f(d[15], s.Values);
   }
   friend bool operator==(const GCPerHeapHistory_V3&, const GCPerHeapHistory_V3&) = default;
+
+  /// GCPerHeapHistory_V3 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t FreeListAllocated() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + 2); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t FreeListRejected() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 10u : 6u)); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t EndOfSegAllocated() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 18u : 10u)); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t CondemnedAllocated() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 26u : 14u)); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t PinnedAllocated() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 34u : 18u)); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t PinnedAllocatedAdvance() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 42u : 22u)); }
+    // win:UInt32
+    ::std::uint32_t RunningFreeListEfficiency() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 50u : 26u)); }
+    // win:UInt32
+    ::std::uint32_t CondemnReasons0() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 54u : 30u)); }
+    // win:UInt32
+    ::std::uint32_t CondemnReasons1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 58u : 34u)); }
+    // win:UInt32, map GCHeapCompactMechanismMap
+    ::clretw::dotnet_runtime::GCHeapCompactMechanismMap CompactMechanisms() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCHeapCompactMechanismMap, 4>(p_ + (PointerSize == 8 ? 62u : 38u)); }
+    // win:UInt32, map GCHeapExpandMechanismMap
+    ::clretw::dotnet_runtime::GCHeapExpandMechanismMap ExpandMechanisms() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCHeapExpandMechanismMap, 4>(p_ + (PointerSize == 8 ? 66u : 42u)); }
+    // win:UInt32
+    ::std::uint32_t HeapIndex() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 70u : 46u)); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t ExtraGen0Commit() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 74u : 50u)); }
+    // win:UInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 82u : 54u)); }
+    // struct, count Count
+    ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCPerHeapHistory_V3_Values::View<PointerSize>> Values() const noexcept { return {p_ + (PointerSize == 8 ? 86u : 58u), (seg_[1] - (PointerSize == 8 ? 86u : 58u)) / (PointerSize == 8 ? 80u : 40u)}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("FreeListAllocated", FreeListAllocated());
+      f("FreeListRejected", FreeListRejected());
+      f("EndOfSegAllocated", EndOfSegAllocated());
+      f("CondemnedAllocated", CondemnedAllocated());
+      f("PinnedAllocated", PinnedAllocated());
+      f("PinnedAllocatedAdvance", PinnedAllocatedAdvance());
+      f("RunningFreeListEfficiency", RunningFreeListEfficiency());
+      f("CondemnReasons0", CondemnReasons0());
+      f("CondemnReasons1", CondemnReasons1());
+      f("CompactMechanisms", CompactMechanisms());
+      f("ExpandMechanisms", ExpandMechanisms());
+      f("HeapIndex", HeapIndex());
+      f("ExtraGen0Commit", ExtraGen0Commit());
+      f("Count", Count());
+      f("Values", Values());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCPerHeapHistory_V3& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.FreeListAllocated = FreeListAllocated();
+      out.FreeListRejected = FreeListRejected();
+      out.EndOfSegAllocated = EndOfSegAllocated();
+      out.CondemnedAllocated = CondemnedAllocated();
+      out.PinnedAllocated = PinnedAllocated();
+      out.PinnedAllocatedAdvance = PinnedAllocatedAdvance();
+      out.RunningFreeListEfficiency = RunningFreeListEfficiency();
+      out.CondemnReasons0 = CondemnReasons0();
+      out.CondemnReasons1 = CondemnReasons1();
+      out.CompactMechanisms = CompactMechanisms();
+      out.ExpandMechanisms = ExpandMechanisms();
+      out.HeapIndex = HeapIndex();
+      out.ExtraGen0Commit = ExtraGen0Commit();
+      out.Count = Count();
+      {
+        const auto r = Values();
+        out.Values.resize(r.size());
+        for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 86) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 86;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 82);
+          if (count > (n_ - pos_) / 80) return false;
+          pos_ += count * 80;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 58) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 58;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 54);
+          if (count > (n_ - pos_) / 40) return false;
+          pos_ += count * 40;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCGlobalHeap_V2 (ClrEtwBuiltin.man:811).
@@ -1659,6 +4762,105 @@ struct GCGlobalHeap_V2 {
     f(d[8], s.MemoryPressure);
   }
   friend bool operator==(const GCGlobalHeap_V2&, const GCGlobalHeap_V2&) = default;
+
+  /// GCGlobalHeap_V2 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t FinalYoungestDesired() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:Int32
+    ::std::int32_t NumHeaps() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(p_ + 8); }
+    // win:UInt32
+    ::std::uint32_t CondemnedGeneration() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 12); }
+    // win:UInt32
+    ::std::uint32_t Gen0ReductionCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 16); }
+    // win:UInt32, map GCReasonMap
+    ::clretw::dotnet_runtime::GCReasonMap Reason() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCReasonMap, 4>(p_ + 20); }
+    // win:UInt32, map GCGlobalMechanismsMap
+    ::clretw::dotnet_runtime::GCGlobalMechanismsMap GlobalMechanisms() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCGlobalMechanismsMap, 4>(p_ + 24); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 28); }
+    // win:UInt32, map GCPauseModeMap
+    ::clretw::dotnet_runtime::GCPauseModeMap PauseMode() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCPauseModeMap, 4>(p_ + 30); }
+    // win:UInt32
+    ::std::uint32_t MemoryPressure() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 34); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("FinalYoungestDesired", FinalYoungestDesired());
+      f("NumHeaps", NumHeaps());
+      f("CondemnedGeneration", CondemnedGeneration());
+      f("Gen0ReductionCount", Gen0ReductionCount());
+      f("Reason", Reason());
+      f("GlobalMechanisms", GlobalMechanisms());
+      f("ClrInstanceID", ClrInstanceID());
+      f("PauseMode", PauseMode());
+      f("MemoryPressure", MemoryPressure());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCGlobalHeap_V2& out) const {
+      out.FinalYoungestDesired = FinalYoungestDesired();
+      out.NumHeaps = NumHeaps();
+      out.CondemnedGeneration = CondemnedGeneration();
+      out.Gen0ReductionCount = Gen0ReductionCount();
+      out.Reason = Reason();
+      out.GlobalMechanisms = GlobalMechanisms();
+      out.ClrInstanceID = ClrInstanceID();
+      out.PauseMode = PauseMode();
+      out.MemoryPressure = MemoryPressure();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 38;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 38) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 38;
+      } else {
+        if (n_ - pos_ < 38) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 38;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCGlobalHeap_V3 (ClrEtwBuiltin.man:822).
@@ -1694,6 +4896,113 @@ struct GCGlobalHeap_V3 {
     f(d[10], s.CondemnReasons1);
   }
   friend bool operator==(const GCGlobalHeap_V3&, const GCGlobalHeap_V3&) = default;
+
+  /// GCGlobalHeap_V3 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t FinalYoungestDesired() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:Int32
+    ::std::int32_t NumHeaps() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(p_ + 8); }
+    // win:UInt32
+    ::std::uint32_t CondemnedGeneration() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 12); }
+    // win:UInt32
+    ::std::uint32_t Gen0ReductionCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 16); }
+    // win:UInt32, map GCReasonMap
+    ::clretw::dotnet_runtime::GCReasonMap Reason() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCReasonMap, 4>(p_ + 20); }
+    // win:UInt32, map GCGlobalMechanismsMap
+    ::clretw::dotnet_runtime::GCGlobalMechanismsMap GlobalMechanisms() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCGlobalMechanismsMap, 4>(p_ + 24); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 28); }
+    // win:UInt32, map GCPauseModeMap
+    ::clretw::dotnet_runtime::GCPauseModeMap PauseMode() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCPauseModeMap, 4>(p_ + 30); }
+    // win:UInt32
+    ::std::uint32_t MemoryPressure() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 34); }
+    // win:UInt32
+    ::std::uint32_t CondemnReasons0() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 38); }
+    // win:UInt32
+    ::std::uint32_t CondemnReasons1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 42); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("FinalYoungestDesired", FinalYoungestDesired());
+      f("NumHeaps", NumHeaps());
+      f("CondemnedGeneration", CondemnedGeneration());
+      f("Gen0ReductionCount", Gen0ReductionCount());
+      f("Reason", Reason());
+      f("GlobalMechanisms", GlobalMechanisms());
+      f("ClrInstanceID", ClrInstanceID());
+      f("PauseMode", PauseMode());
+      f("MemoryPressure", MemoryPressure());
+      f("CondemnReasons0", CondemnReasons0());
+      f("CondemnReasons1", CondemnReasons1());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCGlobalHeap_V3& out) const {
+      out.FinalYoungestDesired = FinalYoungestDesired();
+      out.NumHeaps = NumHeaps();
+      out.CondemnedGeneration = CondemnedGeneration();
+      out.Gen0ReductionCount = Gen0ReductionCount();
+      out.Reason = Reason();
+      out.GlobalMechanisms = GlobalMechanisms();
+      out.ClrInstanceID = ClrInstanceID();
+      out.PauseMode = PauseMode();
+      out.MemoryPressure = MemoryPressure();
+      out.CondemnReasons0 = CondemnReasons0();
+      out.CondemnReasons1 = CondemnReasons1();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 46;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 46) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 46;
+      } else {
+        if (n_ - pos_ < 46) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 46;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:848).
@@ -1709,6 +5018,73 @@ struct GCGlobalHeap_V4_Values {
     f(d[0], s.Time);
   }
   friend bool operator==(const GCGlobalHeap_V4_Values&, const GCGlobalHeap_V4_Values&) = default;
+
+  /// GCGlobalHeap_V4_Values read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Time() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Time", Time());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCGlobalHeap_V4_Values& out) const {
+      out.Time = Time();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 4;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+      } else {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCGlobalHeap_V4 (ClrEtwBuiltin.man:835).
@@ -1748,6 +5124,129 @@ struct GCGlobalHeap_V4 {
     f(d[12], s.Values);
   }
   friend bool operator==(const GCGlobalHeap_V4&, const GCGlobalHeap_V4&) = default;
+
+  /// GCGlobalHeap_V4 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t FinalYoungestDesired() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:Int32
+    ::std::int32_t NumHeaps() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(p_ + 8); }
+    // win:UInt32
+    ::std::uint32_t CondemnedGeneration() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 12); }
+    // win:UInt32
+    ::std::uint32_t Gen0ReductionCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 16); }
+    // win:UInt32, map GCReasonMap
+    ::clretw::dotnet_runtime::GCReasonMap Reason() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCReasonMap, 4>(p_ + 20); }
+    // win:UInt32, map GCGlobalMechanismsMap
+    ::clretw::dotnet_runtime::GCGlobalMechanismsMap GlobalMechanisms() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCGlobalMechanismsMap, 4>(p_ + 24); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 28); }
+    // win:UInt32, map GCPauseModeMap
+    ::clretw::dotnet_runtime::GCPauseModeMap PauseMode() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCPauseModeMap, 4>(p_ + 30); }
+    // win:UInt32
+    ::std::uint32_t MemoryPressure() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 34); }
+    // win:UInt32
+    ::std::uint32_t CondemnReasons0() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 38); }
+    // win:UInt32
+    ::std::uint32_t CondemnReasons1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 42); }
+    // win:UInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 46); }
+    // struct, count Count
+    ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCGlobalHeap_V4_Values::View<PointerSize>> Values() const noexcept { return {p_ + 50, (seg_[1] - 50) / 4}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("FinalYoungestDesired", FinalYoungestDesired());
+      f("NumHeaps", NumHeaps());
+      f("CondemnedGeneration", CondemnedGeneration());
+      f("Gen0ReductionCount", Gen0ReductionCount());
+      f("Reason", Reason());
+      f("GlobalMechanisms", GlobalMechanisms());
+      f("ClrInstanceID", ClrInstanceID());
+      f("PauseMode", PauseMode());
+      f("MemoryPressure", MemoryPressure());
+      f("CondemnReasons0", CondemnReasons0());
+      f("CondemnReasons1", CondemnReasons1());
+      f("Count", Count());
+      f("Values", Values());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCGlobalHeap_V4& out) const {
+      out.FinalYoungestDesired = FinalYoungestDesired();
+      out.NumHeaps = NumHeaps();
+      out.CondemnedGeneration = CondemnedGeneration();
+      out.Gen0ReductionCount = Gen0ReductionCount();
+      out.Reason = Reason();
+      out.GlobalMechanisms = GlobalMechanisms();
+      out.ClrInstanceID = ClrInstanceID();
+      out.PauseMode = PauseMode();
+      out.MemoryPressure = MemoryPressure();
+      out.CondemnReasons0 = CondemnReasons0();
+      out.CondemnReasons1 = CondemnReasons1();
+      out.Count = Count();
+      {
+        const auto r = Values();
+        out.Values.resize(r.size());
+        for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 50) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 50;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 46);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 50) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 50;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 46);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:855).
@@ -1773,6 +5272,93 @@ struct GCLOHCompact_Values {
     f(d[5], s.ZeroRefs);
   }
   friend bool operator==(const GCLOHCompact_Values&, const GCLOHCompact_Values&) = default;
+
+  /// GCLOHCompact_Values read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t TimePlan() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32
+    ::std::uint32_t TimeCompact() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UInt32
+    ::std::uint32_t TimeRelocate() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 8); }
+    // win:UInt32
+    ::std::uint32_t Padding() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 12); }
+    // win:Pointer
+    ::std::uint64_t TotalRefs() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + 16); }
+    // win:Pointer
+    ::std::uint64_t ZeroRefs() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 24u : 20u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("TimePlan", TimePlan());
+      f("TimeCompact", TimeCompact());
+      f("TimeRelocate", TimeRelocate());
+      f("Padding", Padding());
+      f("TotalRefs", TotalRefs());
+      f("ZeroRefs", ZeroRefs());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCLOHCompact_Values& out) const {
+      out.TimePlan = TimePlan();
+      out.TimeCompact = TimeCompact();
+      out.TimeRelocate = TimeRelocate();
+      out.Padding = Padding();
+      out.TotalRefs = TotalRefs();
+      out.ZeroRefs = ZeroRefs();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 32u : 24u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+      } else {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCLOHCompact (ClrEtwBuiltin.man:852).
@@ -1792,6 +5378,89 @@ struct GCLOHCompact {
     f(d[2], s.Values);
   }
   friend bool operator==(const GCLOHCompact&, const GCLOHCompact&) = default;
+
+  /// GCLOHCompact read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UInt16
+    ::std::uint16_t Count() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 2); }
+    // struct, count Count
+    ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCLOHCompact_Values::View<PointerSize>> Values() const noexcept { return {p_ + 4, (seg_[1] - 4) / (PointerSize == 8 ? 32u : 24u)}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("Count", Count());
+      f("Values", Values());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCLOHCompact& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.Count = Count();
+      {
+        const auto r = Values();
+        out.Values.resize(r.size());
+        for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 2);
+          if (count > (n_ - pos_) / 32) return false;
+          pos_ += count * 32;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 2);
+          if (count > (n_ - pos_) / 24) return false;
+          pos_ += count * 24;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:868).
@@ -1813,6 +5482,85 @@ struct GCFitBucketInfo_Values {
     f(d[3], s.Size);
   }
   friend bool operator==(const GCFitBucketInfo_Values&, const GCFitBucketInfo_Values&) = default;
+
+  /// GCFitBucketInfo_Values read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t Index() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UInt16
+    ::std::uint16_t Padding() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 2); }
+    // win:UInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t Size() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + 8); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Index", Index());
+      f("Padding", Padding());
+      f("Count", Count());
+      f("Size", Size());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCFitBucketInfo_Values& out) const {
+      out.Index = Index();
+      out.Padding = Padding();
+      out.Count = Count();
+      out.Size = Size();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 16u : 12u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+      } else {
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCFitBucketInfo (ClrEtwBuiltin.man:863).
@@ -1836,6 +5584,97 @@ struct GCFitBucketInfo {
     f(d[4], s.Values);
   }
   friend bool operator==(const GCFitBucketInfo&, const GCFitBucketInfo&) = default;
+
+  /// GCFitBucketInfo read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UInt16, map GCBucketKindMap
+    ::clretw::dotnet_runtime::GCBucketKindMap BucketKind() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCBucketKindMap, 2>(p_ + 2); }
+    // win:UInt64
+    ::std::uint64_t TotalSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 4); }
+    // win:UInt16
+    ::std::uint16_t Count() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 12); }
+    // struct, count Count
+    ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCFitBucketInfo_Values::View<PointerSize>> Values() const noexcept { return {p_ + 14, (seg_[1] - 14) / (PointerSize == 8 ? 16u : 12u)}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("BucketKind", BucketKind());
+      f("TotalSize", TotalSize());
+      f("Count", Count());
+      f("Values", Values());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCFitBucketInfo& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.BucketKind = BucketKind();
+      out.TotalSize = TotalSize();
+      out.Count = Count();
+      {
+        const auto r = Values();
+        out.Values.resize(r.size());
+        for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 14) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 12);
+          if (count > (n_ - pos_) / 16) return false;
+          pos_ += count * 16;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 14) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 12);
+          if (count > (n_ - pos_) / 12) return false;
+          pos_ += count * 12;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template FinalizeObject (ClrEtwBuiltin.man:874).
@@ -1855,6 +5694,81 @@ struct FinalizeObject {
     f(d[2], s.ClrInstanceID);
   }
   friend bool operator==(const FinalizeObject&, const FinalizeObject&) = default;
+
+  /// FinalizeObject read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer
+    ::std::uint64_t TypeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:Pointer
+    ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + (PointerSize == 8 ? 16u : 8u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("TypeID", TypeID());
+      f("ObjectID", ObjectID());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] FinalizeObject& out) const {
+      out.TypeID = TypeID();
+      out.ObjectID = ObjectID();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 18u : 10u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template DestroyGCHandle (ClrEtwBuiltin.man:879).
@@ -1872,6 +5786,77 @@ struct DestroyGCHandle {
     f(d[1], s.ClrInstanceID);
   }
   friend bool operator==(const DestroyGCHandle&, const DestroyGCHandle&) = default;
+
+  /// DestroyGCHandle read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer
+    ::std::uint64_t HandleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("HandleID", HandleID());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] DestroyGCHandle& out) const {
+      out.HandleID = HandleID();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 10u : 6u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template SetGCHandle (ClrEtwBuiltin.man:883).
@@ -1897,6 +5882,93 @@ struct SetGCHandle {
     f(d[5], s.ClrInstanceID);
   }
   friend bool operator==(const SetGCHandle&, const SetGCHandle&) = default;
+
+  /// SetGCHandle read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer
+    ::std::uint64_t HandleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:Pointer
+    ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:UInt32, map GCHandleKindMap
+    ::clretw::dotnet_runtime::GCHandleKindMap Kind() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCHandleKindMap, 4>(p_ + (PointerSize == 8 ? 16u : 8u)); }
+    // win:UInt32
+    ::std::uint32_t Generation() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 20u : 12u)); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 24u : 16u)); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + (PointerSize == 8 ? 32u : 24u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("HandleID", HandleID());
+      f("ObjectID", ObjectID());
+      f("Kind", Kind());
+      f("Generation", Generation());
+      f("AppDomainID", AppDomainID());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] SetGCHandle& out) const {
+      out.HandleID = HandleID();
+      out.ObjectID = ObjectID();
+      out.Kind = Kind();
+      out.Generation = Generation();
+      out.AppDomainID = AppDomainID();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 34u : 26u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 34) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 34;
+      } else {
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCTriggered (ClrEtwBuiltin.man:891).
@@ -1914,6 +5986,77 @@ struct GCTriggered {
     f(d[1], s.ClrInstanceID);
   }
   friend bool operator==(const GCTriggered&, const GCTriggered&) = default;
+
+  /// GCTriggered read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32, map GCReasonMap
+    ::clretw::dotnet_runtime::GCReasonMap Reason() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCReasonMap, 4>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Reason", Reason());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCTriggered& out) const {
+      out.Reason = Reason();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 6;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template PinObjectAtGCTime (ClrEtwBuiltin.man:895).
@@ -1937,6 +6080,97 @@ struct PinObjectAtGCTime {
     f(d[4], s.ClrInstanceID);
   }
   friend bool operator==(const PinObjectAtGCTime&, const PinObjectAtGCTime&) = default;
+
+  /// PinObjectAtGCTime read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer
+    ::std::uint64_t HandleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:Pointer
+    ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:UInt64
+    ::std::uint64_t ObjectSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 16u : 8u)); }
+    // win:UnicodeString
+    ::clretw::Utf16View TypeName() const noexcept { return {p_ + (PointerSize == 8 ? 24u : 16u), ::clretw::string_text(p_ + (PointerSize == 8 ? 24u : 16u), (seg_[1] - (PointerSize == 8 ? 24u : 16u)), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[1]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("HandleID", HandleID());
+      f("ObjectID", ObjectID());
+      f("ObjectSize", ObjectSize());
+      f("TypeName", TypeName());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] PinObjectAtGCTime& out) const {
+      out.HandleID = HandleID();
+      out.ObjectID = ObjectID();
+      out.ObjectSize = ObjectSize();
+      TypeName().append_utf8(out.TypeName);
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCDynamicEvent (ClrEtwBuiltin.man:902).
@@ -1958,6 +6192,7 @@ struct GCDynamicEvent {
     f(d[3], s.ClrInstanceID);
   }
   friend bool operator==(const GCDynamicEvent&, const GCDynamicEvent&) = default;
+
 };
 
 /// Template IncreaseMemoryPressure (ClrEtwBuiltin.man:908).
@@ -1975,6 +6210,77 @@ struct IncreaseMemoryPressure {
     f(d[1], s.ClrInstanceID);
   }
   friend bool operator==(const IncreaseMemoryPressure&, const IncreaseMemoryPressure&) = default;
+
+  /// IncreaseMemoryPressure read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64
+    ::std::uint64_t BytesAllocated() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("BytesAllocated", BytesAllocated());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] IncreaseMemoryPressure& out) const {
+      out.BytesAllocated = BytesAllocated();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 10;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template DecreaseMemoryPressure (ClrEtwBuiltin.man:912).
@@ -1992,6 +6298,77 @@ struct DecreaseMemoryPressure {
     f(d[1], s.ClrInstanceID);
   }
   friend bool operator==(const DecreaseMemoryPressure&, const DecreaseMemoryPressure&) = default;
+
+  /// DecreaseMemoryPressure read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64
+    ::std::uint64_t BytesFreed() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("BytesFreed", BytesFreed());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] DecreaseMemoryPressure& out) const {
+      out.BytesFreed = BytesFreed();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 10;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ClrWorkerThread (ClrEtwBuiltin.man:916).
@@ -2009,6 +6386,77 @@ struct ClrWorkerThread {
     f(d[1], s.RetiredWorkerThreads);
   }
   friend bool operator==(const ClrWorkerThread&, const ClrWorkerThread&) = default;
+
+  /// ClrWorkerThread read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t WorkerThreadCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32
+    ::std::uint32_t RetiredWorkerThreads() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("WorkerThreadCount", WorkerThreadCount());
+      f("RetiredWorkerThreads", RetiredWorkerThreads());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ClrWorkerThread& out) const {
+      out.WorkerThreadCount = WorkerThreadCount();
+      out.RetiredWorkerThreads = RetiredWorkerThreads();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 8;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template IOThread (ClrEtwBuiltin.man:920).
@@ -2026,6 +6474,77 @@ struct IOThread {
     f(d[1], s.RetiredIOThreads);
   }
   friend bool operator==(const IOThread&, const IOThread&) = default;
+
+  /// IOThread read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t IOThreadCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32
+    ::std::uint32_t RetiredIOThreads() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("IOThreadCount", IOThreadCount());
+      f("RetiredIOThreads", RetiredIOThreads());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] IOThread& out) const {
+      out.IOThreadCount = IOThreadCount();
+      out.RetiredIOThreads = RetiredIOThreads();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 8;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template IOThread_V1 (ClrEtwBuiltin.man:924).
@@ -2045,6 +6564,81 @@ struct IOThread_V1 {
     f(d[2], s.ClrInstanceID);
   }
   friend bool operator==(const IOThread_V1&, const IOThread_V1&) = default;
+
+  /// IOThread_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t IOThreadCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32
+    ::std::uint32_t RetiredIOThreads() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("IOThreadCount", IOThreadCount());
+      f("RetiredIOThreads", RetiredIOThreads());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] IOThread_V1& out) const {
+      out.IOThreadCount = IOThreadCount();
+      out.RetiredIOThreads = RetiredIOThreads();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 10;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ClrThreadPoolSuspend (ClrEtwBuiltin.man:929).
@@ -2062,6 +6656,77 @@ struct ClrThreadPoolSuspend {
     f(d[1], s.CpuUtilization);
   }
   friend bool operator==(const ClrThreadPoolSuspend&, const ClrThreadPoolSuspend&) = default;
+
+  /// ClrThreadPoolSuspend read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t ClrThreadID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32
+    ::std::uint32_t CpuUtilization() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrThreadID", ClrThreadID());
+      f("CpuUtilization", CpuUtilization());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ClrThreadPoolSuspend& out) const {
+      out.ClrThreadID = ClrThreadID();
+      out.CpuUtilization = CpuUtilization();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 8;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ThreadPoolWorkerThread (ClrEtwBuiltin.man:933).
@@ -2081,6 +6746,81 @@ struct ThreadPoolWorkerThread {
     f(d[2], s.ClrInstanceID);
   }
   friend bool operator==(const ThreadPoolWorkerThread&, const ThreadPoolWorkerThread&) = default;
+
+  /// ThreadPoolWorkerThread read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t ActiveWorkerThreadCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32
+    ::std::uint32_t RetiredWorkerThreadCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ActiveWorkerThreadCount", ActiveWorkerThreadCount());
+      f("RetiredWorkerThreadCount", RetiredWorkerThreadCount());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ThreadPoolWorkerThread& out) const {
+      out.ActiveWorkerThreadCount = ActiveWorkerThreadCount();
+      out.RetiredWorkerThreadCount = RetiredWorkerThreadCount();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 10;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ThreadPoolMinMaxThreads (ClrEtwBuiltin.man:938).
@@ -2104,6 +6844,89 @@ struct ThreadPoolMinMaxThreads {
     f(d[4], s.ClrInstanceID);
   }
   friend bool operator==(const ThreadPoolMinMaxThreads&, const ThreadPoolMinMaxThreads&) = default;
+
+  /// ThreadPoolMinMaxThreads read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t MinWorkerThreads() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UInt16
+    ::std::uint16_t MaxWorkerThreads() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 2); }
+    // win:UInt16
+    ::std::uint16_t MinIOCompletionThreads() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 4); }
+    // win:UInt16
+    ::std::uint16_t MaxIOCompletionThreads() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 6); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MinWorkerThreads", MinWorkerThreads());
+      f("MaxWorkerThreads", MaxWorkerThreads());
+      f("MinIOCompletionThreads", MinIOCompletionThreads());
+      f("MaxIOCompletionThreads", MaxIOCompletionThreads());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ThreadPoolMinMaxThreads& out) const {
+      out.MinWorkerThreads = MinWorkerThreads();
+      out.MaxWorkerThreads = MaxWorkerThreads();
+      out.MinIOCompletionThreads = MinIOCompletionThreads();
+      out.MaxIOCompletionThreads = MaxIOCompletionThreads();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 10;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ThreadPoolWorkerThreadAdjustmentSample (ClrEtwBuiltin.man:945).
@@ -2121,6 +6944,77 @@ struct ThreadPoolWorkerThreadAdjustmentSample {
     f(d[1], s.ClrInstanceID);
   }
   friend bool operator==(const ThreadPoolWorkerThreadAdjustmentSample&, const ThreadPoolWorkerThreadAdjustmentSample&) = default;
+
+  /// ThreadPoolWorkerThreadAdjustmentSample read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Double
+    double Throughput() const noexcept { return ::clretw::load_value_w<double, 8>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Throughput", Throughput());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ThreadPoolWorkerThreadAdjustmentSample& out) const {
+      out.Throughput = Throughput();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 10;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ThreadPoolWorkerThreadAdjustmentAdjustment (ClrEtwBuiltin.man:949).
@@ -2142,6 +7036,85 @@ struct ThreadPoolWorkerThreadAdjustmentAdjustment {
     f(d[3], s.ClrInstanceID);
   }
   friend bool operator==(const ThreadPoolWorkerThreadAdjustmentAdjustment&, const ThreadPoolWorkerThreadAdjustmentAdjustment&) = default;
+
+  /// ThreadPoolWorkerThreadAdjustmentAdjustment read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Double
+    double AverageThroughput() const noexcept { return ::clretw::load_value_w<double, 8>(p_); }
+    // win:UInt32
+    ::std::uint32_t NewWorkerThreadCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 8); }
+    // win:UInt32, map ThreadAdjustmentReasonMap
+    ::clretw::dotnet_runtime::ThreadAdjustmentReasonMap Reason() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::ThreadAdjustmentReasonMap, 4>(p_ + 12); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 16); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("AverageThroughput", AverageThroughput());
+      f("NewWorkerThreadCount", NewWorkerThreadCount());
+      f("Reason", Reason());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ThreadPoolWorkerThreadAdjustmentAdjustment& out) const {
+      out.AverageThroughput = AverageThroughput();
+      out.NewWorkerThreadCount = NewWorkerThreadCount();
+      out.Reason = Reason();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 18;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+      } else {
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ThreadPoolWorkerThreadAdjustmentStats (ClrEtwBuiltin.man:955).
@@ -2177,6 +7150,113 @@ struct ThreadPoolWorkerThreadAdjustmentStats {
     f(d[10], s.ClrInstanceID);
   }
   friend bool operator==(const ThreadPoolWorkerThreadAdjustmentStats&, const ThreadPoolWorkerThreadAdjustmentStats&) = default;
+
+  /// ThreadPoolWorkerThreadAdjustmentStats read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Double
+    double Duration() const noexcept { return ::clretw::load_value_w<double, 8>(p_); }
+    // win:Double
+    double Throughput() const noexcept { return ::clretw::load_value_w<double, 8>(p_ + 8); }
+    // win:Double
+    double ThreadWave() const noexcept { return ::clretw::load_value_w<double, 8>(p_ + 16); }
+    // win:Double
+    double ThroughputWave() const noexcept { return ::clretw::load_value_w<double, 8>(p_ + 24); }
+    // win:Double
+    double ThroughputErrorEstimate() const noexcept { return ::clretw::load_value_w<double, 8>(p_ + 32); }
+    // win:Double
+    double AverageThroughputErrorEstimate() const noexcept { return ::clretw::load_value_w<double, 8>(p_ + 40); }
+    // win:Double
+    double ThroughputRatio() const noexcept { return ::clretw::load_value_w<double, 8>(p_ + 48); }
+    // win:Double
+    double Confidence() const noexcept { return ::clretw::load_value_w<double, 8>(p_ + 56); }
+    // win:Double
+    double NewControlSetting() const noexcept { return ::clretw::load_value_w<double, 8>(p_ + 64); }
+    // win:UInt16
+    ::std::uint16_t NewThreadWaveMagnitude() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 72); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 74); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Duration", Duration());
+      f("Throughput", Throughput());
+      f("ThreadWave", ThreadWave());
+      f("ThroughputWave", ThroughputWave());
+      f("ThroughputErrorEstimate", ThroughputErrorEstimate());
+      f("AverageThroughputErrorEstimate", AverageThroughputErrorEstimate());
+      f("ThroughputRatio", ThroughputRatio());
+      f("Confidence", Confidence());
+      f("NewControlSetting", NewControlSetting());
+      f("NewThreadWaveMagnitude", NewThreadWaveMagnitude());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ThreadPoolWorkerThreadAdjustmentStats& out) const {
+      out.Duration = Duration();
+      out.Throughput = Throughput();
+      out.ThreadWave = ThreadWave();
+      out.ThroughputWave = ThroughputWave();
+      out.ThroughputErrorEstimate = ThroughputErrorEstimate();
+      out.AverageThroughputErrorEstimate = AverageThroughputErrorEstimate();
+      out.ThroughputRatio = ThroughputRatio();
+      out.Confidence = Confidence();
+      out.NewControlSetting = NewControlSetting();
+      out.NewThreadWaveMagnitude = NewThreadWaveMagnitude();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 76;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 76) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 76;
+      } else {
+        if (n_ - pos_ < 76) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 76;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ThreadPoolWork (ClrEtwBuiltin.man:968).
@@ -2194,6 +7274,77 @@ struct ThreadPoolWork {
     f(d[1], s.ClrInstanceID);
   }
   friend bool operator==(const ThreadPoolWork&, const ThreadPoolWork&) = default;
+
+  /// ThreadPoolWork read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer
+    ::std::uint64_t WorkID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("WorkID", WorkID());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ThreadPoolWork& out) const {
+      out.WorkID = WorkID();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 10u : 6u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ThreadPoolIOWork (ClrEtwBuiltin.man:972).
@@ -2213,6 +7364,81 @@ struct ThreadPoolIOWork {
     f(d[2], s.ClrInstanceID);
   }
   friend bool operator==(const ThreadPoolIOWork&, const ThreadPoolIOWork&) = default;
+
+  /// ThreadPoolIOWork read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer
+    ::std::uint64_t NativeOverlapped() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:Pointer
+    ::std::uint64_t Overlapped() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + (PointerSize == 8 ? 16u : 8u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("NativeOverlapped", NativeOverlapped());
+      f("Overlapped", Overlapped());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ThreadPoolIOWork& out) const {
+      out.NativeOverlapped = NativeOverlapped();
+      out.Overlapped = Overlapped();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 18u : 10u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ThreadPoolIOWorkEnqueue (ClrEtwBuiltin.man:977).
@@ -2234,6 +7460,85 @@ struct ThreadPoolIOWorkEnqueue {
     f(d[3], s.ClrInstanceID);
   }
   friend bool operator==(const ThreadPoolIOWorkEnqueue&, const ThreadPoolIOWorkEnqueue&) = default;
+
+  /// ThreadPoolIOWorkEnqueue read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer
+    ::std::uint64_t NativeOverlapped() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:Pointer
+    ::std::uint64_t Overlapped() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:Boolean
+    bool MultiDequeues() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + (PointerSize == 8 ? 16u : 8u)); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + (PointerSize == 8 ? 20u : 12u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("NativeOverlapped", NativeOverlapped());
+      f("Overlapped", Overlapped());
+      f("MultiDequeues", MultiDequeues());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ThreadPoolIOWorkEnqueue& out) const {
+      out.NativeOverlapped = NativeOverlapped();
+      out.Overlapped = Overlapped();
+      out.MultiDequeues = MultiDequeues();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 22u : 14u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+      } else {
+        if (n_ - pos_ < 14) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ThreadPoolWorkingThreadCount (ClrEtwBuiltin.man:983).
@@ -2251,6 +7556,77 @@ struct ThreadPoolWorkingThreadCount {
     f(d[1], s.ClrInstanceID);
   }
   friend bool operator==(const ThreadPoolWorkingThreadCount&, const ThreadPoolWorkingThreadCount&) = default;
+
+  /// ThreadPoolWorkingThreadCount read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Count", Count());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ThreadPoolWorkingThreadCount& out) const {
+      out.Count = Count();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 6;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ThreadStartWork (ClrEtwBuiltin.man:987).
@@ -2268,6 +7644,77 @@ struct ThreadStartWork {
     f(d[1], s.ClrInstanceID);
   }
   friend bool operator==(const ThreadStartWork&, const ThreadStartWork&) = default;
+
+  /// ThreadStartWork read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer
+    ::std::uint64_t ID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ID", ID());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ThreadStartWork& out) const {
+      out.ID = ID();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 10u : 6u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template Exception (ClrEtwBuiltin.man:991).
@@ -2293,6 +7740,109 @@ struct Exception {
     f(d[5], s.ClrInstanceID);
   }
   friend bool operator==(const Exception&, const Exception&) = default;
+
+  /// Exception read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UnicodeString
+    ::clretw::Utf16View ExceptionType() const noexcept { return {p_, ::clretw::string_text(p_, (seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ExceptionMessage() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:Pointer
+    ::std::uint64_t ExceptionEIP() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + seg_[2]); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t ExceptionHRESULT() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[2] + (PointerSize == 8 ? 8u : 4u)); }
+    // win:UInt16, map ExceptionThrownFlagsMap
+    ::clretw::dotnet_runtime::ExceptionThrownFlagsMap ExceptionFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::ExceptionThrownFlagsMap, 2>(p_ + seg_[2] + (PointerSize == 8 ? 12u : 8u)); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[2] + (PointerSize == 8 ? 14u : 10u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ExceptionType", ExceptionType());
+      f("ExceptionMessage", ExceptionMessage());
+      f("ExceptionEIP", ExceptionEIP());
+      f("ExceptionHRESULT", ExceptionHRESULT());
+      f("ExceptionFlags", ExceptionFlags());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] Exception& out) const {
+      ExceptionType().append_utf8(out.ExceptionType);
+      ExceptionMessage().append_utf8(out.ExceptionMessage);
+      out.ExceptionEIP = ExceptionEIP();
+      out.ExceptionHRESULT = ExceptionHRESULT();
+      out.ExceptionFlags = ExceptionFlags();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 16) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+      } else {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 12) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ExceptionHandling (ClrEtwBuiltin.man:999).
@@ -2314,6 +7864,93 @@ struct ExceptionHandling {
     f(d[3], s.ClrInstanceID);
   }
   friend bool operator==(const ExceptionHandling&, const ExceptionHandling&) = default;
+
+  /// ExceptionHandling read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t EntryEIP() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodName() const noexcept { return {p_ + 16, ::clretw::string_text(p_ + 16, (seg_[1] - 16), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[1]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("EntryEIP", EntryEIP());
+      f("MethodID", MethodID());
+      f("MethodName", MethodName());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ExceptionHandling& out) const {
+      out.EntryEIP = EntryEIP();
+      out.MethodID = MethodID();
+      MethodName().append_utf8(out.MethodName);
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template Contention (ClrEtwBuiltin.man:1005).
@@ -2331,6 +7968,77 @@ struct Contention {
     f(d[1], s.ClrInstanceID);
   }
   friend bool operator==(const Contention&, const Contention&) = default;
+
+  /// Contention read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt8, map ContentionFlagsMap
+    ::clretw::dotnet_runtime::ContentionFlagsMap ContentionFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::ContentionFlagsMap, 1>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 1); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ContentionFlags", ContentionFlags());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] Contention& out) const {
+      out.ContentionFlags = ContentionFlags();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 3;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 3) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 3;
+      } else {
+        if (n_ - pos_ < 3) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 3;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ContentionStart_V2 (ClrEtwBuiltin.man:1009).
@@ -2354,6 +8062,89 @@ struct ContentionStart_V2 {
     f(d[4], s.LockOwnerThreadID);
   }
   friend bool operator==(const ContentionStart_V2&, const ContentionStart_V2&) = default;
+
+  /// ContentionStart_V2 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt8, map ContentionFlagsMap
+    ::clretw::dotnet_runtime::ContentionFlagsMap ContentionFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::ContentionFlagsMap, 1>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 1); }
+    // win:Pointer
+    ::std::uint64_t LockID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + 3); }
+    // win:Pointer
+    ::std::uint64_t AssociatedObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 11u : 7u)); }
+    // win:UInt64
+    ::std::uint64_t LockOwnerThreadID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 19u : 11u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ContentionFlags", ContentionFlags());
+      f("ClrInstanceID", ClrInstanceID());
+      f("LockID", LockID());
+      f("AssociatedObjectID", AssociatedObjectID());
+      f("LockOwnerThreadID", LockOwnerThreadID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ContentionStart_V2& out) const {
+      out.ContentionFlags = ContentionFlags();
+      out.ClrInstanceID = ClrInstanceID();
+      out.LockID = LockID();
+      out.AssociatedObjectID = AssociatedObjectID();
+      out.LockOwnerThreadID = LockOwnerThreadID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 27u : 19u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 27) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 27;
+      } else {
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ContentionStop_V1 (ClrEtwBuiltin.man:1016).
@@ -2373,6 +8164,81 @@ struct ContentionStop_V1 {
     f(d[2], s.DurationNs);
   }
   friend bool operator==(const ContentionStop_V1&, const ContentionStop_V1&) = default;
+
+  /// ContentionStop_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt8, map ContentionFlagsMap
+    ::clretw::dotnet_runtime::ContentionFlagsMap ContentionFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::ContentionFlagsMap, 1>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 1); }
+    // win:Double
+    double DurationNs() const noexcept { return ::clretw::load_value_w<double, 8>(p_ + 3); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ContentionFlags", ContentionFlags());
+      f("ClrInstanceID", ClrInstanceID());
+      f("DurationNs", DurationNs());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ContentionStop_V1& out) const {
+      out.ContentionFlags = ContentionFlags();
+      out.ClrInstanceID = ClrInstanceID();
+      out.DurationNs = DurationNs();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 11;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 11) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 11;
+      } else {
+        if (n_ - pos_ < 11) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 11;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template DomainModuleLoadUnload (ClrEtwBuiltin.man:1021).
@@ -2400,6 +8266,113 @@ struct DomainModuleLoadUnload {
     f(d[6], s.ModuleNativePath);
   }
   friend bool operator==(const DomainModuleLoadUnload&, const DomainModuleLoadUnload&) = default;
+
+  /// DomainModuleLoadUnload read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AssemblyID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt32, map ModuleFlagsMap
+    ::clretw::dotnet_runtime::ModuleFlagsMap ModuleFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::ModuleFlagsMap, 4>(p_ + 24); }
+    // win:UInt32
+    ::std::uint32_t Reserved1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 28); }
+    // win:UnicodeString
+    ::clretw::Utf16View ModuleILPath() const noexcept { return {p_ + 32, ::clretw::string_text(p_ + 32, (seg_[1] - 32), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ModuleNativePath() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ModuleID", ModuleID());
+      f("AssemblyID", AssemblyID());
+      f("AppDomainID", AppDomainID());
+      f("ModuleFlags", ModuleFlags());
+      f("Reserved1", Reserved1());
+      f("ModuleILPath", ModuleILPath());
+      f("ModuleNativePath", ModuleNativePath());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] DomainModuleLoadUnload& out) const {
+      out.ModuleID = ModuleID();
+      out.AssemblyID = AssemblyID();
+      out.AppDomainID = AppDomainID();
+      out.ModuleFlags = ModuleFlags();
+      out.Reserved1 = Reserved1();
+      ModuleILPath().append_utf8(out.ModuleILPath);
+      ModuleNativePath().append_utf8(out.ModuleNativePath);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1030).
@@ -2429,6 +8402,121 @@ struct DomainModuleLoadUnload_V1 {
     f(d[7], s.ClrInstanceID);
   }
   friend bool operator==(const DomainModuleLoadUnload_V1&, const DomainModuleLoadUnload_V1&) = default;
+
+  /// DomainModuleLoadUnload_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AssemblyID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt32, map ModuleFlagsMap
+    ::clretw::dotnet_runtime::ModuleFlagsMap ModuleFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::ModuleFlagsMap, 4>(p_ + 24); }
+    // win:UInt32
+    ::std::uint32_t Reserved1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 28); }
+    // win:UnicodeString
+    ::clretw::Utf16View ModuleILPath() const noexcept { return {p_ + 32, ::clretw::string_text(p_ + 32, (seg_[1] - 32), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ModuleNativePath() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[2]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ModuleID", ModuleID());
+      f("AssemblyID", AssemblyID());
+      f("AppDomainID", AppDomainID());
+      f("ModuleFlags", ModuleFlags());
+      f("Reserved1", Reserved1());
+      f("ModuleILPath", ModuleILPath());
+      f("ModuleNativePath", ModuleNativePath());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] DomainModuleLoadUnload_V1& out) const {
+      out.ModuleID = ModuleID();
+      out.AssemblyID = AssemblyID();
+      out.AppDomainID = AppDomainID();
+      out.ModuleFlags = ModuleFlags();
+      out.Reserved1 = Reserved1();
+      ModuleILPath().append_utf8(out.ModuleILPath);
+      ModuleNativePath().append_utf8(out.ModuleNativePath);
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ModuleLoadUnload (ClrEtwBuiltin.man:1040).
@@ -2454,6 +8542,109 @@ struct ModuleLoadUnload {
     f(d[5], s.ModuleNativePath);
   }
   friend bool operator==(const ModuleLoadUnload&, const ModuleLoadUnload&) = default;
+
+  /// ModuleLoadUnload read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AssemblyID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt32, map ModuleFlagsMap
+    ::clretw::dotnet_runtime::ModuleFlagsMap ModuleFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::ModuleFlagsMap, 4>(p_ + 16); }
+    // win:UInt32
+    ::std::uint32_t Reserved1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 20); }
+    // win:UnicodeString
+    ::clretw::Utf16View ModuleILPath() const noexcept { return {p_ + 24, ::clretw::string_text(p_ + 24, (seg_[1] - 24), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ModuleNativePath() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ModuleID", ModuleID());
+      f("AssemblyID", AssemblyID());
+      f("ModuleFlags", ModuleFlags());
+      f("Reserved1", Reserved1());
+      f("ModuleILPath", ModuleILPath());
+      f("ModuleNativePath", ModuleNativePath());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ModuleLoadUnload& out) const {
+      out.ModuleID = ModuleID();
+      out.AssemblyID = AssemblyID();
+      out.ModuleFlags = ModuleFlags();
+      out.Reserved1 = Reserved1();
+      ModuleILPath().append_utf8(out.ModuleILPath);
+      ModuleNativePath().append_utf8(out.ModuleNativePath);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1048).
@@ -2481,6 +8672,117 @@ struct ModuleLoadUnload_V1 {
     f(d[6], s.ClrInstanceID);
   }
   friend bool operator==(const ModuleLoadUnload_V1&, const ModuleLoadUnload_V1&) = default;
+
+  /// ModuleLoadUnload_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AssemblyID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt32, map ModuleFlagsMap
+    ::clretw::dotnet_runtime::ModuleFlagsMap ModuleFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::ModuleFlagsMap, 4>(p_ + 16); }
+    // win:UInt32
+    ::std::uint32_t Reserved1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 20); }
+    // win:UnicodeString
+    ::clretw::Utf16View ModuleILPath() const noexcept { return {p_ + 24, ::clretw::string_text(p_ + 24, (seg_[1] - 24), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ModuleNativePath() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[2]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ModuleID", ModuleID());
+      f("AssemblyID", AssemblyID());
+      f("ModuleFlags", ModuleFlags());
+      f("Reserved1", Reserved1());
+      f("ModuleILPath", ModuleILPath());
+      f("ModuleNativePath", ModuleNativePath());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ModuleLoadUnload_V1& out) const {
+      out.ModuleID = ModuleID();
+      out.AssemblyID = AssemblyID();
+      out.ModuleFlags = ModuleFlags();
+      out.Reserved1 = Reserved1();
+      ModuleILPath().append_utf8(out.ModuleILPath);
+      ModuleNativePath().append_utf8(out.ModuleNativePath);
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1057).
@@ -2520,6 +8822,169 @@ struct ModuleLoadUnload_V2 {
     f(d[12], s.NativePdbBuildPath);
   }
   friend bool operator==(const ModuleLoadUnload_V2&, const ModuleLoadUnload_V2&) = default;
+
+  /// ModuleLoadUnload_V2 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AssemblyID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt32, map ModuleFlagsMap
+    ::clretw::dotnet_runtime::ModuleFlagsMap ModuleFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::ModuleFlagsMap, 4>(p_ + 16); }
+    // win:UInt32
+    ::std::uint32_t Reserved1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 20); }
+    // win:UnicodeString
+    ::clretw::Utf16View ModuleILPath() const noexcept { return {p_ + 24, ::clretw::string_text(p_ + 24, (seg_[1] - 24), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ModuleNativePath() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[2]); }
+    // win:GUID
+    ::clretw::Guid ManagedPdbSignature() const noexcept { return ::clretw::load_value_w<::clretw::Guid, 16>(p_ + seg_[2] + 2); }
+    // win:UInt32
+    ::std::uint32_t ManagedPdbAge() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[2] + 18); }
+    // win:UnicodeString
+    ::clretw::Utf16View ManagedPdbBuildPath() const noexcept { return {p_ + seg_[2] + 22, ::clretw::string_text(p_ + seg_[2] + 22, (seg_[3] - seg_[2] - 22), 2, true) / 2}; }
+    // win:GUID
+    ::clretw::Guid NativePdbSignature() const noexcept { return ::clretw::load_value_w<::clretw::Guid, 16>(p_ + seg_[3]); }
+    // win:UInt32
+    ::std::uint32_t NativePdbAge() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[3] + 16); }
+    // win:UnicodeString
+    ::clretw::Utf16View NativePdbBuildPath() const noexcept { return {p_ + seg_[3] + 20, ::clretw::string_text(p_ + seg_[3] + 20, (seg_[4] - seg_[3] - 20), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ModuleID", ModuleID());
+      f("AssemblyID", AssemblyID());
+      f("ModuleFlags", ModuleFlags());
+      f("Reserved1", Reserved1());
+      f("ModuleILPath", ModuleILPath());
+      f("ModuleNativePath", ModuleNativePath());
+      f("ClrInstanceID", ClrInstanceID());
+      f("ManagedPdbSignature", ManagedPdbSignature());
+      f("ManagedPdbAge", ManagedPdbAge());
+      f("ManagedPdbBuildPath", ManagedPdbBuildPath());
+      f("NativePdbSignature", NativePdbSignature());
+      f("NativePdbAge", NativePdbAge());
+      f("NativePdbBuildPath", NativePdbBuildPath());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ModuleLoadUnload_V2& out) const {
+      out.ModuleID = ModuleID();
+      out.AssemblyID = AssemblyID();
+      out.ModuleFlags = ModuleFlags();
+      out.Reserved1 = Reserved1();
+      ModuleILPath().append_utf8(out.ModuleILPath);
+      ModuleNativePath().append_utf8(out.ModuleNativePath);
+      out.ClrInstanceID = ClrInstanceID();
+      out.ManagedPdbSignature = ManagedPdbSignature();
+      out.ManagedPdbAge = ManagedPdbAge();
+      ManagedPdbBuildPath().append_utf8(out.ManagedPdbBuildPath);
+      out.NativePdbSignature = NativePdbSignature();
+      out.NativePdbAge = NativePdbAge();
+      NativePdbBuildPath().append_utf8(out.NativePdbBuildPath);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 22) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 20) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 22) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 20) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[5] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template AssemblyLoadUnload (ClrEtwBuiltin.man:1072).
@@ -2541,6 +9006,89 @@ struct AssemblyLoadUnload {
     f(d[3], s.FullyQualifiedAssemblyName);
   }
   friend bool operator==(const AssemblyLoadUnload&, const AssemblyLoadUnload&) = default;
+
+  /// AssemblyLoadUnload read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AssemblyID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt32, map AssemblyFlagsMap
+    ::clretw::dotnet_runtime::AssemblyFlagsMap AssemblyFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::AssemblyFlagsMap, 4>(p_ + 16); }
+    // win:UnicodeString
+    ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return {p_ + 20, ::clretw::string_text(p_ + 20, (seg_[1] - 20), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("AssemblyID", AssemblyID());
+      f("AppDomainID", AppDomainID());
+      f("AssemblyFlags", AssemblyFlags());
+      f("FullyQualifiedAssemblyName", FullyQualifiedAssemblyName());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] AssemblyLoadUnload& out) const {
+      out.AssemblyID = AssemblyID();
+      out.AppDomainID = AppDomainID();
+      out.AssemblyFlags = AssemblyFlags();
+      FullyQualifiedAssemblyName().append_utf8(out.FullyQualifiedAssemblyName);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1078).
@@ -2566,6 +9114,101 @@ struct AssemblyLoadUnload_V1 {
     f(d[5], s.ClrInstanceID);
   }
   friend bool operator==(const AssemblyLoadUnload_V1&, const AssemblyLoadUnload_V1&) = default;
+
+  /// AssemblyLoadUnload_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AssemblyID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t BindingID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt32, map AssemblyFlagsMap
+    ::clretw::dotnet_runtime::AssemblyFlagsMap AssemblyFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::AssemblyFlagsMap, 4>(p_ + 24); }
+    // win:UnicodeString
+    ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return {p_ + 28, ::clretw::string_text(p_ + 28, (seg_[1] - 28), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[1]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("AssemblyID", AssemblyID());
+      f("AppDomainID", AppDomainID());
+      f("BindingID", BindingID());
+      f("AssemblyFlags", AssemblyFlags());
+      f("FullyQualifiedAssemblyName", FullyQualifiedAssemblyName());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] AssemblyLoadUnload_V1& out) const {
+      out.AssemblyID = AssemblyID();
+      out.AppDomainID = AppDomainID();
+      out.BindingID = BindingID();
+      out.AssemblyFlags = AssemblyFlags();
+      FullyQualifiedAssemblyName().append_utf8(out.FullyQualifiedAssemblyName);
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 28) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 28;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 28) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 28;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template AppDomainLoadUnload (ClrEtwBuiltin.man:1086).
@@ -2585,6 +9228,85 @@ struct AppDomainLoadUnload {
     f(d[2], s.AppDomainName);
   }
   friend bool operator==(const AppDomainLoadUnload&, const AppDomainLoadUnload&) = default;
+
+  /// AppDomainLoadUnload read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt32, map AppDomainFlagsMap
+    ::clretw::dotnet_runtime::AppDomainFlagsMap AppDomainFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::AppDomainFlagsMap, 4>(p_ + 8); }
+    // win:UnicodeString
+    ::clretw::Utf16View AppDomainName() const noexcept { return {p_ + 12, ::clretw::string_text(p_ + 12, (seg_[1] - 12), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("AppDomainID", AppDomainID());
+      f("AppDomainFlags", AppDomainFlags());
+      f("AppDomainName", AppDomainName());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] AppDomainLoadUnload& out) const {
+      out.AppDomainID = AppDomainID();
+      out.AppDomainFlags = AppDomainFlags();
+      AppDomainName().append_utf8(out.AppDomainName);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1091).
@@ -2608,6 +9330,97 @@ struct AppDomainLoadUnload_V1 {
     f(d[4], s.ClrInstanceID);
   }
   friend bool operator==(const AppDomainLoadUnload_V1&, const AppDomainLoadUnload_V1&) = default;
+
+  /// AppDomainLoadUnload_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt32, map AppDomainFlagsMap
+    ::clretw::dotnet_runtime::AppDomainFlagsMap AppDomainFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::AppDomainFlagsMap, 4>(p_ + 8); }
+    // win:UnicodeString
+    ::clretw::Utf16View AppDomainName() const noexcept { return {p_ + 12, ::clretw::string_text(p_ + 12, (seg_[1] - 12), 2, true) / 2}; }
+    // win:UInt32
+    ::std::uint32_t AppDomainIndex() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[1]); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[1] + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("AppDomainID", AppDomainID());
+      f("AppDomainFlags", AppDomainFlags());
+      f("AppDomainName", AppDomainName());
+      f("AppDomainIndex", AppDomainIndex());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] AppDomainLoadUnload_V1& out) const {
+      out.AppDomainID = AppDomainID();
+      out.AppDomainFlags = AppDomainFlags();
+      AppDomainName().append_utf8(out.AppDomainName);
+      out.AppDomainIndex = AppDomainIndex();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template AssemblyLoadStart (ClrEtwBuiltin.man:1098).
@@ -2633,6 +9446,145 @@ struct AssemblyLoadStart {
     f(d[5], s.RequestingAssemblyLoadContext);
   }
   friend bool operator==(const AssemblyLoadStart&, const AssemblyLoadStart&) = default;
+
+  /// AssemblyLoadStart read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UnicodeString
+    ::clretw::Utf16View AssemblyName() const noexcept { return {p_ + 2, ::clretw::string_text(p_ + 2, (seg_[1] - 2), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View AssemblyPath() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View RequestingAssembly() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View AssemblyLoadContext() const noexcept { return {p_ + seg_[3], ::clretw::string_text(p_ + seg_[3], (seg_[4] - seg_[3]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View RequestingAssemblyLoadContext() const noexcept { return {p_ + seg_[4], ::clretw::string_text(p_ + seg_[4], (seg_[5] - seg_[4]), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("AssemblyName", AssemblyName());
+      f("AssemblyPath", AssemblyPath());
+      f("RequestingAssembly", RequestingAssembly());
+      f("AssemblyLoadContext", AssemblyLoadContext());
+      f("RequestingAssemblyLoadContext", RequestingAssemblyLoadContext());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] AssemblyLoadStart& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      AssemblyName().append_utf8(out.AssemblyName);
+      AssemblyPath().append_utf8(out.AssemblyPath);
+      RequestingAssembly().append_utf8(out.RequestingAssembly);
+      AssemblyLoadContext().append_utf8(out.AssemblyLoadContext);
+      RequestingAssemblyLoadContext().append_utf8(out.RequestingAssemblyLoadContext);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[6] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template AssemblyLoadStop (ClrEtwBuiltin.man:1106).
@@ -2666,6 +9618,193 @@ struct AssemblyLoadStop {
     f(d[9], s.Cached);
   }
   friend bool operator==(const AssemblyLoadStop&, const AssemblyLoadStop&) = default;
+
+  /// AssemblyLoadStop read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UnicodeString
+    ::clretw::Utf16View AssemblyName() const noexcept { return {p_ + 2, ::clretw::string_text(p_ + 2, (seg_[1] - 2), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View AssemblyPath() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View RequestingAssembly() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View AssemblyLoadContext() const noexcept { return {p_ + seg_[3], ::clretw::string_text(p_ + seg_[3], (seg_[4] - seg_[3]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View RequestingAssemblyLoadContext() const noexcept { return {p_ + seg_[4], ::clretw::string_text(p_ + seg_[4], (seg_[5] - seg_[4]), 2, true) / 2}; }
+    // win:Boolean
+    bool Success() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + seg_[5]); }
+    // win:UnicodeString
+    ::clretw::Utf16View ResultAssemblyName() const noexcept { return {p_ + seg_[5] + 4, ::clretw::string_text(p_ + seg_[5] + 4, (seg_[6] - seg_[5] - 4), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ResultAssemblyPath() const noexcept { return {p_ + seg_[6], ::clretw::string_text(p_ + seg_[6], (seg_[7] - seg_[6]), 2, true) / 2}; }
+    // win:Boolean
+    bool Cached() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + seg_[7]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("AssemblyName", AssemblyName());
+      f("AssemblyPath", AssemblyPath());
+      f("RequestingAssembly", RequestingAssembly());
+      f("AssemblyLoadContext", AssemblyLoadContext());
+      f("RequestingAssemblyLoadContext", RequestingAssemblyLoadContext());
+      f("Success", Success());
+      f("ResultAssemblyName", ResultAssemblyName());
+      f("ResultAssemblyPath", ResultAssemblyPath());
+      f("Cached", Cached());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] AssemblyLoadStop& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      AssemblyName().append_utf8(out.AssemblyName);
+      AssemblyPath().append_utf8(out.AssemblyPath);
+      RequestingAssembly().append_utf8(out.RequestingAssembly);
+      AssemblyLoadContext().append_utf8(out.AssemblyLoadContext);
+      RequestingAssemblyLoadContext().append_utf8(out.RequestingAssemblyLoadContext);
+      out.Success = Success();
+      ResultAssemblyName().append_utf8(out.ResultAssemblyName);
+      ResultAssemblyPath().append_utf8(out.ResultAssemblyPath);
+      out.Cached = Cached();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+      } else {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[8] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ResolutionAttempted (ClrEtwBuiltin.man:1118).
@@ -2695,6 +9834,161 @@ struct ResolutionAttempted {
     f(d[7], s.ErrorMessage);
   }
   friend bool operator==(const ResolutionAttempted&, const ResolutionAttempted&) = default;
+
+  /// ResolutionAttempted read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UnicodeString
+    ::clretw::Utf16View AssemblyName() const noexcept { return {p_ + 2, ::clretw::string_text(p_ + 2, (seg_[1] - 2), 2, true) / 2}; }
+    // win:UInt16, map ResolutionAttemptedStageMap
+    ::clretw::dotnet_runtime::ResolutionAttemptedStageMap Stage() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::ResolutionAttemptedStageMap, 2>(p_ + seg_[1]); }
+    // win:UnicodeString
+    ::clretw::Utf16View AssemblyLoadContext() const noexcept { return {p_ + seg_[1] + 2, ::clretw::string_text(p_ + seg_[1] + 2, (seg_[2] - seg_[1] - 2), 2, true) / 2}; }
+    // win:UInt16, map ResolutionAttemptedResultMap
+    ::clretw::dotnet_runtime::ResolutionAttemptedResultMap Result() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::ResolutionAttemptedResultMap, 2>(p_ + seg_[2]); }
+    // win:UnicodeString
+    ::clretw::Utf16View ResultAssemblyName() const noexcept { return {p_ + seg_[2] + 2, ::clretw::string_text(p_ + seg_[2] + 2, (seg_[3] - seg_[2] - 2), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ResultAssemblyPath() const noexcept { return {p_ + seg_[3], ::clretw::string_text(p_ + seg_[3], (seg_[4] - seg_[3]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ErrorMessage() const noexcept { return {p_ + seg_[4], ::clretw::string_text(p_ + seg_[4], (seg_[5] - seg_[4]), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("AssemblyName", AssemblyName());
+      f("Stage", Stage());
+      f("AssemblyLoadContext", AssemblyLoadContext());
+      f("Result", Result());
+      f("ResultAssemblyName", ResultAssemblyName());
+      f("ResultAssemblyPath", ResultAssemblyPath());
+      f("ErrorMessage", ErrorMessage());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ResolutionAttempted& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      AssemblyName().append_utf8(out.AssemblyName);
+      out.Stage = Stage();
+      AssemblyLoadContext().append_utf8(out.AssemblyLoadContext);
+      out.Result = Result();
+      ResultAssemblyName().append_utf8(out.ResultAssemblyName);
+      ResultAssemblyPath().append_utf8(out.ResultAssemblyPath);
+      ErrorMessage().append_utf8(out.ErrorMessage);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[6] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template AssemblyLoadContextResolvingHandlerInvoked (ClrEtwBuiltin.man:1128).
@@ -2720,6 +10014,145 @@ struct AssemblyLoadContextResolvingHandlerInvoked {
     f(d[5], s.ResultAssemblyPath);
   }
   friend bool operator==(const AssemblyLoadContextResolvingHandlerInvoked&, const AssemblyLoadContextResolvingHandlerInvoked&) = default;
+
+  /// AssemblyLoadContextResolvingHandlerInvoked read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UnicodeString
+    ::clretw::Utf16View AssemblyName() const noexcept { return {p_ + 2, ::clretw::string_text(p_ + 2, (seg_[1] - 2), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View HandlerName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View AssemblyLoadContext() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ResultAssemblyName() const noexcept { return {p_ + seg_[3], ::clretw::string_text(p_ + seg_[3], (seg_[4] - seg_[3]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ResultAssemblyPath() const noexcept { return {p_ + seg_[4], ::clretw::string_text(p_ + seg_[4], (seg_[5] - seg_[4]), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("AssemblyName", AssemblyName());
+      f("HandlerName", HandlerName());
+      f("AssemblyLoadContext", AssemblyLoadContext());
+      f("ResultAssemblyName", ResultAssemblyName());
+      f("ResultAssemblyPath", ResultAssemblyPath());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] AssemblyLoadContextResolvingHandlerInvoked& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      AssemblyName().append_utf8(out.AssemblyName);
+      HandlerName().append_utf8(out.HandlerName);
+      AssemblyLoadContext().append_utf8(out.AssemblyLoadContext);
+      ResultAssemblyName().append_utf8(out.ResultAssemblyName);
+      ResultAssemblyPath().append_utf8(out.ResultAssemblyPath);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[6] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template AppDomainAssemblyResolveHandlerInvoked (ClrEtwBuiltin.man:1136).
@@ -2743,6 +10176,129 @@ struct AppDomainAssemblyResolveHandlerInvoked {
     f(d[4], s.ResultAssemblyPath);
   }
   friend bool operator==(const AppDomainAssemblyResolveHandlerInvoked&, const AppDomainAssemblyResolveHandlerInvoked&) = default;
+
+  /// AppDomainAssemblyResolveHandlerInvoked read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UnicodeString
+    ::clretw::Utf16View AssemblyName() const noexcept { return {p_ + 2, ::clretw::string_text(p_ + 2, (seg_[1] - 2), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View HandlerName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ResultAssemblyName() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ResultAssemblyPath() const noexcept { return {p_ + seg_[3], ::clretw::string_text(p_ + seg_[3], (seg_[4] - seg_[3]), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("AssemblyName", AssemblyName());
+      f("HandlerName", HandlerName());
+      f("ResultAssemblyName", ResultAssemblyName());
+      f("ResultAssemblyPath", ResultAssemblyPath());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] AppDomainAssemblyResolveHandlerInvoked& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      AssemblyName().append_utf8(out.AssemblyName);
+      HandlerName().append_utf8(out.HandlerName);
+      ResultAssemblyName().append_utf8(out.ResultAssemblyName);
+      ResultAssemblyPath().append_utf8(out.ResultAssemblyPath);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[5] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template AssemblyLoadFromResolveHandlerInvoked (ClrEtwBuiltin.man:1143).
@@ -2766,6 +10322,121 @@ struct AssemblyLoadFromResolveHandlerInvoked {
     f(d[4], s.ComputedRequestedAssemblyPath);
   }
   friend bool operator==(const AssemblyLoadFromResolveHandlerInvoked&, const AssemblyLoadFromResolveHandlerInvoked&) = default;
+
+  /// AssemblyLoadFromResolveHandlerInvoked read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UnicodeString
+    ::clretw::Utf16View AssemblyName() const noexcept { return {p_ + 2, ::clretw::string_text(p_ + 2, (seg_[1] - 2), 2, true) / 2}; }
+    // win:Boolean
+    bool IsTrackedLoad() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + seg_[1]); }
+    // win:UnicodeString
+    ::clretw::Utf16View RequestingAssemblyPath() const noexcept { return {p_ + seg_[1] + 4, ::clretw::string_text(p_ + seg_[1] + 4, (seg_[2] - seg_[1] - 4), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ComputedRequestedAssemblyPath() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("AssemblyName", AssemblyName());
+      f("IsTrackedLoad", IsTrackedLoad());
+      f("RequestingAssemblyPath", RequestingAssemblyPath());
+      f("ComputedRequestedAssemblyPath", ComputedRequestedAssemblyPath());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] AssemblyLoadFromResolveHandlerInvoked& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      AssemblyName().append_utf8(out.AssemblyName);
+      out.IsTrackedLoad = IsTrackedLoad();
+      RequestingAssemblyPath().append_utf8(out.RequestingAssemblyPath);
+      ComputedRequestedAssemblyPath().append_utf8(out.ComputedRequestedAssemblyPath);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[4] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template KnownPathProbed (ClrEtwBuiltin.man:1150).
@@ -2787,6 +10458,93 @@ struct KnownPathProbed {
     f(d[3], s.Result);
   }
   friend bool operator==(const KnownPathProbed&, const KnownPathProbed&) = default;
+
+  /// KnownPathProbed read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UnicodeString
+    ::clretw::Utf16View FilePath() const noexcept { return {p_ + 2, ::clretw::string_text(p_ + 2, (seg_[1] - 2), 2, true) / 2}; }
+    // win:UInt16, map KnownPathSourceMap
+    ::clretw::dotnet_runtime::KnownPathSourceMap Source() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::KnownPathSourceMap, 2>(p_ + seg_[1]); }
+    // win:Int32
+    ::std::int32_t Result() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(p_ + seg_[1] + 2); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("FilePath", FilePath());
+      f("Source", Source());
+      f("Result", Result());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] KnownPathProbed& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      FilePath().append_utf8(out.FilePath);
+      out.Source = Source();
+      out.Result = Result();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodDetails (ClrEtwBuiltin.man:1156).
@@ -2812,6 +10570,100 @@ struct MethodDetails {
     f(d[5], s.TypeParameters);
   }
   friend bool operator==(const MethodDetails&, const MethodDetails&) = default;
+
+  /// MethodDetails read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t TypeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 16); }
+    // win:UInt32
+    ::std::uint32_t TypeParameterCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 20); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t LoaderModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 24); }
+    // win:UInt64 -> win:HexInt64, count TypeParameterCount
+    ::clretw::ArrayView<::std::uint64_t> TypeParameters() const noexcept { return {p_ + 32, (seg_[1] - 32) / 8, 8}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("TypeID", TypeID());
+      f("MethodToken", MethodToken());
+      f("TypeParameterCount", TypeParameterCount());
+      f("LoaderModuleID", LoaderModuleID());
+      f("TypeParameters", TypeParameters());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodDetails& out) const {
+      out.MethodID = MethodID();
+      out.TypeID = TypeID();
+      out.MethodToken = MethodToken();
+      out.TypeParameterCount = TypeParameterCount();
+      out.LoaderModuleID = LoaderModuleID();
+      {
+        const auto v = TypeParameters();
+        out.TypeParameters.assign(v.begin(), v.end());
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 20);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 20);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template TypeLoadStart (ClrEtwBuiltin.man:1164).
@@ -2829,6 +10681,77 @@ struct TypeLoadStart {
     f(d[1], s.ClrInstanceID);
   }
   friend bool operator==(const TypeLoadStart&, const TypeLoadStart&) = default;
+
+  /// TypeLoadStart read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t TypeLoadStartID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("TypeLoadStartID", TypeLoadStartID());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] TypeLoadStart& out) const {
+      out.TypeLoadStartID = TypeLoadStartID();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 6;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template TypeLoadStop (ClrEtwBuiltin.man:1168).
@@ -2852,6 +10775,93 @@ struct TypeLoadStop {
     f(d[4], s.TypeName);
   }
   friend bool operator==(const TypeLoadStop&, const TypeLoadStop&) = default;
+
+  /// TypeLoadStop read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t TypeLoadStartID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 4); }
+    // win:UInt16
+    ::std::uint16_t LoadLevel() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 6); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t TypeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UnicodeString
+    ::clretw::Utf16View TypeName() const noexcept { return {p_ + 16, ::clretw::string_text(p_ + 16, (seg_[1] - 16), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("TypeLoadStartID", TypeLoadStartID());
+      f("ClrInstanceID", ClrInstanceID());
+      f("LoadLevel", LoadLevel());
+      f("TypeID", TypeID());
+      f("TypeName", TypeName());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] TypeLoadStop& out) const {
+      out.TypeLoadStartID = TypeLoadStartID();
+      out.ClrInstanceID = ClrInstanceID();
+      out.LoadLevel = LoadLevel();
+      out.TypeID = TypeID();
+      TypeName().append_utf8(out.TypeName);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodLoadUnload (ClrEtwBuiltin.man:1175).
@@ -2877,6 +10887,93 @@ struct MethodLoadUnload {
     f(d[5], s.MethodFlags);
   }
   friend bool operator==(const MethodLoadUnload&, const MethodLoadUnload&) = default;
+
+  /// MethodLoadUnload read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodStartAddress() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 24); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 28); }
+    // win:UInt32, map MethodFlagsMap
+    ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::MethodFlagsMap, 4>(p_ + 32); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("ModuleID", ModuleID());
+      f("MethodStartAddress", MethodStartAddress());
+      f("MethodSize", MethodSize());
+      f("MethodToken", MethodToken());
+      f("MethodFlags", MethodFlags());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodLoadUnload& out) const {
+      out.MethodID = MethodID();
+      out.ModuleID = ModuleID();
+      out.MethodStartAddress = MethodStartAddress();
+      out.MethodSize = MethodSize();
+      out.MethodToken = MethodToken();
+      out.MethodFlags = MethodFlags();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 36;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+      } else {
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1183).
@@ -2904,6 +11001,97 @@ struct MethodLoadUnload_V1 {
     f(d[6], s.ClrInstanceID);
   }
   friend bool operator==(const MethodLoadUnload_V1&, const MethodLoadUnload_V1&) = default;
+
+  /// MethodLoadUnload_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodStartAddress() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 24); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 28); }
+    // win:UInt32, map MethodFlagsMap
+    ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::MethodFlagsMap, 4>(p_ + 32); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 36); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("ModuleID", ModuleID());
+      f("MethodStartAddress", MethodStartAddress());
+      f("MethodSize", MethodSize());
+      f("MethodToken", MethodToken());
+      f("MethodFlags", MethodFlags());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodLoadUnload_V1& out) const {
+      out.MethodID = MethodID();
+      out.ModuleID = ModuleID();
+      out.MethodStartAddress = MethodStartAddress();
+      out.MethodSize = MethodSize();
+      out.MethodToken = MethodToken();
+      out.MethodFlags = MethodFlags();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 38;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 38) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 38;
+      } else {
+        if (n_ - pos_ < 38) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 38;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1192).
@@ -2933,6 +11121,101 @@ struct MethodLoadUnload_V2 {
     f(d[7], s.ReJITID);
   }
   friend bool operator==(const MethodLoadUnload_V2&, const MethodLoadUnload_V2&) = default;
+
+  /// MethodLoadUnload_V2 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodStartAddress() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 24); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 28); }
+    // win:UInt32, map MethodFlagsMap
+    ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::MethodFlagsMap, 4>(p_ + 32); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 36); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ReJITID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 38); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("ModuleID", ModuleID());
+      f("MethodStartAddress", MethodStartAddress());
+      f("MethodSize", MethodSize());
+      f("MethodToken", MethodToken());
+      f("MethodFlags", MethodFlags());
+      f("ClrInstanceID", ClrInstanceID());
+      f("ReJITID", ReJITID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodLoadUnload_V2& out) const {
+      out.MethodID = MethodID();
+      out.ModuleID = ModuleID();
+      out.MethodStartAddress = MethodStartAddress();
+      out.MethodSize = MethodSize();
+      out.MethodToken = MethodToken();
+      out.MethodFlags = MethodFlags();
+      out.ClrInstanceID = ClrInstanceID();
+      out.ReJITID = ReJITID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 46;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 46) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 46;
+      } else {
+        if (n_ - pos_ < 46) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 46;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template R2RGetEntryPoint (ClrEtwBuiltin.man:1202).
@@ -2958,6 +11241,125 @@ struct R2RGetEntryPoint {
     f(d[5], s.ClrInstanceID);
   }
   friend bool operator==(const R2RGetEntryPoint&, const R2RGetEntryPoint&) = default;
+
+  /// R2RGetEntryPoint read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodNamespace() const noexcept { return {p_ + 8, ::clretw::string_text(p_ + 8, (seg_[1] - 8), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodSignature() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t EntryPoint() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + seg_[3]); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[3] + 8); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("MethodNamespace", MethodNamespace());
+      f("MethodName", MethodName());
+      f("MethodSignature", MethodSignature());
+      f("EntryPoint", EntryPoint());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] R2RGetEntryPoint& out) const {
+      out.MethodID = MethodID();
+      MethodNamespace().append_utf8(out.MethodNamespace);
+      MethodName().append_utf8(out.MethodName);
+      MethodSignature().append_utf8(out.MethodSignature);
+      out.EntryPoint = EntryPoint();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[4] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template R2RGetEntryPointStart (ClrEtwBuiltin.man:1210).
@@ -2975,6 +11377,77 @@ struct R2RGetEntryPointStart {
     f(d[1], s.ClrInstanceID);
   }
   friend bool operator==(const R2RGetEntryPointStart&, const R2RGetEntryPointStart&) = default;
+
+  /// R2RGetEntryPointStart read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] R2RGetEntryPointStart& out) const {
+      out.MethodID = MethodID();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 10;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1214).
@@ -3006,6 +11479,133 @@ struct MethodLoadUnloadVerbose {
     f(d[8], s.MethodSignature);
   }
   friend bool operator==(const MethodLoadUnloadVerbose&, const MethodLoadUnloadVerbose&) = default;
+
+  /// MethodLoadUnloadVerbose read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodStartAddress() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 24); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 28); }
+    // win:UInt32, map MethodFlagsMap
+    ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::MethodFlagsMap, 4>(p_ + 32); }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodNamespace() const noexcept { return {p_ + 36, ::clretw::string_text(p_ + 36, (seg_[1] - 36), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodSignature() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("ModuleID", ModuleID());
+      f("MethodStartAddress", MethodStartAddress());
+      f("MethodSize", MethodSize());
+      f("MethodToken", MethodToken());
+      f("MethodFlags", MethodFlags());
+      f("MethodNamespace", MethodNamespace());
+      f("MethodName", MethodName());
+      f("MethodSignature", MethodSignature());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodLoadUnloadVerbose& out) const {
+      out.MethodID = MethodID();
+      out.ModuleID = ModuleID();
+      out.MethodStartAddress = MethodStartAddress();
+      out.MethodSize = MethodSize();
+      out.MethodToken = MethodToken();
+      out.MethodFlags = MethodFlags();
+      MethodNamespace().append_utf8(out.MethodNamespace);
+      MethodName().append_utf8(out.MethodName);
+      MethodSignature().append_utf8(out.MethodSignature);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[4] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1225).
@@ -3039,6 +11639,141 @@ struct MethodLoadUnloadVerbose_V1 {
     f(d[9], s.ClrInstanceID);
   }
   friend bool operator==(const MethodLoadUnloadVerbose_V1&, const MethodLoadUnloadVerbose_V1&) = default;
+
+  /// MethodLoadUnloadVerbose_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodStartAddress() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 24); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 28); }
+    // win:UInt32, map MethodFlagsMap
+    ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::MethodFlagsMap, 4>(p_ + 32); }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodNamespace() const noexcept { return {p_ + 36, ::clretw::string_text(p_ + 36, (seg_[1] - 36), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodSignature() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[3]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("ModuleID", ModuleID());
+      f("MethodStartAddress", MethodStartAddress());
+      f("MethodSize", MethodSize());
+      f("MethodToken", MethodToken());
+      f("MethodFlags", MethodFlags());
+      f("MethodNamespace", MethodNamespace());
+      f("MethodName", MethodName());
+      f("MethodSignature", MethodSignature());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodLoadUnloadVerbose_V1& out) const {
+      out.MethodID = MethodID();
+      out.ModuleID = ModuleID();
+      out.MethodStartAddress = MethodStartAddress();
+      out.MethodSize = MethodSize();
+      out.MethodToken = MethodToken();
+      out.MethodFlags = MethodFlags();
+      MethodNamespace().append_utf8(out.MethodNamespace);
+      MethodName().append_utf8(out.MethodName);
+      MethodSignature().append_utf8(out.MethodSignature);
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[4] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1237).
@@ -3074,6 +11809,145 @@ struct MethodLoadUnloadVerbose_V2 {
     f(d[10], s.ReJITID);
   }
   friend bool operator==(const MethodLoadUnloadVerbose_V2&, const MethodLoadUnloadVerbose_V2&) = default;
+
+  /// MethodLoadUnloadVerbose_V2 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodStartAddress() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 24); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 28); }
+    // win:UInt32, map MethodFlagsMap
+    ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::MethodFlagsMap, 4>(p_ + 32); }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodNamespace() const noexcept { return {p_ + 36, ::clretw::string_text(p_ + 36, (seg_[1] - 36), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodSignature() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[3]); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ReJITID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + seg_[3] + 2); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("ModuleID", ModuleID());
+      f("MethodStartAddress", MethodStartAddress());
+      f("MethodSize", MethodSize());
+      f("MethodToken", MethodToken());
+      f("MethodFlags", MethodFlags());
+      f("MethodNamespace", MethodNamespace());
+      f("MethodName", MethodName());
+      f("MethodSignature", MethodSignature());
+      f("ClrInstanceID", ClrInstanceID());
+      f("ReJITID", ReJITID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodLoadUnloadVerbose_V2& out) const {
+      out.MethodID = MethodID();
+      out.ModuleID = ModuleID();
+      out.MethodStartAddress = MethodStartAddress();
+      out.MethodSize = MethodSize();
+      out.MethodToken = MethodToken();
+      out.MethodFlags = MethodFlags();
+      MethodNamespace().append_utf8(out.MethodNamespace);
+      MethodName().append_utf8(out.MethodName);
+      MethodSignature().append_utf8(out.MethodSignature);
+      out.ClrInstanceID = ClrInstanceID();
+      out.ReJITID = ReJITID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[4] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodJittingStarted (ClrEtwBuiltin.man:1250).
@@ -3101,6 +11975,125 @@ struct MethodJittingStarted {
     f(d[6], s.MethodSignature);
   }
   friend bool operator==(const MethodJittingStarted&, const MethodJittingStarted&) = default;
+
+  /// MethodJittingStarted read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 16); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodILSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 20); }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodNamespace() const noexcept { return {p_ + 24, ::clretw::string_text(p_ + 24, (seg_[1] - 24), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodSignature() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("ModuleID", ModuleID());
+      f("MethodToken", MethodToken());
+      f("MethodILSize", MethodILSize());
+      f("MethodNamespace", MethodNamespace());
+      f("MethodName", MethodName());
+      f("MethodSignature", MethodSignature());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodJittingStarted& out) const {
+      out.MethodID = MethodID();
+      out.ModuleID = ModuleID();
+      out.MethodToken = MethodToken();
+      out.MethodILSize = MethodILSize();
+      MethodNamespace().append_utf8(out.MethodNamespace);
+      MethodName().append_utf8(out.MethodName);
+      MethodSignature().append_utf8(out.MethodSignature);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[4] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodJittingStarted_V1 (ClrEtwBuiltin.man:1259).
@@ -3130,6 +12123,133 @@ struct MethodJittingStarted_V1 {
     f(d[7], s.ClrInstanceID);
   }
   friend bool operator==(const MethodJittingStarted_V1&, const MethodJittingStarted_V1&) = default;
+
+  /// MethodJittingStarted_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 16); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodILSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 20); }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodNamespace() const noexcept { return {p_ + 24, ::clretw::string_text(p_ + 24, (seg_[1] - 24), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodSignature() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[3]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("ModuleID", ModuleID());
+      f("MethodToken", MethodToken());
+      f("MethodILSize", MethodILSize());
+      f("MethodNamespace", MethodNamespace());
+      f("MethodName", MethodName());
+      f("MethodSignature", MethodSignature());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodJittingStarted_V1& out) const {
+      out.MethodID = MethodID();
+      out.ModuleID = ModuleID();
+      out.MethodToken = MethodToken();
+      out.MethodILSize = MethodILSize();
+      MethodNamespace().append_utf8(out.MethodNamespace);
+      MethodName().append_utf8(out.MethodName);
+      MethodSignature().append_utf8(out.MethodSignature);
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[4] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodJitInliningSucceeded (ClrEtwBuiltin.man:1269).
@@ -3163,6 +12283,209 @@ struct MethodJitInliningSucceeded {
     f(d[9], s.ClrInstanceID);
   }
   friend bool operator==(const MethodJitInliningSucceeded&, const MethodJitInliningSucceeded&) = default;
+
+  /// MethodJitInliningSucceeded read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UnicodeString
+    ::clretw::Utf16View MethodBeingCompiledNamespace() const noexcept { return {p_, ::clretw::string_text(p_, (seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodBeingCompiledName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodBeingCompiledNameSignature() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View InlinerNamespace() const noexcept { return {p_ + seg_[3], ::clretw::string_text(p_ + seg_[3], (seg_[4] - seg_[3]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View InlinerName() const noexcept { return {p_ + seg_[4], ::clretw::string_text(p_ + seg_[4], (seg_[5] - seg_[4]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View InlinerNameSignature() const noexcept { return {p_ + seg_[5], ::clretw::string_text(p_ + seg_[5], (seg_[6] - seg_[5]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View InlineeNamespace() const noexcept { return {p_ + seg_[6], ::clretw::string_text(p_ + seg_[6], (seg_[7] - seg_[6]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View InlineeName() const noexcept { return {p_ + seg_[7], ::clretw::string_text(p_ + seg_[7], (seg_[8] - seg_[7]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View InlineeNameSignature() const noexcept { return {p_ + seg_[8], ::clretw::string_text(p_ + seg_[8], (seg_[9] - seg_[8]), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[9]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodBeingCompiledNamespace", MethodBeingCompiledNamespace());
+      f("MethodBeingCompiledName", MethodBeingCompiledName());
+      f("MethodBeingCompiledNameSignature", MethodBeingCompiledNameSignature());
+      f("InlinerNamespace", InlinerNamespace());
+      f("InlinerName", InlinerName());
+      f("InlinerNameSignature", InlinerNameSignature());
+      f("InlineeNamespace", InlineeNamespace());
+      f("InlineeName", InlineeName());
+      f("InlineeNameSignature", InlineeNameSignature());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodJitInliningSucceeded& out) const {
+      MethodBeingCompiledNamespace().append_utf8(out.MethodBeingCompiledNamespace);
+      MethodBeingCompiledName().append_utf8(out.MethodBeingCompiledName);
+      MethodBeingCompiledNameSignature().append_utf8(out.MethodBeingCompiledNameSignature);
+      InlinerNamespace().append_utf8(out.InlinerNamespace);
+      InlinerName().append_utf8(out.InlinerName);
+      InlinerNameSignature().append_utf8(out.InlinerNameSignature);
+      InlineeNamespace().append_utf8(out.InlineeNamespace);
+      InlineeName().append_utf8(out.InlineeName);
+      InlineeNameSignature().append_utf8(out.InlineeNameSignature);
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[10] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodJitInliningFailed (ClrEtwBuiltin.man:1281).
@@ -3200,6 +12523,233 @@ struct MethodJitInliningFailed {
     f(d[11], s.ClrInstanceID);
   }
   friend bool operator==(const MethodJitInliningFailed&, const MethodJitInliningFailed&) = default;
+
+  /// MethodJitInliningFailed read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UnicodeString
+    ::clretw::Utf16View MethodBeingCompiledNamespace() const noexcept { return {p_, ::clretw::string_text(p_, (seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodBeingCompiledName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodBeingCompiledNameSignature() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View InlinerNamespace() const noexcept { return {p_ + seg_[3], ::clretw::string_text(p_ + seg_[3], (seg_[4] - seg_[3]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View InlinerName() const noexcept { return {p_ + seg_[4], ::clretw::string_text(p_ + seg_[4], (seg_[5] - seg_[4]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View InlinerNameSignature() const noexcept { return {p_ + seg_[5], ::clretw::string_text(p_ + seg_[5], (seg_[6] - seg_[5]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View InlineeNamespace() const noexcept { return {p_ + seg_[6], ::clretw::string_text(p_ + seg_[6], (seg_[7] - seg_[6]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View InlineeName() const noexcept { return {p_ + seg_[7], ::clretw::string_text(p_ + seg_[7], (seg_[8] - seg_[7]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View InlineeNameSignature() const noexcept { return {p_ + seg_[8], ::clretw::string_text(p_ + seg_[8], (seg_[9] - seg_[8]), 2, true) / 2}; }
+    // win:Boolean
+    bool FailAlways() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + seg_[9]); }
+    // win:UnicodeString
+    ::clretw::Utf16View FailReason() const noexcept { return {p_ + seg_[9] + 4, ::clretw::string_text(p_ + seg_[9] + 4, (seg_[10] - seg_[9] - 4), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[10]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodBeingCompiledNamespace", MethodBeingCompiledNamespace());
+      f("MethodBeingCompiledName", MethodBeingCompiledName());
+      f("MethodBeingCompiledNameSignature", MethodBeingCompiledNameSignature());
+      f("InlinerNamespace", InlinerNamespace());
+      f("InlinerName", InlinerName());
+      f("InlinerNameSignature", InlinerNameSignature());
+      f("InlineeNamespace", InlineeNamespace());
+      f("InlineeName", InlineeName());
+      f("InlineeNameSignature", InlineeNameSignature());
+      f("FailAlways", FailAlways());
+      f("FailReason", FailReason());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodJitInliningFailed& out) const {
+      MethodBeingCompiledNamespace().append_utf8(out.MethodBeingCompiledNamespace);
+      MethodBeingCompiledName().append_utf8(out.MethodBeingCompiledName);
+      MethodBeingCompiledNameSignature().append_utf8(out.MethodBeingCompiledNameSignature);
+      InlinerNamespace().append_utf8(out.InlinerNamespace);
+      InlinerName().append_utf8(out.InlinerName);
+      InlinerNameSignature().append_utf8(out.InlinerNameSignature);
+      InlineeNamespace().append_utf8(out.InlineeNamespace);
+      InlineeName().append_utf8(out.InlineeName);
+      InlineeNameSignature().append_utf8(out.InlineeNameSignature);
+      out.FailAlways = FailAlways();
+      FailReason().append_utf8(out.FailReason);
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[10] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[10] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[11] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodJitInliningFailedAnsi (ClrEtwBuiltin.man:1295).
@@ -3237,6 +12787,238 @@ struct MethodJitInliningFailedAnsi {
     f(d[11], s.ClrInstanceID);
   }
   friend bool operator==(const MethodJitInliningFailedAnsi&, const MethodJitInliningFailedAnsi&) = default;
+
+  /// MethodJitInliningFailedAnsi read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UnicodeString
+    ::clretw::Utf16View MethodBeingCompiledNamespace() const noexcept { return {p_, ::clretw::string_text(p_, (seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodBeingCompiledName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodBeingCompiledNameSignature() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View InlinerNamespace() const noexcept { return {p_ + seg_[3], ::clretw::string_text(p_ + seg_[3], (seg_[4] - seg_[3]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View InlinerName() const noexcept { return {p_ + seg_[4], ::clretw::string_text(p_ + seg_[4], (seg_[5] - seg_[4]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View InlinerNameSignature() const noexcept { return {p_ + seg_[5], ::clretw::string_text(p_ + seg_[5], (seg_[6] - seg_[5]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View InlineeNamespace() const noexcept { return {p_ + seg_[6], ::clretw::string_text(p_ + seg_[6], (seg_[7] - seg_[6]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View InlineeName() const noexcept { return {p_ + seg_[7], ::clretw::string_text(p_ + seg_[7], (seg_[8] - seg_[7]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View InlineeNameSignature() const noexcept { return {p_ + seg_[8], ::clretw::string_text(p_ + seg_[8], (seg_[9] - seg_[8]), 2, true) / 2}; }
+    // win:Boolean
+    bool FailAlways() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + seg_[9]); }
+    // win:AnsiString
+    ::std::string_view FailReason() const noexcept { return {reinterpret_cast<const char*>(p_ + seg_[9] + 4), ::clretw::string_text(p_ + seg_[9] + 4, (seg_[10] - seg_[9] - 4), 1, true)}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[10]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodBeingCompiledNamespace", MethodBeingCompiledNamespace());
+      f("MethodBeingCompiledName", MethodBeingCompiledName());
+      f("MethodBeingCompiledNameSignature", MethodBeingCompiledNameSignature());
+      f("InlinerNamespace", InlinerNamespace());
+      f("InlinerName", InlinerName());
+      f("InlinerNameSignature", InlinerNameSignature());
+      f("InlineeNamespace", InlineeNamespace());
+      f("InlineeName", InlineeName());
+      f("InlineeNameSignature", InlineeNameSignature());
+      f("FailAlways", FailAlways());
+      f("FailReason", FailReason());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodJitInliningFailedAnsi& out) const {
+      MethodBeingCompiledNamespace().append_utf8(out.MethodBeingCompiledNamespace);
+      MethodBeingCompiledName().append_utf8(out.MethodBeingCompiledName);
+      MethodBeingCompiledNameSignature().append_utf8(out.MethodBeingCompiledNameSignature);
+      InlinerNamespace().append_utf8(out.InlinerNamespace);
+      InlinerName().append_utf8(out.InlinerName);
+      InlinerNameSignature().append_utf8(out.InlinerNameSignature);
+      InlineeNamespace().append_utf8(out.InlineeNamespace);
+      InlineeName().append_utf8(out.InlineeName);
+      InlineeNameSignature().append_utf8(out.InlineeNameSignature);
+      out.FailAlways = FailAlways();
+      {
+        const auto v = FailReason();
+        out.FailReason.assign(v.begin(), v.end());
+      }
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[10] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[10] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[11] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodJitTailCallSucceeded (ClrEtwBuiltin.man:1309).
@@ -3274,6 +13056,217 @@ struct MethodJitTailCallSucceeded {
     f(d[11], s.ClrInstanceID);
   }
   friend bool operator==(const MethodJitTailCallSucceeded&, const MethodJitTailCallSucceeded&) = default;
+
+  /// MethodJitTailCallSucceeded read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UnicodeString
+    ::clretw::Utf16View MethodBeingCompiledNamespace() const noexcept { return {p_, ::clretw::string_text(p_, (seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodBeingCompiledName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodBeingCompiledNameSignature() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View CallerNamespace() const noexcept { return {p_ + seg_[3], ::clretw::string_text(p_ + seg_[3], (seg_[4] - seg_[3]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View CallerName() const noexcept { return {p_ + seg_[4], ::clretw::string_text(p_ + seg_[4], (seg_[5] - seg_[4]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View CallerNameSignature() const noexcept { return {p_ + seg_[5], ::clretw::string_text(p_ + seg_[5], (seg_[6] - seg_[5]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View CalleeNamespace() const noexcept { return {p_ + seg_[6], ::clretw::string_text(p_ + seg_[6], (seg_[7] - seg_[6]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View CalleeName() const noexcept { return {p_ + seg_[7], ::clretw::string_text(p_ + seg_[7], (seg_[8] - seg_[7]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View CalleeNameSignature() const noexcept { return {p_ + seg_[8], ::clretw::string_text(p_ + seg_[8], (seg_[9] - seg_[8]), 2, true) / 2}; }
+    // win:Boolean
+    bool TailPrefix() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + seg_[9]); }
+    // win:UInt32, map TailCallTypeMap
+    ::clretw::dotnet_runtime::TailCallTypeMap TailCallType() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::TailCallTypeMap, 4>(p_ + seg_[9] + 4); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[9] + 8); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodBeingCompiledNamespace", MethodBeingCompiledNamespace());
+      f("MethodBeingCompiledName", MethodBeingCompiledName());
+      f("MethodBeingCompiledNameSignature", MethodBeingCompiledNameSignature());
+      f("CallerNamespace", CallerNamespace());
+      f("CallerName", CallerName());
+      f("CallerNameSignature", CallerNameSignature());
+      f("CalleeNamespace", CalleeNamespace());
+      f("CalleeName", CalleeName());
+      f("CalleeNameSignature", CalleeNameSignature());
+      f("TailPrefix", TailPrefix());
+      f("TailCallType", TailCallType());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodJitTailCallSucceeded& out) const {
+      MethodBeingCompiledNamespace().append_utf8(out.MethodBeingCompiledNamespace);
+      MethodBeingCompiledName().append_utf8(out.MethodBeingCompiledName);
+      MethodBeingCompiledNameSignature().append_utf8(out.MethodBeingCompiledNameSignature);
+      CallerNamespace().append_utf8(out.CallerNamespace);
+      CallerName().append_utf8(out.CallerName);
+      CallerNameSignature().append_utf8(out.CallerNameSignature);
+      CalleeNamespace().append_utf8(out.CalleeNamespace);
+      CalleeName().append_utf8(out.CalleeName);
+      CalleeNameSignature().append_utf8(out.CalleeNameSignature);
+      out.TailPrefix = TailPrefix();
+      out.TailCallType = TailCallType();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[10] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodJitTailCallFailed (ClrEtwBuiltin.man:1323).
@@ -3311,6 +13304,233 @@ struct MethodJitTailCallFailed {
     f(d[11], s.ClrInstanceID);
   }
   friend bool operator==(const MethodJitTailCallFailed&, const MethodJitTailCallFailed&) = default;
+
+  /// MethodJitTailCallFailed read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UnicodeString
+    ::clretw::Utf16View MethodBeingCompiledNamespace() const noexcept { return {p_, ::clretw::string_text(p_, (seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodBeingCompiledName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodBeingCompiledNameSignature() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View CallerNamespace() const noexcept { return {p_ + seg_[3], ::clretw::string_text(p_ + seg_[3], (seg_[4] - seg_[3]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View CallerName() const noexcept { return {p_ + seg_[4], ::clretw::string_text(p_ + seg_[4], (seg_[5] - seg_[4]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View CallerNameSignature() const noexcept { return {p_ + seg_[5], ::clretw::string_text(p_ + seg_[5], (seg_[6] - seg_[5]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View CalleeNamespace() const noexcept { return {p_ + seg_[6], ::clretw::string_text(p_ + seg_[6], (seg_[7] - seg_[6]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View CalleeName() const noexcept { return {p_ + seg_[7], ::clretw::string_text(p_ + seg_[7], (seg_[8] - seg_[7]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View CalleeNameSignature() const noexcept { return {p_ + seg_[8], ::clretw::string_text(p_ + seg_[8], (seg_[9] - seg_[8]), 2, true) / 2}; }
+    // win:Boolean
+    bool TailPrefix() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + seg_[9]); }
+    // win:UnicodeString
+    ::clretw::Utf16View FailReason() const noexcept { return {p_ + seg_[9] + 4, ::clretw::string_text(p_ + seg_[9] + 4, (seg_[10] - seg_[9] - 4), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[10]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodBeingCompiledNamespace", MethodBeingCompiledNamespace());
+      f("MethodBeingCompiledName", MethodBeingCompiledName());
+      f("MethodBeingCompiledNameSignature", MethodBeingCompiledNameSignature());
+      f("CallerNamespace", CallerNamespace());
+      f("CallerName", CallerName());
+      f("CallerNameSignature", CallerNameSignature());
+      f("CalleeNamespace", CalleeNamespace());
+      f("CalleeName", CalleeName());
+      f("CalleeNameSignature", CalleeNameSignature());
+      f("TailPrefix", TailPrefix());
+      f("FailReason", FailReason());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodJitTailCallFailed& out) const {
+      MethodBeingCompiledNamespace().append_utf8(out.MethodBeingCompiledNamespace);
+      MethodBeingCompiledName().append_utf8(out.MethodBeingCompiledName);
+      MethodBeingCompiledNameSignature().append_utf8(out.MethodBeingCompiledNameSignature);
+      CallerNamespace().append_utf8(out.CallerNamespace);
+      CallerName().append_utf8(out.CallerName);
+      CallerNameSignature().append_utf8(out.CallerNameSignature);
+      CalleeNamespace().append_utf8(out.CalleeNamespace);
+      CalleeName().append_utf8(out.CalleeName);
+      CalleeNameSignature().append_utf8(out.CalleeNameSignature);
+      out.TailPrefix = TailPrefix();
+      FailReason().append_utf8(out.FailReason);
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[10] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[10] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[11] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodJitTailCallFailedAnsi (ClrEtwBuiltin.man:1337).
@@ -3348,6 +13568,238 @@ struct MethodJitTailCallFailedAnsi {
     f(d[11], s.ClrInstanceID);
   }
   friend bool operator==(const MethodJitTailCallFailedAnsi&, const MethodJitTailCallFailedAnsi&) = default;
+
+  /// MethodJitTailCallFailedAnsi read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UnicodeString
+    ::clretw::Utf16View MethodBeingCompiledNamespace() const noexcept { return {p_, ::clretw::string_text(p_, (seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodBeingCompiledName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodBeingCompiledNameSignature() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View CallerNamespace() const noexcept { return {p_ + seg_[3], ::clretw::string_text(p_ + seg_[3], (seg_[4] - seg_[3]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View CallerName() const noexcept { return {p_ + seg_[4], ::clretw::string_text(p_ + seg_[4], (seg_[5] - seg_[4]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View CallerNameSignature() const noexcept { return {p_ + seg_[5], ::clretw::string_text(p_ + seg_[5], (seg_[6] - seg_[5]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View CalleeNamespace() const noexcept { return {p_ + seg_[6], ::clretw::string_text(p_ + seg_[6], (seg_[7] - seg_[6]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View CalleeName() const noexcept { return {p_ + seg_[7], ::clretw::string_text(p_ + seg_[7], (seg_[8] - seg_[7]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View CalleeNameSignature() const noexcept { return {p_ + seg_[8], ::clretw::string_text(p_ + seg_[8], (seg_[9] - seg_[8]), 2, true) / 2}; }
+    // win:Boolean
+    bool TailPrefix() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + seg_[9]); }
+    // win:AnsiString
+    ::std::string_view FailReason() const noexcept { return {reinterpret_cast<const char*>(p_ + seg_[9] + 4), ::clretw::string_text(p_ + seg_[9] + 4, (seg_[10] - seg_[9] - 4), 1, true)}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[10]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodBeingCompiledNamespace", MethodBeingCompiledNamespace());
+      f("MethodBeingCompiledName", MethodBeingCompiledName());
+      f("MethodBeingCompiledNameSignature", MethodBeingCompiledNameSignature());
+      f("CallerNamespace", CallerNamespace());
+      f("CallerName", CallerName());
+      f("CallerNameSignature", CallerNameSignature());
+      f("CalleeNamespace", CalleeNamespace());
+      f("CalleeName", CalleeName());
+      f("CalleeNameSignature", CalleeNameSignature());
+      f("TailPrefix", TailPrefix());
+      f("FailReason", FailReason());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodJitTailCallFailedAnsi& out) const {
+      MethodBeingCompiledNamespace().append_utf8(out.MethodBeingCompiledNamespace);
+      MethodBeingCompiledName().append_utf8(out.MethodBeingCompiledName);
+      MethodBeingCompiledNameSignature().append_utf8(out.MethodBeingCompiledNameSignature);
+      CallerNamespace().append_utf8(out.CallerNamespace);
+      CallerName().append_utf8(out.CallerName);
+      CallerNameSignature().append_utf8(out.CallerNameSignature);
+      CalleeNamespace().append_utf8(out.CalleeNamespace);
+      CalleeName().append_utf8(out.CalleeName);
+      CalleeNameSignature().append_utf8(out.CalleeNameSignature);
+      out.TailPrefix = TailPrefix();
+      {
+        const auto v = FailReason();
+        out.FailReason.assign(v.begin(), v.end());
+      }
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[10] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[10] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[11] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodJitMemoryAllocatedForCode (ClrEtwBuiltin.man:1351).
@@ -3375,6 +13827,97 @@ struct MethodJitMemoryAllocatedForCode {
     f(d[6], s.ClrInstanceID);
   }
   friend bool operator==(const MethodJitMemoryAllocatedForCode&, const MethodJitMemoryAllocatedForCode&) = default;
+
+  /// MethodJitMemoryAllocatedForCode read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64
+    ::std::uint64_t JitHotCodeRequestSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt64
+    ::std::uint64_t JitRODataRequestSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 24); }
+    // win:UInt64
+    ::std::uint64_t AllocatedSizeForJitCode() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 32); }
+    // win:UInt32
+    ::std::uint32_t JitAllocFlag() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 40); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 44); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("ModuleID", ModuleID());
+      f("JitHotCodeRequestSize", JitHotCodeRequestSize());
+      f("JitRODataRequestSize", JitRODataRequestSize());
+      f("AllocatedSizeForJitCode", AllocatedSizeForJitCode());
+      f("JitAllocFlag", JitAllocFlag());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodJitMemoryAllocatedForCode& out) const {
+      out.MethodID = MethodID();
+      out.ModuleID = ModuleID();
+      out.JitHotCodeRequestSize = JitHotCodeRequestSize();
+      out.JitRODataRequestSize = JitRODataRequestSize();
+      out.AllocatedSizeForJitCode = AllocatedSizeForJitCode();
+      out.JitAllocFlag = JitAllocFlag();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 46;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 46) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 46;
+      } else {
+        if (n_ - pos_ < 46) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 46;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodILToNativeMap (ClrEtwBuiltin.man:1360).
@@ -3402,6 +13945,123 @@ struct MethodILToNativeMap {
     f(d[6], s.ClrInstanceID);
   }
   friend bool operator==(const MethodILToNativeMap&, const MethodILToNativeMap&) = default;
+
+  /// MethodILToNativeMap read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ReJITID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt8
+    ::std::uint8_t MethodExtent() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(p_ + 16); }
+    // win:UInt16
+    ::std::uint16_t CountOfMapEntries() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 17); }
+    // win:UInt32, count CountOfMapEntries
+    ::clretw::ArrayView<::std::uint32_t> ILOffsets() const noexcept { return {p_ + 19, (seg_[1] - 19) / 4, 4}; }
+    // win:UInt32, count CountOfMapEntries
+    ::clretw::ArrayView<::std::uint32_t> NativeOffsets() const noexcept { return {p_ + seg_[1], (seg_[2] - seg_[1]) / 4, 4}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[2]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("ReJITID", ReJITID());
+      f("MethodExtent", MethodExtent());
+      f("CountOfMapEntries", CountOfMapEntries());
+      f("ILOffsets", ILOffsets());
+      f("NativeOffsets", NativeOffsets());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodILToNativeMap& out) const {
+      out.MethodID = MethodID();
+      out.ReJITID = ReJITID();
+      out.MethodExtent = MethodExtent();
+      out.CountOfMapEntries = CountOfMapEntries();
+      {
+        const auto v = ILOffsets();
+        out.ILOffsets.assign(v.begin(), v.end());
+      }
+      {
+        const auto v = NativeOffsets();
+        out.NativeOffsets.assign(v.begin(), v.end());
+      }
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodILToNativeMap_V1 (ClrEtwBuiltin.man:1369).
@@ -3431,6 +14091,127 @@ struct MethodILToNativeMap_V1 {
     f(d[7], s.ILVersionID);
   }
   friend bool operator==(const MethodILToNativeMap_V1&, const MethodILToNativeMap_V1&) = default;
+
+  /// MethodILToNativeMap_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ReJITID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt8
+    ::std::uint8_t MethodExtent() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(p_ + 16); }
+    // win:UInt16
+    ::std::uint16_t CountOfMapEntries() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 17); }
+    // win:UInt32, count CountOfMapEntries
+    ::clretw::ArrayView<::std::uint32_t> ILOffsets() const noexcept { return {p_ + 19, (seg_[1] - 19) / 4, 4}; }
+    // win:UInt32, count CountOfMapEntries
+    ::clretw::ArrayView<::std::uint32_t> NativeOffsets() const noexcept { return {p_ + seg_[1], (seg_[2] - seg_[1]) / 4, 4}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[2]); }
+    // win:UInt64
+    ::std::uint64_t ILVersionID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + seg_[2] + 2); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("ReJITID", ReJITID());
+      f("MethodExtent", MethodExtent());
+      f("CountOfMapEntries", CountOfMapEntries());
+      f("ILOffsets", ILOffsets());
+      f("NativeOffsets", NativeOffsets());
+      f("ClrInstanceID", ClrInstanceID());
+      f("ILVersionID", ILVersionID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodILToNativeMap_V1& out) const {
+      out.MethodID = MethodID();
+      out.ReJITID = ReJITID();
+      out.MethodExtent = MethodExtent();
+      out.CountOfMapEntries = CountOfMapEntries();
+      {
+        const auto v = ILOffsets();
+        out.ILOffsets.assign(v.begin(), v.end());
+      }
+      {
+        const auto v = NativeOffsets();
+        out.NativeOffsets.assign(v.begin(), v.end());
+      }
+      out.ClrInstanceID = ClrInstanceID();
+      out.ILVersionID = ILVersionID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ClrStackWalk (ClrEtwBuiltin.man:1379).
@@ -3454,6 +14235,96 @@ struct ClrStackWalk {
     f(d[4], s.Stack);
   }
   friend bool operator==(const ClrStackWalk&, const ClrStackWalk&) = default;
+
+  /// ClrStackWalk read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UInt8
+    ::std::uint8_t Reserved1() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(p_ + 2); }
+    // win:UInt8
+    ::std::uint8_t Reserved2() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(p_ + 3); }
+    // win:UInt32
+    ::std::uint32_t FrameCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:Pointer, count FrameCount
+    ::clretw::ArrayView<::std::uint64_t> Stack() const noexcept { return {p_ + 8, (seg_[1] - 8) / (PointerSize == 8 ? 8u : 4u), (PointerSize == 8 ? 8u : 4u)}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("Reserved1", Reserved1());
+      f("Reserved2", Reserved2());
+      f("FrameCount", FrameCount());
+      f("Stack", Stack());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ClrStackWalk& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.Reserved1 = Reserved1();
+      out.Reserved2 = Reserved2();
+      out.FrameCount = FrameCount();
+      {
+        const auto v = Stack();
+        out.Stack.assign(v.begin(), v.end());
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template AppDomainMemAllocated (ClrEtwBuiltin.man:1386).
@@ -3473,6 +14344,81 @@ struct AppDomainMemAllocated {
     f(d[2], s.ClrInstanceID);
   }
   friend bool operator==(const AppDomainMemAllocated&, const AppDomainMemAllocated&) = default;
+
+  /// AppDomainMemAllocated read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t Allocated() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 16); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("AppDomainID", AppDomainID());
+      f("Allocated", Allocated());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] AppDomainMemAllocated& out) const {
+      out.AppDomainID = AppDomainID();
+      out.Allocated = Allocated();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 18;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+      } else {
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template AppDomainMemSurvived (ClrEtwBuiltin.man:1391).
@@ -3494,6 +14440,85 @@ struct AppDomainMemSurvived {
     f(d[3], s.ClrInstanceID);
   }
   friend bool operator==(const AppDomainMemSurvived&, const AppDomainMemSurvived&) = default;
+
+  /// AppDomainMemSurvived read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t Survived() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ProcessSurvived() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 24); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("AppDomainID", AppDomainID());
+      f("Survived", Survived());
+      f("ProcessSurvived", ProcessSurvived());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] AppDomainMemSurvived& out) const {
+      out.AppDomainID = AppDomainID();
+      out.Survived = Survived();
+      out.ProcessSurvived = ProcessSurvived();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 26;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+      } else {
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ThreadCreated (ClrEtwBuiltin.man:1397).
@@ -3519,6 +14544,93 @@ struct ThreadCreated {
     f(d[5], s.ClrInstanceID);
   }
   friend bool operator==(const ThreadCreated&, const ThreadCreated&) = default;
+
+  /// ThreadCreated read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ManagedThreadID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt32, map ThreadFlagsMap
+    ::clretw::dotnet_runtime::ThreadFlagsMap Flags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::ThreadFlagsMap, 4>(p_ + 16); }
+    // win:UInt32
+    ::std::uint32_t ManagedThreadIndex() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 20); }
+    // win:UInt32
+    ::std::uint32_t OSThreadID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 24); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 28); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ManagedThreadID", ManagedThreadID());
+      f("AppDomainID", AppDomainID());
+      f("Flags", Flags());
+      f("ManagedThreadIndex", ManagedThreadIndex());
+      f("OSThreadID", OSThreadID());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ThreadCreated& out) const {
+      out.ManagedThreadID = ManagedThreadID();
+      out.AppDomainID = AppDomainID();
+      out.Flags = Flags();
+      out.ManagedThreadIndex = ManagedThreadIndex();
+      out.OSThreadID = OSThreadID();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 30;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 30) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 30;
+      } else {
+        if (n_ - pos_ < 30) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 30;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1405).
@@ -3538,6 +14650,81 @@ struct ThreadTerminatedOrTransition {
     f(d[2], s.ClrInstanceID);
   }
   friend bool operator==(const ThreadTerminatedOrTransition&, const ThreadTerminatedOrTransition&) = default;
+
+  /// ThreadTerminatedOrTransition read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ManagedThreadID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 16); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ManagedThreadID", ManagedThreadID());
+      f("AppDomainID", AppDomainID());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ThreadTerminatedOrTransition& out) const {
+      out.ManagedThreadID = ManagedThreadID();
+      out.AppDomainID = AppDomainID();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 18;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+      } else {
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ILStubGenerated (ClrEtwBuiltin.man:1410).
@@ -3573,6 +14760,177 @@ struct ILStubGenerated {
     f(d[10], s.StubMethodILCode);
   }
   friend bool operator==(const ILStubGenerated&, const ILStubGenerated&) = default;
+
+  /// ILStubGenerated read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 2); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t StubMethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 10); }
+    // win:UInt32, map ILStubGeneratedFlagsMap
+    ::clretw::dotnet_runtime::ILStubGeneratedFlagsMap StubFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::ILStubGeneratedFlagsMap, 4>(p_ + 18); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t ManagedInteropMethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 22); }
+    // win:UnicodeString
+    ::clretw::Utf16View ManagedInteropMethodNamespace() const noexcept { return {p_ + 26, ::clretw::string_text(p_ + 26, (seg_[1] - 26), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ManagedInteropMethodName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ManagedInteropMethodSignature() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View NativeMethodSignature() const noexcept { return {p_ + seg_[3], ::clretw::string_text(p_ + seg_[3], (seg_[4] - seg_[3]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View StubMethodSignature() const noexcept { return {p_ + seg_[4], ::clretw::string_text(p_ + seg_[4], (seg_[5] - seg_[4]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View StubMethodILCode() const noexcept { return {p_ + seg_[5], ::clretw::string_text(p_ + seg_[5], (seg_[6] - seg_[5]), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("ModuleID", ModuleID());
+      f("StubMethodID", StubMethodID());
+      f("StubFlags", StubFlags());
+      f("ManagedInteropMethodToken", ManagedInteropMethodToken());
+      f("ManagedInteropMethodNamespace", ManagedInteropMethodNamespace());
+      f("ManagedInteropMethodName", ManagedInteropMethodName());
+      f("ManagedInteropMethodSignature", ManagedInteropMethodSignature());
+      f("NativeMethodSignature", NativeMethodSignature());
+      f("StubMethodSignature", StubMethodSignature());
+      f("StubMethodILCode", StubMethodILCode());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ILStubGenerated& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.ModuleID = ModuleID();
+      out.StubMethodID = StubMethodID();
+      out.StubFlags = StubFlags();
+      out.ManagedInteropMethodToken = ManagedInteropMethodToken();
+      ManagedInteropMethodNamespace().append_utf8(out.ManagedInteropMethodNamespace);
+      ManagedInteropMethodName().append_utf8(out.ManagedInteropMethodName);
+      ManagedInteropMethodSignature().append_utf8(out.ManagedInteropMethodSignature);
+      NativeMethodSignature().append_utf8(out.NativeMethodSignature);
+      StubMethodSignature().append_utf8(out.StubMethodSignature);
+      StubMethodILCode().append_utf8(out.StubMethodILCode);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[7] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ILStubCacheHit (ClrEtwBuiltin.man:1423).
@@ -3600,6 +14958,125 @@ struct ILStubCacheHit {
     f(d[6], s.ManagedInteropMethodSignature);
   }
   friend bool operator==(const ILStubCacheHit&, const ILStubCacheHit&) = default;
+
+  /// ILStubCacheHit read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 2); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t StubMethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 10); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t ManagedInteropMethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 18); }
+    // win:UnicodeString
+    ::clretw::Utf16View ManagedInteropMethodNamespace() const noexcept { return {p_ + 22, ::clretw::string_text(p_ + 22, (seg_[1] - 22), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ManagedInteropMethodName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ManagedInteropMethodSignature() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("ModuleID", ModuleID());
+      f("StubMethodID", StubMethodID());
+      f("ManagedInteropMethodToken", ManagedInteropMethodToken());
+      f("ManagedInteropMethodNamespace", ManagedInteropMethodNamespace());
+      f("ManagedInteropMethodName", ManagedInteropMethodName());
+      f("ManagedInteropMethodSignature", ManagedInteropMethodSignature());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ILStubCacheHit& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.ModuleID = ModuleID();
+      out.StubMethodID = StubMethodID();
+      out.ManagedInteropMethodToken = ManagedInteropMethodToken();
+      ManagedInteropMethodNamespace().append_utf8(out.ManagedInteropMethodNamespace);
+      ManagedInteropMethodName().append_utf8(out.ManagedInteropMethodName);
+      ManagedInteropMethodSignature().append_utf8(out.ManagedInteropMethodSignature);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[4] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ModuleRange (ClrEtwBuiltin.man:1432).
@@ -3623,6 +15100,89 @@ struct ModuleRange {
     f(d[4], s.RangeType);
   }
   friend bool operator==(const ModuleRange&, const ModuleRange&) = default;
+
+  /// ModuleRange read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 2); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t RangeBegin() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 10); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t RangeSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 14); }
+    // win:UInt8, map ModuleRangeTypeMap
+    ::clretw::dotnet_runtime::ModuleRangeTypeMap RangeType() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::ModuleRangeTypeMap, 1>(p_ + 18); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("ModuleID", ModuleID());
+      f("RangeBegin", RangeBegin());
+      f("RangeSize", RangeSize());
+      f("RangeType", RangeType());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ModuleRange& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.ModuleID = ModuleID();
+      out.RangeBegin = RangeBegin();
+      out.RangeSize = RangeSize();
+      out.RangeType = RangeType();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 19;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+      } else {
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:1442).
@@ -3652,6 +15212,124 @@ struct BulkType_Values {
     f(d[7], s.TypeParameters);
   }
   friend bool operator==(const BulkType_Values&, const BulkType_Values&) = default;
+
+  /// BulkType_Values read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t TypeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt32
+    ::std::uint32_t TypeNameID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 16); }
+    // win:UInt32, map TypeFlagsMap
+    ::clretw::dotnet_runtime::TypeFlagsMap Flags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::TypeFlagsMap, 4>(p_ + 20); }
+    // win:UInt8
+    ::std::uint8_t CorElementType() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(p_ + 24); }
+    // win:UnicodeString
+    ::clretw::Utf16View Name() const noexcept { return {p_ + 25, ::clretw::string_text(p_ + 25, (seg_[1] - 25), 2, true) / 2}; }
+    // win:UInt32
+    ::std::uint32_t TypeParameterCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[1]); }
+    // win:UInt64 -> win:HexInt64, count TypeParameterCount
+    ::clretw::ArrayView<::std::uint64_t> TypeParameters() const noexcept { return {p_ + seg_[1] + 4, (seg_[2] - seg_[1] - 4) / 8, 8}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("TypeID", TypeID());
+      f("ModuleID", ModuleID());
+      f("TypeNameID", TypeNameID());
+      f("Flags", Flags());
+      f("CorElementType", CorElementType());
+      f("Name", Name());
+      f("TypeParameterCount", TypeParameterCount());
+      f("TypeParameters", TypeParameters());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] BulkType_Values& out) const {
+      out.TypeID = TypeID();
+      out.ModuleID = ModuleID();
+      out.TypeNameID = TypeNameID();
+      out.Flags = Flags();
+      out.CorElementType = CorElementType();
+      Name().append_utf8(out.Name);
+      out.TypeParameterCount = TypeParameterCount();
+      {
+        const auto v = TypeParameters();
+        out.TypeParameters.assign(v.begin(), v.end());
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 25) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 25;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[1] + 0);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 25) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 25;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[1] + 0);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template BulkType (ClrEtwBuiltin.man:1439).
@@ -3671,6 +15349,7 @@ struct BulkType {
     f(d[2], s.Values);
   }
   friend bool operator==(const BulkType&, const BulkType&) = default;
+
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:1457).
@@ -3692,6 +15371,85 @@ struct GCBulkRootEdge_Values {
     f(d[3], s.GCRootID);
   }
   friend bool operator==(const GCBulkRootEdge_Values&, const GCBulkRootEdge_Values&) = default;
+
+  /// GCBulkRootEdge_Values read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer
+    ::std::uint64_t RootedNodeAddress() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:UInt8, map GCRootKindMap
+    ::clretw::dotnet_runtime::GCRootKindMap GCRootKind() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCRootKindMap, 1>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:UInt32, map GCRootFlagsMap
+    ::clretw::dotnet_runtime::GCRootFlagsMap GCRootFlag() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCRootFlagsMap, 4>(p_ + (PointerSize == 8 ? 9u : 5u)); }
+    // win:Pointer
+    ::std::uint64_t GCRootID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 13u : 9u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("RootedNodeAddress", RootedNodeAddress());
+      f("GCRootKind", GCRootKind());
+      f("GCRootFlag", GCRootFlag());
+      f("GCRootID", GCRootID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCBulkRootEdge_Values& out) const {
+      out.RootedNodeAddress = RootedNodeAddress();
+      out.GCRootKind = GCRootKind();
+      out.GCRootFlag = GCRootFlag();
+      out.GCRootID = GCRootID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 21u : 13u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 21) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 21;
+      } else {
+        if (n_ - pos_ < 13) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 13;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCBulkRootEdge (ClrEtwBuiltin.man:1453).
@@ -3713,6 +15471,93 @@ struct GCBulkRootEdge {
     f(d[3], s.Values);
   }
   friend bool operator==(const GCBulkRootEdge&, const GCBulkRootEdge&) = default;
+
+  /// GCBulkRootEdge read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Index() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+    // struct, count Count
+    ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCBulkRootEdge_Values::View<PointerSize>> Values() const noexcept { return {p_ + 10, (seg_[1] - 10) / (PointerSize == 8 ? 21u : 13u)}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Index", Index());
+      f("Count", Count());
+      f("ClrInstanceID", ClrInstanceID());
+      f("Values", Values());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCBulkRootEdge& out) const {
+      out.Index = Index();
+      out.Count = Count();
+      out.ClrInstanceID = ClrInstanceID();
+      {
+        const auto r = Values();
+        out.Values.resize(r.size());
+        for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 21) return false;
+          pos_ += count * 21;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 13) return false;
+          pos_ += count * 13;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:1467).
@@ -3740,6 +15585,97 @@ struct GCBulkRootCCW_Values {
     f(d[6], s.Flags);
   }
   friend bool operator==(const GCBulkRootCCW_Values&, const GCBulkRootCCW_Values&) = default;
+
+  /// GCBulkRootCCW_Values read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t GCRootID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t TypeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t IUnknown() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 24); }
+    // win:UInt32
+    ::std::uint32_t RefCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 32); }
+    // win:UInt32
+    ::std::uint32_t PeggedRefCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 36); }
+    // win:UInt32, map GCRootCCWFlagsMap
+    ::clretw::dotnet_runtime::GCRootCCWFlagsMap Flags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCRootCCWFlagsMap, 4>(p_ + 40); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("GCRootID", GCRootID());
+      f("ObjectID", ObjectID());
+      f("TypeID", TypeID());
+      f("IUnknown", IUnknown());
+      f("RefCount", RefCount());
+      f("PeggedRefCount", PeggedRefCount());
+      f("Flags", Flags());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCBulkRootCCW_Values& out) const {
+      out.GCRootID = GCRootID();
+      out.ObjectID = ObjectID();
+      out.TypeID = TypeID();
+      out.IUnknown = IUnknown();
+      out.RefCount = RefCount();
+      out.PeggedRefCount = PeggedRefCount();
+      out.Flags = Flags();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 44;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 44) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 44;
+      } else {
+        if (n_ - pos_ < 44) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 44;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCBulkRootCCW (ClrEtwBuiltin.man:1464).
@@ -3759,6 +15695,89 @@ struct GCBulkRootCCW {
     f(d[2], s.Values);
   }
   friend bool operator==(const GCBulkRootCCW&, const GCBulkRootCCW&) = default;
+
+  /// GCBulkRootCCW read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 4); }
+    // struct, count Count
+    ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCBulkRootCCW_Values::View<PointerSize>> Values() const noexcept { return {p_ + 6, (seg_[1] - 6) / 44}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Count", Count());
+      f("ClrInstanceID", ClrInstanceID());
+      f("Values", Values());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCBulkRootCCW& out) const {
+      out.Count = Count();
+      out.ClrInstanceID = ClrInstanceID();
+      {
+        const auto r = Values();
+        out.Values.resize(r.size());
+        for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 0);
+          if (count > (n_ - pos_) / 44) return false;
+          pos_ += count * 44;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 0);
+          if (count > (n_ - pos_) / 44) return false;
+          pos_ += count * 44;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:1480).
@@ -3784,6 +15803,93 @@ struct GCBulkRCW_Values {
     f(d[5], s.Flags);
   }
   friend bool operator==(const GCBulkRCW_Values&, const GCBulkRCW_Values&) = default;
+
+  /// GCBulkRCW_Values read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t TypeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t IUnknown() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t VTable() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 24); }
+    // win:UInt32
+    ::std::uint32_t RefCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 32); }
+    // win:UInt32
+    ::std::uint32_t Flags() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 36); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ObjectID", ObjectID());
+      f("TypeID", TypeID());
+      f("IUnknown", IUnknown());
+      f("VTable", VTable());
+      f("RefCount", RefCount());
+      f("Flags", Flags());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCBulkRCW_Values& out) const {
+      out.ObjectID = ObjectID();
+      out.TypeID = TypeID();
+      out.IUnknown = IUnknown();
+      out.VTable = VTable();
+      out.RefCount = RefCount();
+      out.Flags = Flags();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 40;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 40) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 40;
+      } else {
+        if (n_ - pos_ < 40) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 40;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCBulkRCW (ClrEtwBuiltin.man:1477).
@@ -3803,6 +15909,89 @@ struct GCBulkRCW {
     f(d[2], s.Values);
   }
   friend bool operator==(const GCBulkRCW&, const GCBulkRCW&) = default;
+
+  /// GCBulkRCW read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 4); }
+    // struct, count Count
+    ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCBulkRCW_Values::View<PointerSize>> Values() const noexcept { return {p_ + 6, (seg_[1] - 6) / 40}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Count", Count());
+      f("ClrInstanceID", ClrInstanceID());
+      f("Values", Values());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCBulkRCW& out) const {
+      out.Count = Count();
+      out.ClrInstanceID = ClrInstanceID();
+      {
+        const auto r = Values();
+        out.Values.resize(r.size());
+        for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 0);
+          if (count > (n_ - pos_) / 40) return false;
+          pos_ += count * 40;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 0);
+          if (count > (n_ - pos_) / 40) return false;
+          pos_ += count * 40;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:1493).
@@ -3826,6 +16015,93 @@ struct GCBulkRootStaticVar_Values {
     f(d[4], s.FieldName);
   }
   friend bool operator==(const GCBulkRootStaticVar_Values&, const GCBulkRootStaticVar_Values&) = default;
+
+  /// GCBulkRootStaticVar_Values read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t GCRootID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t TypeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt32, map GCRootStaticVarFlagsMap
+    ::clretw::dotnet_runtime::GCRootStaticVarFlagsMap Flags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCRootStaticVarFlagsMap, 4>(p_ + 24); }
+    // win:UnicodeString
+    ::clretw::Utf16View FieldName() const noexcept { return {p_ + 28, ::clretw::string_text(p_ + 28, (seg_[1] - 28), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("GCRootID", GCRootID());
+      f("ObjectID", ObjectID());
+      f("TypeID", TypeID());
+      f("Flags", Flags());
+      f("FieldName", FieldName());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCBulkRootStaticVar_Values& out) const {
+      out.GCRootID = GCRootID();
+      out.ObjectID = ObjectID();
+      out.TypeID = TypeID();
+      out.Flags = Flags();
+      FieldName().append_utf8(out.FieldName);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 28) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 28;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 28) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 28;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCBulkRootStaticVar (ClrEtwBuiltin.man:1489).
@@ -3847,6 +16123,7 @@ struct GCBulkRootStaticVar {
     f(d[3], s.Values);
   }
   friend bool operator==(const GCBulkRootStaticVar&, const GCBulkRootStaticVar&) = default;
+
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:1505).
@@ -3866,6 +16143,81 @@ struct GCBulkRootConditionalWeakTableElementEdge_Values {
     f(d[2], s.GCRootID);
   }
   friend bool operator==(const GCBulkRootConditionalWeakTableElementEdge_Values&, const GCBulkRootConditionalWeakTableElementEdge_Values&) = default;
+
+  /// GCBulkRootConditionalWeakTableElementEdge_Values read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer
+    ::std::uint64_t GCKeyNodeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:Pointer
+    ::std::uint64_t GCValueNodeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:Pointer
+    ::std::uint64_t GCRootID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 16u : 8u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("GCKeyNodeID", GCKeyNodeID());
+      f("GCValueNodeID", GCValueNodeID());
+      f("GCRootID", GCRootID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCBulkRootConditionalWeakTableElementEdge_Values& out) const {
+      out.GCKeyNodeID = GCKeyNodeID();
+      out.GCValueNodeID = GCValueNodeID();
+      out.GCRootID = GCRootID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 24u : 12u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+      } else {
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCBulkRootConditionalWeakTableElementEdge (ClrEtwBuiltin.man:1501).
@@ -3887,6 +16239,93 @@ struct GCBulkRootConditionalWeakTableElementEdge {
     f(d[3], s.Values);
   }
   friend bool operator==(const GCBulkRootConditionalWeakTableElementEdge&, const GCBulkRootConditionalWeakTableElementEdge&) = default;
+
+  /// GCBulkRootConditionalWeakTableElementEdge read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Index() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+    // struct, count Count
+    ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCBulkRootConditionalWeakTableElementEdge_Values::View<PointerSize>> Values() const noexcept { return {p_ + 10, (seg_[1] - 10) / (PointerSize == 8 ? 24u : 12u)}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Index", Index());
+      f("Count", Count());
+      f("ClrInstanceID", ClrInstanceID());
+      f("Values", Values());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCBulkRootConditionalWeakTableElementEdge& out) const {
+      out.Index = Index();
+      out.Count = Count();
+      out.ClrInstanceID = ClrInstanceID();
+      {
+        const auto r = Values();
+        out.Values.resize(r.size());
+        for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 24) return false;
+          pos_ += count * 24;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 12) return false;
+          pos_ += count * 12;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:1515).
@@ -3908,6 +16347,85 @@ struct GCBulkNode_Values {
     f(d[3], s.EdgeCount);
   }
   friend bool operator==(const GCBulkNode_Values&, const GCBulkNode_Values&) = default;
+
+  /// GCBulkNode_Values read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer
+    ::std::uint64_t Address() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:UInt64
+    ::std::uint64_t Size() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:UInt64
+    ::std::uint64_t TypeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 16u : 12u)); }
+    // win:UInt64
+    ::std::uint64_t EdgeCount() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 24u : 20u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Address", Address());
+      f("Size", Size());
+      f("TypeID", TypeID());
+      f("EdgeCount", EdgeCount());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCBulkNode_Values& out) const {
+      out.Address = Address();
+      out.Size = Size();
+      out.TypeID = TypeID();
+      out.EdgeCount = EdgeCount();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 32u : 28u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+      } else {
+        if (n_ - pos_ < 28) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 28;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCBulkNode (ClrEtwBuiltin.man:1511).
@@ -3929,6 +16447,93 @@ struct GCBulkNode {
     f(d[3], s.Values);
   }
   friend bool operator==(const GCBulkNode&, const GCBulkNode&) = default;
+
+  /// GCBulkNode read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Index() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+    // struct, count Count
+    ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCBulkNode_Values::View<PointerSize>> Values() const noexcept { return {p_ + 10, (seg_[1] - 10) / (PointerSize == 8 ? 32u : 28u)}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Index", Index());
+      f("Count", Count());
+      f("ClrInstanceID", ClrInstanceID());
+      f("Values", Values());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCBulkNode& out) const {
+      out.Index = Index();
+      out.Count = Count();
+      out.ClrInstanceID = ClrInstanceID();
+      {
+        const auto r = Values();
+        out.Values.resize(r.size());
+        for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 32) return false;
+          pos_ += count * 32;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 28) return false;
+          pos_ += count * 28;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:1526).
@@ -3946,6 +16551,77 @@ struct GCBulkEdge_Values {
     f(d[1], s.ReferencingFieldID);
   }
   friend bool operator==(const GCBulkEdge_Values&, const GCBulkEdge_Values&) = default;
+
+  /// GCBulkEdge_Values read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t Value() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:UInt32
+    ::std::uint32_t ReferencingFieldID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Value", Value());
+      f("ReferencingFieldID", ReferencingFieldID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCBulkEdge_Values& out) const {
+      out.Value = Value();
+      out.ReferencingFieldID = ReferencingFieldID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 12u : 8u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCBulkEdge (ClrEtwBuiltin.man:1522).
@@ -3967,6 +16643,93 @@ struct GCBulkEdge {
     f(d[3], s.Values);
   }
   friend bool operator==(const GCBulkEdge&, const GCBulkEdge&) = default;
+
+  /// GCBulkEdge read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Index() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+    // struct, count Count
+    ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCBulkEdge_Values::View<PointerSize>> Values() const noexcept { return {p_ + 10, (seg_[1] - 10) / (PointerSize == 8 ? 12u : 8u)}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Index", Index());
+      f("Count", Count());
+      f("ClrInstanceID", ClrInstanceID());
+      f("Values", Values());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCBulkEdge& out) const {
+      out.Index = Index();
+      out.Count = Count();
+      out.ClrInstanceID = ClrInstanceID();
+      {
+        const auto r = Values();
+        out.Values.resize(r.size());
+        for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 12) return false;
+          pos_ += count * 12;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCSampledObjectAllocation (ClrEtwBuiltin.man:1531).
@@ -3990,6 +16753,89 @@ struct GCSampledObjectAllocation {
     f(d[4], s.ClrInstanceID);
   }
   friend bool operator==(const GCSampledObjectAllocation&, const GCSampledObjectAllocation&) = default;
+
+  /// GCSampledObjectAllocation read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer
+    ::std::uint64_t Address() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:Pointer
+    ::std::uint64_t TypeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:UInt32
+    ::std::uint32_t ObjectCountForTypeSample() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 16u : 8u)); }
+    // win:UInt64
+    ::std::uint64_t TotalSizeForTypeSample() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 20u : 12u)); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + (PointerSize == 8 ? 28u : 20u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Address", Address());
+      f("TypeID", TypeID());
+      f("ObjectCountForTypeSample", ObjectCountForTypeSample());
+      f("TotalSizeForTypeSample", TotalSizeForTypeSample());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCSampledObjectAllocation& out) const {
+      out.Address = Address();
+      out.TypeID = TypeID();
+      out.ObjectCountForTypeSample = ObjectCountForTypeSample();
+      out.TotalSizeForTypeSample = TotalSizeForTypeSample();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 30u : 22u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 30) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 30;
+      } else {
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:1542).
@@ -4007,6 +16853,77 @@ struct GCBulkSurvivingObjectRanges_Values {
     f(d[1], s.RangeLength);
   }
   friend bool operator==(const GCBulkSurvivingObjectRanges_Values&, const GCBulkSurvivingObjectRanges_Values&) = default;
+
+  /// GCBulkSurvivingObjectRanges_Values read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t RangeBase() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:UInt64
+    ::std::uint64_t RangeLength() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("RangeBase", RangeBase());
+      f("RangeLength", RangeLength());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCBulkSurvivingObjectRanges_Values& out) const {
+      out.RangeBase = RangeBase();
+      out.RangeLength = RangeLength();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 16u : 12u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+      } else {
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCBulkSurvivingObjectRanges (ClrEtwBuiltin.man:1538).
@@ -4028,6 +16945,93 @@ struct GCBulkSurvivingObjectRanges {
     f(d[3], s.Values);
   }
   friend bool operator==(const GCBulkSurvivingObjectRanges&, const GCBulkSurvivingObjectRanges&) = default;
+
+  /// GCBulkSurvivingObjectRanges read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Index() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+    // struct, count Count
+    ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCBulkSurvivingObjectRanges_Values::View<PointerSize>> Values() const noexcept { return {p_ + 10, (seg_[1] - 10) / (PointerSize == 8 ? 16u : 12u)}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Index", Index());
+      f("Count", Count());
+      f("ClrInstanceID", ClrInstanceID());
+      f("Values", Values());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCBulkSurvivingObjectRanges& out) const {
+      out.Index = Index();
+      out.Count = Count();
+      out.ClrInstanceID = ClrInstanceID();
+      {
+        const auto r = Values();
+        out.Values.resize(r.size());
+        for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 16) return false;
+          pos_ += count * 16;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 12) return false;
+          pos_ += count * 12;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:1551).
@@ -4047,6 +17051,81 @@ struct GCBulkMovedObjectRanges_Values {
     f(d[2], s.RangeLength);
   }
   friend bool operator==(const GCBulkMovedObjectRanges_Values&, const GCBulkMovedObjectRanges_Values&) = default;
+
+  /// GCBulkMovedObjectRanges_Values read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t OldRangeBase() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t NewRangeBase() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:UInt64
+    ::std::uint64_t RangeLength() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 16u : 8u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("OldRangeBase", OldRangeBase());
+      f("NewRangeBase", NewRangeBase());
+      f("RangeLength", RangeLength());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCBulkMovedObjectRanges_Values& out) const {
+      out.OldRangeBase = OldRangeBase();
+      out.NewRangeBase = NewRangeBase();
+      out.RangeLength = RangeLength();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 24u : 16u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+      } else {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCBulkMovedObjectRanges (ClrEtwBuiltin.man:1547).
@@ -4068,6 +17147,93 @@ struct GCBulkMovedObjectRanges {
     f(d[3], s.Values);
   }
   friend bool operator==(const GCBulkMovedObjectRanges&, const GCBulkMovedObjectRanges&) = default;
+
+  /// GCBulkMovedObjectRanges read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Index() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+    // struct, count Count
+    ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCBulkMovedObjectRanges_Values::View<PointerSize>> Values() const noexcept { return {p_ + 10, (seg_[1] - 10) / (PointerSize == 8 ? 24u : 16u)}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Index", Index());
+      f("Count", Count());
+      f("ClrInstanceID", ClrInstanceID());
+      f("Values", Values());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCBulkMovedObjectRanges& out) const {
+      out.Index = Index();
+      out.Count = Count();
+      out.ClrInstanceID = ClrInstanceID();
+      {
+        const auto r = Values();
+        out.Values.resize(r.size());
+        for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 24) return false;
+          pos_ += count * 24;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 16) return false;
+          pos_ += count * 16;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCGenerationRange (ClrEtwBuiltin.man:1557).
@@ -4091,6 +17257,89 @@ struct GCGenerationRange {
     f(d[4], s.ClrInstanceID);
   }
   friend bool operator==(const GCGenerationRange&, const GCGenerationRange&) = default;
+
+  /// GCGenerationRange read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt8
+    ::std::uint8_t Generation() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(p_); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t RangeStart() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + 1); }
+    // win:UInt64
+    ::std::uint64_t RangeUsedLength() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 9u : 5u)); }
+    // win:UInt64
+    ::std::uint64_t RangeReservedLength() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 17u : 13u)); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + (PointerSize == 8 ? 25u : 21u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Generation", Generation());
+      f("RangeStart", RangeStart());
+      f("RangeUsedLength", RangeUsedLength());
+      f("RangeReservedLength", RangeReservedLength());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCGenerationRange& out) const {
+      out.Generation = Generation();
+      out.RangeStart = RangeStart();
+      out.RangeUsedLength = RangeUsedLength();
+      out.RangeReservedLength = RangeReservedLength();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 27u : 23u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 27) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 27;
+      } else {
+        if (n_ - pos_ < 23) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 23;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template CodeSymbols (ClrEtwBuiltin.man:1564).
@@ -4116,6 +17365,7 @@ struct CodeSymbols {
     f(d[5], s.ClrInstanceID);
   }
   friend bool operator==(const CodeSymbols&, const CodeSymbols&) = default;
+
 };
 
 /// Template TieredCompilationEmpty (ClrEtwBuiltin.man:1572).
@@ -4131,6 +17381,73 @@ struct TieredCompilationEmpty {
     f(d[0], s.ClrInstanceID);
   }
   friend bool operator==(const TieredCompilationEmpty&, const TieredCompilationEmpty&) = default;
+
+  /// TieredCompilationEmpty read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] TieredCompilationEmpty& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 2;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template TieredCompilationSettings (ClrEtwBuiltin.man:1575).
@@ -4148,6 +17465,77 @@ struct TieredCompilationSettings {
     f(d[1], s.Flags);
   }
   friend bool operator==(const TieredCompilationSettings&, const TieredCompilationSettings&) = default;
+
+  /// TieredCompilationSettings read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UInt32 -> win:HexInt32, map TieredCompilationSettingsFlagsMap
+    ::clretw::dotnet_runtime::TieredCompilationSettingsFlagsMap Flags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::TieredCompilationSettingsFlagsMap, 4>(p_ + 2); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("Flags", Flags());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] TieredCompilationSettings& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.Flags = Flags();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 6;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template TieredCompilationResume (ClrEtwBuiltin.man:1579).
@@ -4165,6 +17553,77 @@ struct TieredCompilationResume {
     f(d[1], s.NewMethodCount);
   }
   friend bool operator==(const TieredCompilationResume&, const TieredCompilationResume&) = default;
+
+  /// TieredCompilationResume read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UInt32
+    ::std::uint32_t NewMethodCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 2); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("NewMethodCount", NewMethodCount());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] TieredCompilationResume& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.NewMethodCount = NewMethodCount();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 6;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template TieredCompilationBackgroundJitStart (ClrEtwBuiltin.man:1583).
@@ -4182,6 +17641,77 @@ struct TieredCompilationBackgroundJitStart {
     f(d[1], s.PendingMethodCount);
   }
   friend bool operator==(const TieredCompilationBackgroundJitStart&, const TieredCompilationBackgroundJitStart&) = default;
+
+  /// TieredCompilationBackgroundJitStart read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UInt32
+    ::std::uint32_t PendingMethodCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 2); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("PendingMethodCount", PendingMethodCount());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] TieredCompilationBackgroundJitStart& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.PendingMethodCount = PendingMethodCount();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 6;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template TieredCompilationBackgroundJitStop (ClrEtwBuiltin.man:1587).
@@ -4201,6 +17731,81 @@ struct TieredCompilationBackgroundJitStop {
     f(d[2], s.JittedMethodCount);
   }
   friend bool operator==(const TieredCompilationBackgroundJitStop&, const TieredCompilationBackgroundJitStop&) = default;
+
+  /// TieredCompilationBackgroundJitStop read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UInt32
+    ::std::uint32_t PendingMethodCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 2); }
+    // win:UInt32
+    ::std::uint32_t JittedMethodCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 6); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("PendingMethodCount", PendingMethodCount());
+      f("JittedMethodCount", JittedMethodCount());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] TieredCompilationBackgroundJitStop& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.PendingMethodCount = PendingMethodCount();
+      out.JittedMethodCount = JittedMethodCount();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 10;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template JitInstrumentationData (ClrEtwBuiltin.man:1592).
@@ -4224,6 +17829,7 @@ struct JitInstrumentationData {
     f(d[4], s.Data);
   }
   friend bool operator==(const JitInstrumentationData&, const JitInstrumentationData&) = default;
+
 };
 
 /// Template JitInstrumentationDataVerbose (ClrEtwBuiltin.man:1599).
@@ -4257,6 +17863,7 @@ struct JitInstrumentationDataVerbose {
     f(d[9], s.Data);
   }
   friend bool operator==(const JitInstrumentationDataVerbose&, const JitInstrumentationDataVerbose&) = default;
+
 };
 
 /// Template ExecutionCheckpoint (ClrEtwBuiltin.man:1611).
@@ -4276,6 +17883,89 @@ struct ExecutionCheckpoint {
     f(d[2], s.Timestamp);
   }
   friend bool operator==(const ExecutionCheckpoint&, const ExecutionCheckpoint&) = default;
+
+  /// ExecutionCheckpoint read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UnicodeString
+    ::clretw::Utf16View Name() const noexcept { return {p_ + 2, ::clretw::string_text(p_ + 2, (seg_[1] - 2), 2, true) / 2}; }
+    // win:Int64
+    ::std::int64_t Timestamp() const noexcept { return ::clretw::load_value_w<::std::int64_t, 8>(p_ + seg_[1]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("Name", Name());
+      f("Timestamp", Timestamp());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ExecutionCheckpoint& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      Name().append_utf8(out.Name);
+      out.Timestamp = Timestamp();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 8) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      } else {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 8) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ProfilerMessage (ClrEtwBuiltin.man:1616).
@@ -4293,6 +17983,81 @@ struct ProfilerMessage {
     f(d[1], s.Message);
   }
   friend bool operator==(const ProfilerMessage&, const ProfilerMessage&) = default;
+
+  /// ProfilerMessage read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UnicodeString
+    ::clretw::Utf16View Message() const noexcept { return {p_ + 2, ::clretw::string_text(p_ + 2, (seg_[1] - 2), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("Message", Message());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ProfilerMessage& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      Message().append_utf8(out.Message);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template YieldProcessorMeasurement (ClrEtwBuiltin.man:1620).
@@ -4312,6 +18077,81 @@ struct YieldProcessorMeasurement {
     f(d[2], s.EstablishedNsPerYield);
   }
   friend bool operator==(const YieldProcessorMeasurement&, const YieldProcessorMeasurement&) = default;
+
+  /// YieldProcessorMeasurement read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:Double
+    double NsPerYield() const noexcept { return ::clretw::load_value_w<double, 8>(p_ + 2); }
+    // win:Double
+    double EstablishedNsPerYield() const noexcept { return ::clretw::load_value_w<double, 8>(p_ + 10); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("NsPerYield", NsPerYield());
+      f("EstablishedNsPerYield", EstablishedNsPerYield());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] YieldProcessorMeasurement& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.NsPerYield = NsPerYield();
+      out.EstablishedNsPerYield = EstablishedNsPerYield();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 18;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+      } else {
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template LockCreated (ClrEtwBuiltin.man:1625).
@@ -4331,6 +18171,81 @@ struct LockCreated {
     f(d[2], s.ClrInstanceID);
   }
   friend bool operator==(const LockCreated&, const LockCreated&) = default;
+
+  /// LockCreated read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer
+    ::std::uint64_t LockID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:Pointer
+    ::std::uint64_t AssociatedObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + (PointerSize == 8 ? 16u : 8u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("LockID", LockID());
+      f("AssociatedObjectID", AssociatedObjectID());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] LockCreated& out) const {
+      out.LockID = LockID();
+      out.AssociatedObjectID = AssociatedObjectID();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 18u : 10u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template WaitHandleWaitStart (ClrEtwBuiltin.man:1631).
@@ -4350,6 +18265,81 @@ struct WaitHandleWaitStart {
     f(d[2], s.ClrInstanceID);
   }
   friend bool operator==(const WaitHandleWaitStart&, const WaitHandleWaitStart&) = default;
+
+  /// WaitHandleWaitStart read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt8, map WaitHandleWaitSourceMap
+    ::clretw::dotnet_runtime::WaitHandleWaitSourceMap WaitSource() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::WaitHandleWaitSourceMap, 1>(p_); }
+    // win:Pointer
+    ::std::uint64_t AssociatedObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + 1); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + (PointerSize == 8 ? 9u : 5u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("WaitSource", WaitSource());
+      f("AssociatedObjectID", AssociatedObjectID());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] WaitHandleWaitStart& out) const {
+      out.WaitSource = WaitSource();
+      out.AssociatedObjectID = AssociatedObjectID();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 11u : 7u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 11) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 11;
+      } else {
+        if (n_ - pos_ < 7) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 7;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template WaitHandleWaitStop (ClrEtwBuiltin.man:1637).
@@ -4365,6 +18355,73 @@ struct WaitHandleWaitStop {
     f(d[0], s.ClrInstanceID);
   }
   friend bool operator==(const WaitHandleWaitStop&, const WaitHandleWaitStop&) = default;
+
+  /// WaitHandleWaitStop read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] WaitHandleWaitStop& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 2;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template AllocationSampled (ClrEtwBuiltin.man:1641).
@@ -4392,6 +18449,105 @@ struct AllocationSampled {
     f(d[6], s.SampledByteOffset);
   }
   friend bool operator==(const AllocationSampled&, const AllocationSampled&) = default;
+
+  /// AllocationSampled read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32, map GCAllocationKindMap
+    ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCAllocationKindMap, 4>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 4); }
+    // win:Pointer
+    ::std::uint64_t TypeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + 6); }
+    // win:UnicodeString
+    ::clretw::Utf16View TypeName() const noexcept { return {p_ + (PointerSize == 8 ? 14u : 10u), ::clretw::string_text(p_ + (PointerSize == 8 ? 14u : 10u), (seg_[1] - (PointerSize == 8 ? 14u : 10u)), 2, true) / 2}; }
+    // win:Pointer
+    ::std::uint64_t Address() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + seg_[1]); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ObjectSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + seg_[1] + (PointerSize == 8 ? 8u : 4u)); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t SampledByteOffset() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + seg_[1] + (PointerSize == 8 ? 16u : 12u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("AllocationKind", AllocationKind());
+      f("ClrInstanceID", ClrInstanceID());
+      f("TypeID", TypeID());
+      f("TypeName", TypeName());
+      f("Address", Address());
+      f("ObjectSize", ObjectSize());
+      f("SampledByteOffset", SampledByteOffset());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] AllocationSampled& out) const {
+      out.AllocationKind = AllocationKind();
+      out.ClrInstanceID = ClrInstanceID();
+      out.TypeID = TypeID();
+      TypeName().append_utf8(out.TypeName);
+      out.Address = Address();
+      out.ObjectSize = ObjectSize();
+      out.SampledByteOffset = SampledByteOffset();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 14) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 24) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 20) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 }  // namespace templates

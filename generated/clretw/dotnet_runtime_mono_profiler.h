@@ -237,6 +237,9 @@ enum class GCRootTypeMap : ::std::uint32_t {
 // encode_payload, payload.h). Count and length fields must match the sizes of
 // the data they describe. for_each_field(s, f) calls
 // f(const clretw::FieldDesc&, member) for every field of s, in wire order.
+// Most structs also have a layout view, View<PointerSize>: their payload read in
+// place with no copy, checked once by verify() (see the zero-copy views below,
+// which merge all versions of an event).
 
 namespace templates {
 
@@ -257,6 +260,81 @@ struct ContextLoadedUnloaded {
     f(d[2], s.ContextID);
   }
   friend bool operator==(const ContextLoadedUnloaded&, const ContextLoadedUnloaded&) = default;
+
+  /// ContextLoadedUnloaded read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ContextID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 16u : 12u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ObjectID", ObjectID());
+      f("AppDomainID", AppDomainID());
+      f("ContextID", ContextID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ContextLoadedUnloaded& out) const {
+      out.ObjectID = ObjectID();
+      out.AppDomainID = AppDomainID();
+      out.ContextID = ContextID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 24u : 20u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+      } else {
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template AppDomainLoadUnload (ClrEtwBuiltin.man:3304).
@@ -272,6 +350,73 @@ struct AppDomainLoadUnload {
     f(d[0], s.AppDomainID);
   }
   friend bool operator==(const AppDomainLoadUnload&, const AppDomainLoadUnload&) = default;
+
+  /// AppDomainLoadUnload read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("AppDomainID", AppDomainID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] AppDomainLoadUnload& out) const {
+      out.AppDomainID = AppDomainID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 8;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template AppDomainName (ClrEtwBuiltin.man:3307).
@@ -289,6 +434,81 @@ struct AppDomainName {
     f(d[1], s.AppDomainName_);
   }
   friend bool operator==(const AppDomainName&, const AppDomainName&) = default;
+
+  /// AppDomainName read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UnicodeString
+    ::clretw::Utf16View AppDomainName_() const noexcept { return {p_ + 8, ::clretw::string_text(p_ + 8, (seg_[1] - 8), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("AppDomainID", AppDomainID());
+      f("AppDomainName", AppDomainName_());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] AppDomainName& out) const {
+      out.AppDomainID = AppDomainID();
+      AppDomainName_().append_utf8(out.AppDomainName_);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template JitBeginFailedDone (ClrEtwBuiltin.man:3311).
@@ -308,6 +528,81 @@ struct JitBeginFailedDone {
     f(d[2], s.MethodToken);
   }
   friend bool operator==(const JitBeginFailedDone&, const JitBeginFailedDone&) = default;
+
+  /// JitBeginFailedDone read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 16); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("ModuleID", ModuleID());
+      f("MethodToken", MethodToken());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] JitBeginFailedDone& out) const {
+      out.MethodID = MethodID();
+      out.ModuleID = ModuleID();
+      out.MethodToken = MethodToken();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 20;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+      } else {
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template JitChunkCreated (ClrEtwBuiltin.man:3316).
@@ -325,6 +620,77 @@ struct JitChunkCreated {
     f(d[1], s.ChunkSize);
   }
   friend bool operator==(const JitChunkCreated&, const JitChunkCreated&) = default;
+
+  /// JitChunkCreated read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t ChunkID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ChunkSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ChunkID", ChunkID());
+      f("ChunkSize", ChunkSize());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] JitChunkCreated& out) const {
+      out.ChunkID = ChunkID();
+      out.ChunkSize = ChunkSize();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 16u : 12u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+      } else {
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template JitChunkDestroyed (ClrEtwBuiltin.man:3320).
@@ -340,6 +706,73 @@ struct JitChunkDestroyed {
     f(d[0], s.ChunkID);
   }
   friend bool operator==(const JitChunkDestroyed&, const JitChunkDestroyed&) = default;
+
+  /// JitChunkDestroyed read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t ChunkID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ChunkID", ChunkID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] JitChunkDestroyed& out) const {
+      out.ChunkID = ChunkID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 8u : 4u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      } else {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template JitCodeBuffer (ClrEtwBuiltin.man:3323).
@@ -359,6 +792,81 @@ struct JitCodeBuffer {
     f(d[2], s.BufferType);
   }
   friend bool operator==(const JitCodeBuffer&, const JitCodeBuffer&) = default;
+
+  /// JitCodeBuffer read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t BufferID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t BufferSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:UInt8, map JitCodeBufferTypeMap
+    ::clretw::dotnet_runtime_mono_profiler::JitCodeBufferTypeMap BufferType() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_mono_profiler::JitCodeBufferTypeMap, 1>(p_ + (PointerSize == 8 ? 16u : 12u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("BufferID", BufferID());
+      f("BufferSize", BufferSize());
+      f("BufferType", BufferType());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] JitCodeBuffer& out) const {
+      out.BufferID = BufferID();
+      out.BufferSize = BufferSize();
+      out.BufferType = BufferType();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 17u : 13u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 17) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 17;
+      } else {
+        if (n_ - pos_ < 13) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 13;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ClassLoadingFailed (ClrEtwBuiltin.man:3328).
@@ -376,6 +884,77 @@ struct ClassLoadingFailed {
     f(d[1], s.ModuleID);
   }
   friend bool operator==(const ClassLoadingFailed&, const ClassLoadingFailed&) = default;
+
+  /// ClassLoadingFailed read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ClassID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClassID", ClassID());
+      f("ModuleID", ModuleID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ClassLoadingFailed& out) const {
+      out.ClassID = ClassID();
+      out.ModuleID = ModuleID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 16;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+      } else {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ClassLoaded (ClrEtwBuiltin.man:3332).
@@ -395,6 +974,85 @@ struct ClassLoaded {
     f(d[2], s.ClassName);
   }
   friend bool operator==(const ClassLoaded&, const ClassLoaded&) = default;
+
+  /// ClassLoaded read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ClassID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UnicodeString
+    ::clretw::Utf16View ClassName() const noexcept { return {p_ + 16, ::clretw::string_text(p_ + 16, (seg_[1] - 16), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClassID", ClassID());
+      f("ModuleID", ModuleID());
+      f("ClassName", ClassName());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ClassLoaded& out) const {
+      out.ClassID = ClassID();
+      out.ModuleID = ModuleID();
+      ClassName().append_utf8(out.ClassName);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template VTableLoadingFailedLoaded (ClrEtwBuiltin.man:3337).
@@ -414,6 +1072,81 @@ struct VTableLoadingFailedLoaded {
     f(d[2], s.AppDomainID);
   }
   friend bool operator==(const VTableLoadingFailedLoaded&, const VTableLoadingFailedLoaded&) = default;
+
+  /// VTableLoadingFailedLoaded read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t VTableID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ClassID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("VTableID", VTableID());
+      f("ClassID", ClassID());
+      f("AppDomainID", AppDomainID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] VTableLoadingFailedLoaded& out) const {
+      out.VTableID = VTableID();
+      out.ClassID = ClassID();
+      out.AppDomainID = AppDomainID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 24;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+      } else {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ModuleLoadingUnloadingFailed (ClrEtwBuiltin.man:3342).
@@ -429,6 +1162,73 @@ struct ModuleLoadingUnloadingFailed {
     f(d[0], s.ModuleID);
   }
   friend bool operator==(const ModuleLoadingUnloadingFailed&, const ModuleLoadingUnloadingFailed&) = default;
+
+  /// ModuleLoadingUnloadingFailed read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ModuleID", ModuleID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ModuleLoadingUnloadingFailed& out) const {
+      out.ModuleID = ModuleID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 8;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ModuleLoadedUnloaded (ClrEtwBuiltin.man:3345).
@@ -448,6 +1248,97 @@ struct ModuleLoadedUnloaded {
     f(d[2], s.ModuleSignature);
   }
   friend bool operator==(const ModuleLoadedUnloaded&, const ModuleLoadedUnloaded&) = default;
+
+  /// ModuleLoadedUnloaded read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UnicodeString
+    ::clretw::Utf16View ModuleName() const noexcept { return {p_ + 8, ::clretw::string_text(p_ + 8, (seg_[1] - 8), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ModuleSignature() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ModuleID", ModuleID());
+      f("ModuleName", ModuleName());
+      f("ModuleSignature", ModuleSignature());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ModuleLoadedUnloaded& out) const {
+      out.ModuleID = ModuleID();
+      ModuleName().append_utf8(out.ModuleName);
+      ModuleSignature().append_utf8(out.ModuleSignature);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template AssemblyLoadingUnloading (ClrEtwBuiltin.man:3350).
@@ -465,6 +1356,77 @@ struct AssemblyLoadingUnloading {
     f(d[1], s.ModuleID);
   }
   friend bool operator==(const AssemblyLoadingUnloading&, const AssemblyLoadingUnloading&) = default;
+
+  /// AssemblyLoadingUnloading read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AssemblyID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("AssemblyID", AssemblyID());
+      f("ModuleID", ModuleID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] AssemblyLoadingUnloading& out) const {
+      out.AssemblyID = AssemblyID();
+      out.ModuleID = ModuleID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 16;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+      } else {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template AssemblyLoadedUnloaded (ClrEtwBuiltin.man:3354).
@@ -484,6 +1446,85 @@ struct AssemblyLoadedUnloaded {
     f(d[2], s.AssemblyName);
   }
   friend bool operator==(const AssemblyLoadedUnloaded&, const AssemblyLoadedUnloaded&) = default;
+
+  /// AssemblyLoadedUnloaded read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AssemblyID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UnicodeString
+    ::clretw::Utf16View AssemblyName() const noexcept { return {p_ + 16, ::clretw::string_text(p_ + 16, (seg_[1] - 16), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("AssemblyID", AssemblyID());
+      f("ModuleID", ModuleID());
+      f("AssemblyName", AssemblyName());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] AssemblyLoadedUnloaded& out) const {
+      out.AssemblyID = AssemblyID();
+      out.ModuleID = ModuleID();
+      AssemblyName().append_utf8(out.AssemblyName);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodTracing (ClrEtwBuiltin.man:3359).
@@ -499,6 +1540,73 @@ struct MethodTracing {
     f(d[0], s.MethodID);
   }
   friend bool operator==(const MethodTracing&, const MethodTracing&) = default;
+
+  /// MethodTracing read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodTracing& out) const {
+      out.MethodID = MethodID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 8;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ExceptionThrow (ClrEtwBuiltin.man:3362).
@@ -516,6 +1624,77 @@ struct ExceptionThrow {
     f(d[1], s.ObjectID);
   }
   friend bool operator==(const ExceptionThrow&, const ExceptionThrow&) = default;
+
+  /// ExceptionThrow read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t TypeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + 8); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("TypeID", TypeID());
+      f("ObjectID", ObjectID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ExceptionThrow& out) const {
+      out.TypeID = TypeID();
+      out.ObjectID = ObjectID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 16u : 12u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+      } else {
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ExceptionClause (ClrEtwBuiltin.man:3366).
@@ -539,6 +1718,89 @@ struct ExceptionClause {
     f(d[4], s.ObjectID);
   }
   friend bool operator==(const ExceptionClause&, const ExceptionClause&) = default;
+
+  /// ExceptionClause read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt8, map ExceptionClauseTypeMap
+    ::clretw::dotnet_runtime_mono_profiler::ExceptionClauseTypeMap ClauseType() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_mono_profiler::ExceptionClauseTypeMap, 1>(p_); }
+    // win:UInt32
+    ::std::uint32_t ClauseIdx() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 1); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 5); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t TypeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 13); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + 21); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClauseType", ClauseType());
+      f("ClauseIdx", ClauseIdx());
+      f("MethodID", MethodID());
+      f("TypeID", TypeID());
+      f("ObjectID", ObjectID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ExceptionClause& out) const {
+      out.ClauseType = ClauseType();
+      out.ClauseIdx = ClauseIdx();
+      out.MethodID = MethodID();
+      out.TypeID = TypeID();
+      out.ObjectID = ObjectID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 29u : 25u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 29) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 29;
+      } else {
+        if (n_ - pos_ < 25) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 25;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCEvent (ClrEtwBuiltin.man:3373).
@@ -556,6 +1818,77 @@ struct GCEvent {
     f(d[1], s.GCGeneration);
   }
   friend bool operator==(const GCEvent&, const GCEvent&) = default;
+
+  /// GCEvent read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt8, map GCEventTypeMap
+    ::clretw::dotnet_runtime_mono_profiler::GCEventTypeMap GCEventType() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_mono_profiler::GCEventTypeMap, 1>(p_); }
+    // win:UInt32
+    ::std::uint32_t GCGeneration() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 1); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("GCEventType", GCEventType());
+      f("GCGeneration", GCGeneration());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCEvent& out) const {
+      out.GCEventType = GCEventType();
+      out.GCGeneration = GCGeneration();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 5;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 5) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 5;
+      } else {
+        if (n_ - pos_ < 5) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 5;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCAllocation (ClrEtwBuiltin.man:3377).
@@ -575,6 +1908,81 @@ struct GCAllocation {
     f(d[2], s.ObjectSize);
   }
   friend bool operator==(const GCAllocation&, const GCAllocation&) = default;
+
+  /// GCAllocation read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t VTableID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ObjectSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 16u : 12u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("VTableID", VTableID());
+      f("ObjectID", ObjectID());
+      f("ObjectSize", ObjectSize());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCAllocation& out) const {
+      out.VTableID = VTableID();
+      out.ObjectID = ObjectID();
+      out.ObjectSize = ObjectSize();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 24u : 20u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+      } else {
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:3384).
@@ -592,6 +2000,77 @@ struct GCMoves_Values {
     f(d[1], s.AddressID);
   }
   friend bool operator==(const GCMoves_Values&, const GCMoves_Values&) = default;
+
+  /// GCMoves_Values read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t AddressID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ObjectID", ObjectID());
+      f("AddressID", AddressID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCMoves_Values& out) const {
+      out.ObjectID = ObjectID();
+      out.AddressID = AddressID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 16u : 8u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCMoves (ClrEtwBuiltin.man:3382).
@@ -609,6 +2088,85 @@ struct GCMoves {
     f(d[1], s.Values);
   }
   friend bool operator==(const GCMoves&, const GCMoves&) = default;
+
+  /// GCMoves read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // struct, count Count
+    ::clretw::ElementRange<::clretw::dotnet_runtime_mono_profiler::templates::GCMoves_Values::View<PointerSize>> Values() const noexcept { return {p_ + 4, (seg_[1] - 4) / (PointerSize == 8 ? 16u : 8u)}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Count", Count());
+      f("Values", Values());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCMoves& out) const {
+      out.Count = Count();
+      {
+        const auto r = Values();
+        out.Values.resize(r.size());
+        for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 0);
+          if (count > (n_ - pos_) / 16) return false;
+          pos_ += count * 16;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 0);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCResize (ClrEtwBuiltin.man:3389).
@@ -624,6 +2182,73 @@ struct GCResize {
     f(d[0], s.NewSize);
   }
   friend bool operator==(const GCResize&, const GCResize&) = default;
+
+  /// GCResize read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t NewSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("NewSize", NewSize());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCResize& out) const {
+      out.NewSize = NewSize();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 8;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCHandleCreated (ClrEtwBuiltin.man:3392).
@@ -643,6 +2268,81 @@ struct GCHandleCreated {
     f(d[2], s.ObjectID);
   }
   friend bool operator==(const GCHandleCreated&, const GCHandleCreated&) = default;
+
+  /// GCHandleCreated read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t HandleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt8, map GCHandleTypeMap
+    ::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap HandleType() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap, 1>(p_ + 8); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + 9); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("HandleID", HandleID());
+      f("HandleType", HandleType());
+      f("ObjectID", ObjectID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCHandleCreated& out) const {
+      out.HandleID = HandleID();
+      out.HandleType = HandleType();
+      out.ObjectID = ObjectID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 17u : 13u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 17) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 17;
+      } else {
+        if (n_ - pos_ < 13) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 13;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCHandleDeleted (ClrEtwBuiltin.man:3397).
@@ -660,6 +2360,77 @@ struct GCHandleDeleted {
     f(d[1], s.HandleType);
   }
   friend bool operator==(const GCHandleDeleted&, const GCHandleDeleted&) = default;
+
+  /// GCHandleDeleted read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t HandleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt8, map GCHandleTypeMap
+    ::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap HandleType() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap, 1>(p_ + 8); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("HandleID", HandleID());
+      f("HandleType", HandleType());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCHandleDeleted& out) const {
+      out.HandleID = HandleID();
+      out.HandleType = HandleType();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 9;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 9) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 9;
+      } else {
+        if (n_ - pos_ < 9) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 9;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCFinalizingFinalizedObject (ClrEtwBuiltin.man:3401).
@@ -675,6 +2446,73 @@ struct GCFinalizingFinalizedObject {
     f(d[0], s.ObjectID);
   }
   friend bool operator==(const GCFinalizingFinalizedObject&, const GCFinalizingFinalizedObject&) = default;
+
+  /// GCFinalizingFinalizedObject read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ObjectID", ObjectID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCFinalizingFinalizedObject& out) const {
+      out.ObjectID = ObjectID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 8u : 4u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      } else {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCRootRegister (ClrEtwBuiltin.man:3404).
@@ -698,6 +2536,93 @@ struct GCRootRegister {
     f(d[4], s.RootKeyName);
   }
   friend bool operator==(const GCRootRegister&, const GCRootRegister&) = default;
+
+  /// GCRootRegister read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t RootID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t RootSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:UInt8, map GCRootTypeMap
+    ::clretw::dotnet_runtime_mono_profiler::GCRootTypeMap RootType() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_mono_profiler::GCRootTypeMap, 1>(p_ + (PointerSize == 8 ? 16u : 12u)); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t RootKeyID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 17u : 13u)); }
+    // win:UnicodeString
+    ::clretw::Utf16View RootKeyName() const noexcept { return {p_ + (PointerSize == 8 ? 25u : 21u), ::clretw::string_text(p_ + (PointerSize == 8 ? 25u : 21u), (seg_[1] - (PointerSize == 8 ? 25u : 21u)), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("RootID", RootID());
+      f("RootSize", RootSize());
+      f("RootType", RootType());
+      f("RootKeyID", RootKeyID());
+      f("RootKeyName", RootKeyName());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCRootRegister& out) const {
+      out.RootID = RootID();
+      out.RootSize = RootSize();
+      out.RootType = RootType();
+      out.RootKeyID = RootKeyID();
+      RootKeyName().append_utf8(out.RootKeyName);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 25) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 25;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 21) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 21;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCRootUnregister (ClrEtwBuiltin.man:3411).
@@ -713,6 +2638,73 @@ struct GCRootUnregister {
     f(d[0], s.RootID);
   }
   friend bool operator==(const GCRootUnregister&, const GCRootUnregister&) = default;
+
+  /// GCRootUnregister read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t RootID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("RootID", RootID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCRootUnregister& out) const {
+      out.RootID = RootID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 8u : 4u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      } else {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:3416).
@@ -730,6 +2722,77 @@ struct GCRoots_Values {
     f(d[1], s.AddressID);
   }
   friend bool operator==(const GCRoots_Values&, const GCRoots_Values&) = default;
+
+  /// GCRoots_Values read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t AddressID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ObjectID", ObjectID());
+      f("AddressID", AddressID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCRoots_Values& out) const {
+      out.ObjectID = ObjectID();
+      out.AddressID = AddressID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 16u : 8u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCRoots (ClrEtwBuiltin.man:3414).
@@ -747,6 +2810,85 @@ struct GCRoots {
     f(d[1], s.Values);
   }
   friend bool operator==(const GCRoots&, const GCRoots&) = default;
+
+  /// GCRoots read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // struct, count Count
+    ::clretw::ElementRange<::clretw::dotnet_runtime_mono_profiler::templates::GCRoots_Values::View<PointerSize>> Values() const noexcept { return {p_ + 4, (seg_[1] - 4) / (PointerSize == 8 ? 16u : 8u)}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Count", Count());
+      f("Values", Values());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCRoots& out) const {
+      out.Count = Count();
+      {
+        const auto r = Values();
+        out.Values.resize(r.size());
+        for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 0);
+          if (count > (n_ - pos_) / 16) return false;
+          pos_ += count * 16;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 0);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCHeapDumpStart (ClrEtwBuiltin.man:3421).
@@ -762,6 +2904,73 @@ struct GCHeapDumpStart {
     f(d[0], s.HeapCollectParam);
   }
   friend bool operator==(const GCHeapDumpStart&, const GCHeapDumpStart&) = default;
+
+  /// GCHeapDumpStart read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UnicodeString
+    ::clretw::Utf16View HeapCollectParam() const noexcept { return {p_, ::clretw::string_text(p_, (seg_[1]), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("HeapCollectParam", HeapCollectParam());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCHeapDumpStart& out) const {
+      HeapCollectParam().append_utf8(out.HeapCollectParam);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:3430).
@@ -779,6 +2988,77 @@ struct GCHeapDumpObjectReference_Values {
     f(d[1], s.ObjectID);
   }
   friend bool operator==(const GCHeapDumpObjectReference_Values&, const GCHeapDumpObjectReference_Values&) = default;
+
+  /// GCHeapDumpObjectReference_Values read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t ReferenceOffset() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ReferenceOffset", ReferenceOffset());
+      f("ObjectID", ObjectID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCHeapDumpObjectReference_Values& out) const {
+      out.ReferenceOffset = ReferenceOffset();
+      out.ObjectID = ObjectID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 12u : 8u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCHeapDumpObjectReference (ClrEtwBuiltin.man:3424).
@@ -804,6 +3084,101 @@ struct GCHeapDumpObjectReference {
     f(d[5], s.Values);
   }
   friend bool operator==(const GCHeapDumpObjectReference&, const GCHeapDumpObjectReference&) = default;
+
+  /// GCHeapDumpObjectReference read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t VTableID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ObjectSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 16u : 12u)); }
+    // win:UInt8
+    ::std::uint8_t ObjectGeneration() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(p_ + (PointerSize == 8 ? 24u : 20u)); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 25u : 21u)); }
+    // struct, count Count
+    ::clretw::ElementRange<::clretw::dotnet_runtime_mono_profiler::templates::GCHeapDumpObjectReference_Values::View<PointerSize>> Values() const noexcept { return {p_ + (PointerSize == 8 ? 29u : 25u), (seg_[1] - (PointerSize == 8 ? 29u : 25u)) / (PointerSize == 8 ? 12u : 8u)}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ObjectID", ObjectID());
+      f("VTableID", VTableID());
+      f("ObjectSize", ObjectSize());
+      f("ObjectGeneration", ObjectGeneration());
+      f("Count", Count());
+      f("Values", Values());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCHeapDumpObjectReference& out) const {
+      out.ObjectID = ObjectID();
+      out.VTableID = VTableID();
+      out.ObjectSize = ObjectSize();
+      out.ObjectGeneration = ObjectGeneration();
+      out.Count = Count();
+      {
+        const auto r = Values();
+        out.Values.resize(r.size());
+        for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 29) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 29;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 25);
+          if (count > (n_ - pos_) / 12) return false;
+          pos_ += count * 12;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 25) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 25;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 21);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MonitorContentionFailedAcquired (ClrEtwBuiltin.man:3435).
@@ -819,6 +3194,73 @@ struct MonitorContentionFailedAcquired {
     f(d[0], s.ObjectID);
   }
   friend bool operator==(const MonitorContentionFailedAcquired&, const MonitorContentionFailedAcquired&) = default;
+
+  /// MonitorContentionFailedAcquired read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer -> win:HexInt64
+    ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ObjectID", ObjectID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MonitorContentionFailedAcquired& out) const {
+      out.ObjectID = ObjectID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 8u : 4u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      } else {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3438).
@@ -834,6 +3276,73 @@ struct ThreadStartedStoppingStoppedExited {
     f(d[0], s.ThreadID);
   }
   friend bool operator==(const ThreadStartedStoppingStoppedExited&, const ThreadStartedStoppingStoppedExited&) = default;
+
+  /// ThreadStartedStoppingStoppedExited read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ThreadID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ThreadID", ThreadID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ThreadStartedStoppingStoppedExited& out) const {
+      out.ThreadID = ThreadID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 8;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ThreadName (ClrEtwBuiltin.man:3441).
@@ -851,6 +3360,81 @@ struct ThreadName {
     f(d[1], s.ThreadName_);
   }
   friend bool operator==(const ThreadName&, const ThreadName&) = default;
+
+  /// ThreadName read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ThreadID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UnicodeString
+    ::clretw::Utf16View ThreadName_() const noexcept { return {p_ + 8, ::clretw::string_text(p_ + 8, (seg_[1] - 8), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ThreadID", ThreadID());
+      f("ThreadName", ThreadName_());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ThreadName& out) const {
+      out.ThreadID = ThreadID();
+      ThreadName_().append_utf8(out.ThreadName_);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template JitDoneVerbose (ClrEtwBuiltin.man:3445).
@@ -872,6 +3456,113 @@ struct JitDoneVerbose {
     f(d[3], s.MethodSignature);
   }
   friend bool operator==(const JitDoneVerbose&, const JitDoneVerbose&) = default;
+
+  /// JitDoneVerbose read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodNamespace() const noexcept { return {p_ + 8, ::clretw::string_text(p_ + 8, (seg_[1] - 8), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodSignature() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("MethodNamespace", MethodNamespace());
+      f("MethodName", MethodName());
+      f("MethodSignature", MethodSignature());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] JitDoneVerbose& out) const {
+      out.MethodID = MethodID();
+      MethodNamespace().append_utf8(out.MethodNamespace);
+      MethodName().append_utf8(out.MethodName);
+      MethodSignature().append_utf8(out.MethodSignature);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[4] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:3456).
@@ -889,6 +3580,77 @@ struct JitDone_V1_Values {
     f(d[1], s.ClassID);
   }
   friend bool operator==(const JitDone_V1_Values&, const JitDone_V1_Values&) = default;
+
+  /// JitDone_V1_Values read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt8
+    ::std::uint8_t Type() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ClassID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 1); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Type", Type());
+      f("ClassID", ClassID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] JitDone_V1_Values& out) const {
+      out.Type = Type();
+      out.ClassID = ClassID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 9;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 9) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 9;
+      } else {
+        if (n_ - pos_ < 9) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 9;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template JitDone_V1 (ClrEtwBuiltin.man:3451).
@@ -912,6 +3674,97 @@ struct JitDone_V1 {
     f(d[4], s.Values);
   }
   friend bool operator==(const JitDone_V1&, const JitDone_V1&) = default;
+
+  /// JitDone_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 16); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 20); }
+    // struct, count Count
+    ::clretw::ElementRange<::clretw::dotnet_runtime_mono_profiler::templates::JitDone_V1_Values::View<PointerSize>> Values() const noexcept { return {p_ + 24, (seg_[1] - 24) / 9}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("ModuleID", ModuleID());
+      f("MethodToken", MethodToken());
+      f("Count", Count());
+      f("Values", Values());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] JitDone_V1& out) const {
+      out.MethodID = MethodID();
+      out.ModuleID = ModuleID();
+      out.MethodToken = MethodToken();
+      out.Count = Count();
+      {
+        const auto r = Values();
+        out.Values.resize(r.size());
+        for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 20);
+          if (count > (n_ - pos_) / 9) return false;
+          pos_ += count * 9;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 20);
+          if (count > (n_ - pos_) / 9) return false;
+          pos_ += count * 9;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:3466).
@@ -929,6 +3782,77 @@ struct ClassLoaded_V1_Values {
     f(d[1], s.ClassID);
   }
   friend bool operator==(const ClassLoaded_V1_Values&, const ClassLoaded_V1_Values&) = default;
+
+  /// ClassLoaded_V1_Values read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt8
+    ::std::uint8_t Type() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ClassID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 1); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Type", Type());
+      f("ClassID", ClassID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ClassLoaded_V1_Values& out) const {
+      out.Type = Type();
+      out.ClassID = ClassID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 9;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 9) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 9;
+      } else {
+        if (n_ - pos_ < 9) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 9;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ClassLoaded_V1 (ClrEtwBuiltin.man:3461).
@@ -952,6 +3876,113 @@ struct ClassLoaded_V1 {
     f(d[4], s.Values);
   }
   friend bool operator==(const ClassLoaded_V1&, const ClassLoaded_V1&) = default;
+
+  /// ClassLoaded_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ClassID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UnicodeString
+    ::clretw::Utf16View ClassName() const noexcept { return {p_ + 16, ::clretw::string_text(p_ + 16, (seg_[1] - 16), 2, true) / 2}; }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[1]); }
+    // struct, count Count
+    ::clretw::ElementRange<::clretw::dotnet_runtime_mono_profiler::templates::ClassLoaded_V1_Values::View<PointerSize>> Values() const noexcept { return {p_ + seg_[1] + 4, (seg_[2] - seg_[1] - 4) / 9}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClassID", ClassID());
+      f("ModuleID", ModuleID());
+      f("ClassName", ClassName());
+      f("Count", Count());
+      f("Values", Values());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ClassLoaded_V1& out) const {
+      out.ClassID = ClassID();
+      out.ModuleID = ModuleID();
+      ClassName().append_utf8(out.ClassName);
+      out.Count = Count();
+      {
+        const auto r = Values();
+        out.Values.resize(r.size());
+        for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[1] + 0);
+          if (count > (n_ - pos_) / 9) return false;
+          pos_ += count * 9;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[1] + 0);
+          if (count > (n_ - pos_) / 9) return false;
+          pos_ += count * 9;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCHeapDumpVTableClassReference (ClrEtwBuiltin.man:3471).
@@ -973,6 +4004,89 @@ struct GCHeapDumpVTableClassReference {
     f(d[3], s.ClassName);
   }
   friend bool operator==(const GCHeapDumpVTableClassReference&, const GCHeapDumpVTableClassReference&) = default;
+
+  /// GCHeapDumpVTableClassReference read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t VTableID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ClassID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UnicodeString
+    ::clretw::Utf16View ClassName() const noexcept { return {p_ + 24, ::clretw::string_text(p_ + 24, (seg_[1] - 24), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("VTableID", VTableID());
+      f("ClassID", ClassID());
+      f("ModuleID", ModuleID());
+      f("ClassName", ClassName());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCHeapDumpVTableClassReference& out) const {
+      out.VTableID = VTableID();
+      out.ClassID = ClassID();
+      out.ModuleID = ModuleID();
+      ClassName().append_utf8(out.ClassName);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 }  // namespace templates

@@ -374,6 +374,9 @@ constexpr bool clretw_flag_enum(ModuleRangeTypeMap) noexcept { return true; }
 // encode_payload, payload.h). Count and length fields must match the sizes of
 // the data they describe. for_each_field(s, f) calls
 // f(const clretw::FieldDesc&, member) for every field of s, in wire order.
+// Most structs also have a layout view, View<PointerSize>: their payload read in
+// place with no copy, checked once by verify() (see the zero-copy views below,
+// which merge all versions of an event).
 
 namespace templates {
 
@@ -398,6 +401,96 @@ struct ClrStackWalk {
     f(d[4], s.Stack);
   }
   friend bool operator==(const ClrStackWalk&, const ClrStackWalk&) = default;
+
+  /// ClrStackWalk read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UInt8
+    ::std::uint8_t Reserved1() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(p_ + 2); }
+    // win:UInt8
+    ::std::uint8_t Reserved2() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(p_ + 3); }
+    // win:UInt32
+    ::std::uint32_t FrameCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:Pointer, count FrameCount
+    ::clretw::ArrayView<::std::uint64_t> Stack() const noexcept { return {p_ + 8, (seg_[1] - 8) / (PointerSize == 8 ? 8u : 4u), (PointerSize == 8 ? 8u : 4u)}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("Reserved1", Reserved1());
+      f("Reserved2", Reserved2());
+      f("FrameCount", FrameCount());
+      f("Stack", Stack());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ClrStackWalk& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.Reserved1 = Reserved1();
+      out.Reserved2 = Reserved2();
+      out.FrameCount = FrameCount();
+      {
+        const auto v = Stack();
+        out.Stack.assign(v.begin(), v.end());
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template EvidenceGenerated (ClrEtwBuiltin.man:2629).
@@ -419,6 +512,93 @@ struct EvidenceGenerated {
     f(d[3], s.ClrInstanceID);
   }
   friend bool operator==(const EvidenceGenerated&, const EvidenceGenerated&) = default;
+
+  /// EvidenceGenerated read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32 -> xs:unsignedInt
+    ::std::uint32_t Type() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32 -> xs:unsignedInt
+    ::std::uint32_t AppDomain() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UnicodeString
+    ::clretw::Utf16View ILImage() const noexcept { return {p_ + 8, ::clretw::string_text(p_ + 8, (seg_[1] - 8), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[1]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Type", Type());
+      f("AppDomain", AppDomain());
+      f("ILImage", ILImage());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] EvidenceGenerated& out) const {
+      out.Type = Type();
+      out.AppDomain = AppDomain();
+      ILImage().append_utf8(out.ILImage);
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCDecision (ClrEtwBuiltin.man:2635).
@@ -434,6 +614,73 @@ struct GCDecision {
     f(d[0], s.DoCompact);
   }
   friend bool operator==(const GCDecision&, const GCDecision&) = default;
+
+  /// GCDecision read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Boolean
+    bool DoCompact() const noexcept { return ::clretw::load_value_w<bool, 4>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("DoCompact", DoCompact());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCDecision& out) const {
+      out.DoCompact = DoCompact();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 4;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+      } else {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCDecision_V1 (ClrEtwBuiltin.man:2638).
@@ -451,6 +698,77 @@ struct GCDecision_V1 {
     f(d[1], s.ClrInstanceID);
   }
   friend bool operator==(const GCDecision_V1&, const GCDecision_V1&) = default;
+
+  /// GCDecision_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Boolean
+    bool DoCompact() const noexcept { return ::clretw::load_value_w<bool, 4>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("DoCompact", DoCompact());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCDecision_V1& out) const {
+      out.DoCompact = DoCompact();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 6;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template PrvGCMark (ClrEtwBuiltin.man:2642).
@@ -466,6 +784,73 @@ struct PrvGCMark {
     f(d[0], s.HeapNum);
   }
   friend bool operator==(const PrvGCMark&, const PrvGCMark&) = default;
+
+  /// PrvGCMark read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t HeapNum() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("HeapNum", HeapNum());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] PrvGCMark& out) const {
+      out.HeapNum = HeapNum();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 4;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+      } else {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template PrvGCMark_V1 (ClrEtwBuiltin.man:2645).
@@ -483,6 +868,77 @@ struct PrvGCMark_V1 {
     f(d[1], s.ClrInstanceID);
   }
   friend bool operator==(const PrvGCMark_V1&, const PrvGCMark_V1&) = default;
+
+  /// PrvGCMark_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t HeapNum() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("HeapNum", HeapNum());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] PrvGCMark_V1& out) const {
+      out.HeapNum = HeapNum();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 6;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCPerHeapHistory (ClrEtwBuiltin.man:2649).
@@ -498,6 +954,65 @@ struct GCPerHeapHistory {
 
   }
   friend bool operator==(const GCPerHeapHistory&, const GCPerHeapHistory&) = default;
+
+  /// GCPerHeapHistory read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCPerHeapHistory& out) const {
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 0;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCPerHeapHistory_V1 (ClrEtwBuiltin.man:2651).
@@ -513,6 +1028,73 @@ struct GCPerHeapHistory_V1 {
     f(d[0], s.ClrInstanceID);
   }
   friend bool operator==(const GCPerHeapHistory_V1&, const GCPerHeapHistory_V1&) = default;
+
+  /// GCPerHeapHistory_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCPerHeapHistory_V1& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 2;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCGlobalHeap (ClrEtwBuiltin.man:2654).
@@ -538,6 +1120,93 @@ struct GCGlobalHeap {
     f(d[5], s.GlobalMechanisms);
   }
   friend bool operator==(const GCGlobalHeap&, const GCGlobalHeap&) = default;
+
+  /// GCGlobalHeap read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t FinalYoungestDesired() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:Int32
+    ::std::int32_t NumHeaps() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(p_ + 8); }
+    // win:UInt32
+    ::std::uint32_t CondemnedGeneration() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 12); }
+    // win:UInt32
+    ::std::uint32_t Gen0ReductionCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 16); }
+    // win:UInt32
+    ::std::uint32_t Reason() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 20); }
+    // win:UInt32
+    ::std::uint32_t GlobalMechanisms() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 24); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("FinalYoungestDesired", FinalYoungestDesired());
+      f("NumHeaps", NumHeaps());
+      f("CondemnedGeneration", CondemnedGeneration());
+      f("Gen0ReductionCount", Gen0ReductionCount());
+      f("Reason", Reason());
+      f("GlobalMechanisms", GlobalMechanisms());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCGlobalHeap& out) const {
+      out.FinalYoungestDesired = FinalYoungestDesired();
+      out.NumHeaps = NumHeaps();
+      out.CondemnedGeneration = CondemnedGeneration();
+      out.Gen0ReductionCount = Gen0ReductionCount();
+      out.Reason = Reason();
+      out.GlobalMechanisms = GlobalMechanisms();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 28;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 28) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 28;
+      } else {
+        if (n_ - pos_ < 28) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 28;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCGlobalHeap_V1 (ClrEtwBuiltin.man:2662).
@@ -565,6 +1234,97 @@ struct GCGlobalHeap_V1 {
     f(d[6], s.ClrInstanceID);
   }
   friend bool operator==(const GCGlobalHeap_V1&, const GCGlobalHeap_V1&) = default;
+
+  /// GCGlobalHeap_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t FinalYoungestDesired() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:Int32
+    ::std::int32_t NumHeaps() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(p_ + 8); }
+    // win:UInt32
+    ::std::uint32_t CondemnedGeneration() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 12); }
+    // win:UInt32
+    ::std::uint32_t Gen0ReductionCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 16); }
+    // win:UInt32
+    ::std::uint32_t Reason() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 20); }
+    // win:UInt32
+    ::std::uint32_t GlobalMechanisms() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 24); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 28); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("FinalYoungestDesired", FinalYoungestDesired());
+      f("NumHeaps", NumHeaps());
+      f("CondemnedGeneration", CondemnedGeneration());
+      f("Gen0ReductionCount", Gen0ReductionCount());
+      f("Reason", Reason());
+      f("GlobalMechanisms", GlobalMechanisms());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCGlobalHeap_V1& out) const {
+      out.FinalYoungestDesired = FinalYoungestDesired();
+      out.NumHeaps = NumHeaps();
+      out.CondemnedGeneration = CondemnedGeneration();
+      out.Gen0ReductionCount = Gen0ReductionCount();
+      out.Reason = Reason();
+      out.GlobalMechanisms = GlobalMechanisms();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 30;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 30) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 30;
+      } else {
+        if (n_ - pos_ < 30) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 30;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCJoin (ClrEtwBuiltin.man:2671).
@@ -584,6 +1344,81 @@ struct GCJoin {
     f(d[2], s.JoinType);
   }
   friend bool operator==(const GCJoin&, const GCJoin&) = default;
+
+  /// GCJoin read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Heap() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32
+    ::std::uint32_t JoinTime() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UInt32
+    ::std::uint32_t JoinType() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 8); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Heap", Heap());
+      f("JoinTime", JoinTime());
+      f("JoinType", JoinType());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCJoin& out) const {
+      out.Heap = Heap();
+      out.JoinTime = JoinTime();
+      out.JoinType = JoinType();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 12;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+      } else {
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCJoin_V1 (ClrEtwBuiltin.man:2676).
@@ -605,6 +1440,85 @@ struct GCJoin_V1 {
     f(d[3], s.ClrInstanceID);
   }
   friend bool operator==(const GCJoin_V1&, const GCJoin_V1&) = default;
+
+  /// GCJoin_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Heap() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32
+    ::std::uint32_t JoinTime() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UInt32
+    ::std::uint32_t JoinType() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 8); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 12); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Heap", Heap());
+      f("JoinTime", JoinTime());
+      f("JoinType", JoinType());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCJoin_V1& out) const {
+      out.Heap = Heap();
+      out.JoinTime = JoinTime();
+      out.JoinType = JoinType();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 14;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 14) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+      } else {
+        if (n_ - pos_ < 14) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCOptimized (ClrEtwBuiltin.man:2682).
@@ -624,6 +1538,81 @@ struct GCOptimized {
     f(d[2], s.GenerationNumber);
   }
   friend bool operator==(const GCOptimized&, const GCOptimized&) = default;
+
+  /// GCOptimized read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t DesiredAllocation() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t NewAllocation() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt32
+    ::std::uint32_t GenerationNumber() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 16); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("DesiredAllocation", DesiredAllocation());
+      f("NewAllocation", NewAllocation());
+      f("GenerationNumber", GenerationNumber());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCOptimized& out) const {
+      out.DesiredAllocation = DesiredAllocation();
+      out.NewAllocation = NewAllocation();
+      out.GenerationNumber = GenerationNumber();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 20;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+      } else {
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCOptimized_V1 (ClrEtwBuiltin.man:2687).
@@ -645,6 +1634,85 @@ struct GCOptimized_V1 {
     f(d[3], s.ClrInstanceID);
   }
   friend bool operator==(const GCOptimized_V1&, const GCOptimized_V1&) = default;
+
+  /// GCOptimized_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t DesiredAllocation() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t NewAllocation() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt32
+    ::std::uint32_t GenerationNumber() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 16); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 20); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("DesiredAllocation", DesiredAllocation());
+      f("NewAllocation", NewAllocation());
+      f("GenerationNumber", GenerationNumber());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCOptimized_V1& out) const {
+      out.DesiredAllocation = DesiredAllocation();
+      out.NewAllocation = NewAllocation();
+      out.GenerationNumber = GenerationNumber();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 22;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+      } else {
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCSettings (ClrEtwBuiltin.man:2693).
@@ -664,6 +1732,81 @@ struct GCSettings {
     f(d[2], s.ServerGC);
   }
   friend bool operator==(const GCSettings&, const GCSettings&) = default;
+
+  /// GCSettings read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64
+    ::std::uint64_t SegmentSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64
+    ::std::uint64_t LargeObjectSegmentSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:Boolean
+    bool ServerGC() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + 16); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("SegmentSize", SegmentSize());
+      f("LargeObjectSegmentSize", LargeObjectSegmentSize());
+      f("ServerGC", ServerGC());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCSettings& out) const {
+      out.SegmentSize = SegmentSize();
+      out.LargeObjectSegmentSize = LargeObjectSegmentSize();
+      out.ServerGC = ServerGC();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 20;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+      } else {
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCSettings_V1 (ClrEtwBuiltin.man:2698).
@@ -685,6 +1828,85 @@ struct GCSettings_V1 {
     f(d[3], s.ClrInstanceID);
   }
   friend bool operator==(const GCSettings_V1&, const GCSettings_V1&) = default;
+
+  /// GCSettings_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64
+    ::std::uint64_t SegmentSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64
+    ::std::uint64_t LargeObjectSegmentSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:Boolean
+    bool ServerGC() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + 16); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 20); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("SegmentSize", SegmentSize());
+      f("LargeObjectSegmentSize", LargeObjectSegmentSize());
+      f("ServerGC", ServerGC());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCSettings_V1& out) const {
+      out.SegmentSize = SegmentSize();
+      out.LargeObjectSegmentSize = LargeObjectSegmentSize();
+      out.ServerGC = ServerGC();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 22;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+      } else {
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template BGCDrainMark (ClrEtwBuiltin.man:2704).
@@ -702,6 +1924,77 @@ struct BGCDrainMark {
     f(d[1], s.ClrInstanceID);
   }
   friend bool operator==(const BGCDrainMark&, const BGCDrainMark&) = default;
+
+  /// BGCDrainMark read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64
+    ::std::uint64_t Objects() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Objects", Objects());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] BGCDrainMark& out) const {
+      out.Objects = Objects();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 10;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template BGCRevisit (ClrEtwBuiltin.man:2708).
@@ -723,6 +2016,85 @@ struct BGCRevisit {
     f(d[3], s.ClrInstanceID);
   }
   friend bool operator==(const BGCRevisit&, const BGCRevisit&) = default;
+
+  /// BGCRevisit read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64
+    ::std::uint64_t Pages() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64
+    ::std::uint64_t Objects() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt32
+    ::std::uint32_t IsLarge() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 16); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 20); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Pages", Pages());
+      f("Objects", Objects());
+      f("IsLarge", IsLarge());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] BGCRevisit& out) const {
+      out.Pages = Pages();
+      out.Objects = Objects();
+      out.IsLarge = IsLarge();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 22;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+      } else {
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template BGCOverflow (ClrEtwBuiltin.man:2714).
@@ -746,6 +2118,89 @@ struct BGCOverflow {
     f(d[4], s.ClrInstanceID);
   }
   friend bool operator==(const BGCOverflow&, const BGCOverflow&) = default;
+
+  /// BGCOverflow read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64
+    ::std::uint64_t Min() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64
+    ::std::uint64_t Max() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64
+    ::std::uint64_t Objects() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt32
+    ::std::uint32_t IsLarge() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 24); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 28); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Min", Min());
+      f("Max", Max());
+      f("Objects", Objects());
+      f("IsLarge", IsLarge());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] BGCOverflow& out) const {
+      out.Min = Min();
+      out.Max = Max();
+      out.Objects = Objects();
+      out.IsLarge = IsLarge();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 30;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 30) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 30;
+      } else {
+        if (n_ - pos_ < 30) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 30;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template BGCOverflow_V1 (ClrEtwBuiltin.man:2721).
@@ -771,6 +2226,93 @@ struct BGCOverflow_V1 {
     f(d[5], s.GenNumber);
   }
   friend bool operator==(const BGCOverflow_V1&, const BGCOverflow_V1&) = default;
+
+  /// BGCOverflow_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64
+    ::std::uint64_t Min() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64
+    ::std::uint64_t Max() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64
+    ::std::uint64_t Objects() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt32
+    ::std::uint32_t IsLarge() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 24); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 28); }
+    // win:UInt32
+    ::std::uint32_t GenNumber() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 30); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Min", Min());
+      f("Max", Max());
+      f("Objects", Objects());
+      f("IsLarge", IsLarge());
+      f("ClrInstanceID", ClrInstanceID());
+      f("GenNumber", GenNumber());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] BGCOverflow_V1& out) const {
+      out.Min = Min();
+      out.Max = Max();
+      out.Objects = Objects();
+      out.IsLarge = IsLarge();
+      out.ClrInstanceID = ClrInstanceID();
+      out.GenNumber = GenNumber();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 34;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 34) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 34;
+      } else {
+        if (n_ - pos_ < 34) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 34;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template BGCAllocWait (ClrEtwBuiltin.man:2729).
@@ -788,6 +2330,77 @@ struct BGCAllocWait {
     f(d[1], s.ClrInstanceID);
   }
   friend bool operator==(const BGCAllocWait&, const BGCAllocWait&) = default;
+
+  /// BGCAllocWait read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Reason() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Reason", Reason());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] BGCAllocWait& out) const {
+      out.Reason = Reason();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 6;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCFullNotify (ClrEtwBuiltin.man:2733).
@@ -805,6 +2418,77 @@ struct GCFullNotify {
     f(d[1], s.IsAlloc);
   }
   friend bool operator==(const GCFullNotify&, const GCFullNotify&) = default;
+
+  /// GCFullNotify read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t GenNumber() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32
+    ::std::uint32_t IsAlloc() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("GenNumber", GenNumber());
+      f("IsAlloc", IsAlloc());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCFullNotify& out) const {
+      out.GenNumber = GenNumber();
+      out.IsAlloc = IsAlloc();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 8;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCFullNotify_V1 (ClrEtwBuiltin.man:2737).
@@ -824,6 +2508,81 @@ struct GCFullNotify_V1 {
     f(d[2], s.ClrInstanceID);
   }
   friend bool operator==(const GCFullNotify_V1&, const GCFullNotify_V1&) = default;
+
+  /// GCFullNotify_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t GenNumber() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32
+    ::std::uint32_t IsAlloc() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("GenNumber", GenNumber());
+      f("IsAlloc", IsAlloc());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCFullNotify_V1& out) const {
+      out.GenNumber = GenNumber();
+      out.IsAlloc = IsAlloc();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 10;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template BGC1stSweepEnd (ClrEtwBuiltin.man:2742).
@@ -841,6 +2600,77 @@ struct BGC1stSweepEnd {
     f(d[1], s.ClrInstanceID);
   }
   friend bool operator==(const BGC1stSweepEnd&, const BGC1stSweepEnd&) = default;
+
+  /// BGC1stSweepEnd read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t GenNumber() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("GenNumber", GenNumber());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] BGC1stSweepEnd& out) const {
+      out.GenNumber = GenNumber();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 6;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template GCNoUserData (ClrEtwBuiltin.man:2746).
@@ -856,6 +2686,73 @@ struct GCNoUserData {
     f(d[0], s.ClrInstanceID);
   }
   friend bool operator==(const GCNoUserData&, const GCNoUserData&) = default;
+
+  /// GCNoUserData read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCNoUserData& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 2;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template Startup (ClrEtwBuiltin.man:2749).
@@ -871,6 +2768,65 @@ struct Startup {
 
   }
   friend bool operator==(const Startup&, const Startup&) = default;
+
+  /// Startup read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] Startup& out) const {
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 0;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template Startup_V1 (ClrEtwBuiltin.man:2751).
@@ -886,6 +2842,73 @@ struct Startup_V1 {
     f(d[0], s.ClrInstanceID);
   }
   friend bool operator==(const Startup_V1&, const Startup_V1&) = default;
+
+  /// Startup_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] Startup_V1& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 2;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template FusionMessage (ClrEtwBuiltin.man:2754).
@@ -905,6 +2928,85 @@ struct FusionMessage {
     f(d[2], s.Message);
   }
   friend bool operator==(const FusionMessage&, const FusionMessage&) = default;
+
+  /// FusionMessage read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:Boolean
+    bool Prepend() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + 2); }
+    // win:UnicodeString
+    ::clretw::Utf16View Message() const noexcept { return {p_ + 6, ::clretw::string_text(p_ + 6, (seg_[1] - 6), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("Prepend", Prepend());
+      f("Message", Message());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] FusionMessage& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.Prepend = Prepend();
+      Message().append_utf8(out.Message);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template FusionErrorCode (ClrEtwBuiltin.man:2759).
@@ -924,6 +3026,81 @@ struct FusionErrorCode {
     f(d[2], s.ErrorCode);
   }
   friend bool operator==(const FusionErrorCode&, const FusionErrorCode&) = default;
+
+  /// FusionErrorCode read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UInt32
+    ::std::uint32_t Category() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 2); }
+    // win:UInt32
+    ::std::uint32_t ErrorCode() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 6); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("Category", Category());
+      f("ErrorCode", ErrorCode());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] FusionErrorCode& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.Category = Category();
+      out.ErrorCode = ErrorCode();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 10;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template Binding (ClrEtwBuiltin.man:2764).
@@ -951,6 +3128,117 @@ struct Binding {
     f(d[6], s.ClrInstanceID);
   }
   friend bool operator==(const Binding&, const Binding&) = default;
+
+  /// Binding read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32
+    ::std::uint32_t LoadContextID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UInt32
+    ::std::uint32_t FromLoaderCache() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 8); }
+    // win:UInt32
+    ::std::uint32_t DynamicLoad() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 12); }
+    // win:UnicodeString
+    ::clretw::Utf16View AssemblyCodebase() const noexcept { return {p_ + 16, ::clretw::string_text(p_ + 16, (seg_[1] - 16), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View AssemblyName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[2]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("AppDomainID", AppDomainID());
+      f("LoadContextID", LoadContextID());
+      f("FromLoaderCache", FromLoaderCache());
+      f("DynamicLoad", DynamicLoad());
+      f("AssemblyCodebase", AssemblyCodebase());
+      f("AssemblyName", AssemblyName());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] Binding& out) const {
+      out.AppDomainID = AppDomainID();
+      out.LoadContextID = LoadContextID();
+      out.FromLoaderCache = FromLoaderCache();
+      out.DynamicLoad = DynamicLoad();
+      AssemblyCodebase().append_utf8(out.AssemblyCodebase);
+      AssemblyName().append_utf8(out.AssemblyName);
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template NgenBindEvent (ClrEtwBuiltin.man:2773).
@@ -972,6 +3260,89 @@ struct NgenBindEvent {
     f(d[3], s.AssemblyName);
   }
   friend bool operator==(const NgenBindEvent&, const NgenBindEvent&) = default;
+
+  /// NgenBindEvent read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UInt64
+    ::std::uint64_t BindingID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 2); }
+    // win:UInt32
+    ::std::uint32_t ReasonCode() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 10); }
+    // win:UnicodeString
+    ::clretw::Utf16View AssemblyName() const noexcept { return {p_ + 14, ::clretw::string_text(p_ + 14, (seg_[1] - 14), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("BindingID", BindingID());
+      f("ReasonCode", ReasonCode());
+      f("AssemblyName", AssemblyName());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] NgenBindEvent& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.BindingID = BindingID();
+      out.ReasonCode = ReasonCode();
+      AssemblyName().append_utf8(out.AssemblyName);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 14) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 14) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template JittedMethodRichDebugInfo (ClrEtwBuiltin.man:2779).
@@ -999,6 +3370,7 @@ struct JittedMethodRichDebugInfo {
     f(d[6], s.Data);
   }
   friend bool operator==(const JittedMethodRichDebugInfo&, const JittedMethodRichDebugInfo&) = default;
+
 };
 
 /// Template ModuleTransparencyCalculation (ClrEtwBuiltin.man:2788).
@@ -1018,6 +3390,85 @@ struct ModuleTransparencyCalculation {
     f(d[2], s.ClrInstanceID);
   }
   friend bool operator==(const ModuleTransparencyCalculation&, const ModuleTransparencyCalculation&) = default;
+
+  /// ModuleTransparencyCalculation read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UnicodeString
+    ::clretw::Utf16View Module() const noexcept { return {p_, ::clretw::string_text(p_, (seg_[1]), 2, true) / 2}; }
+    // win:UInt32
+    ::std::uint32_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[1]); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[1] + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Module", Module());
+      f("AppDomainID", AppDomainID());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ModuleTransparencyCalculation& out) const {
+      Module().append_utf8(out.Module);
+      out.AppDomainID = AppDomainID();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template TypeTransparencyCalculation (ClrEtwBuiltin.man:2793).
@@ -1039,6 +3490,101 @@ struct TypeTransparencyCalculation {
     f(d[3], s.ClrInstanceID);
   }
   friend bool operator==(const TypeTransparencyCalculation&, const TypeTransparencyCalculation&) = default;
+
+  /// TypeTransparencyCalculation read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UnicodeString
+    ::clretw::Utf16View Type() const noexcept { return {p_, ::clretw::string_text(p_, (seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View Module() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UInt32
+    ::std::uint32_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[2]); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[2] + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Type", Type());
+      f("Module", Module());
+      f("AppDomainID", AppDomainID());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] TypeTransparencyCalculation& out) const {
+      Type().append_utf8(out.Type);
+      Module().append_utf8(out.Module);
+      out.AppDomainID = AppDomainID();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodTransparencyCalculation (ClrEtwBuiltin.man:2799).
@@ -1060,6 +3606,101 @@ struct MethodTransparencyCalculation {
     f(d[3], s.ClrInstanceID);
   }
   friend bool operator==(const MethodTransparencyCalculation&, const MethodTransparencyCalculation&) = default;
+
+  /// MethodTransparencyCalculation read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UnicodeString
+    ::clretw::Utf16View Method() const noexcept { return {p_, ::clretw::string_text(p_, (seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View Module() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UInt32
+    ::std::uint32_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[2]); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[2] + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Method", Method());
+      f("Module", Module());
+      f("AppDomainID", AppDomainID());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodTransparencyCalculation& out) const {
+      Method().append_utf8(out.Method);
+      Module().append_utf8(out.Module);
+      out.AppDomainID = AppDomainID();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template FieldTransparencyCalculation (ClrEtwBuiltin.man:2805).
@@ -1081,6 +3722,101 @@ struct FieldTransparencyCalculation {
     f(d[3], s.ClrInstanceID);
   }
   friend bool operator==(const FieldTransparencyCalculation&, const FieldTransparencyCalculation&) = default;
+
+  /// FieldTransparencyCalculation read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UnicodeString
+    ::clretw::Utf16View Field() const noexcept { return {p_, ::clretw::string_text(p_, (seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View Module() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UInt32
+    ::std::uint32_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[2]); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[2] + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Field", Field());
+      f("Module", Module());
+      f("AppDomainID", AppDomainID());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] FieldTransparencyCalculation& out) const {
+      Field().append_utf8(out.Field);
+      Module().append_utf8(out.Module);
+      out.AppDomainID = AppDomainID();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template TokenTransparencyCalculation (ClrEtwBuiltin.man:2811).
@@ -1102,6 +3838,93 @@ struct TokenTransparencyCalculation {
     f(d[3], s.ClrInstanceID);
   }
   friend bool operator==(const TokenTransparencyCalculation&, const TokenTransparencyCalculation&) = default;
+
+  /// TokenTransparencyCalculation read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Token() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UnicodeString
+    ::clretw::Utf16View Module() const noexcept { return {p_ + 4, ::clretw::string_text(p_ + 4, (seg_[1] - 4), 2, true) / 2}; }
+    // win:UInt32
+    ::std::uint32_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[1]); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[1] + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Token", Token());
+      f("Module", Module());
+      f("AppDomainID", AppDomainID());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] TokenTransparencyCalculation& out) const {
+      out.Token = Token();
+      Module().append_utf8(out.Module);
+      out.AppDomainID = AppDomainID();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ModuleTransparencyCalculationResult (ClrEtwBuiltin.man:2817).
@@ -1131,6 +3954,105 @@ struct ModuleTransparencyCalculationResult {
     f(d[7], s.ClrInstanceID);
   }
   friend bool operator==(const ModuleTransparencyCalculationResult&, const ModuleTransparencyCalculationResult&) = default;
+
+  /// ModuleTransparencyCalculationResult read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UnicodeString
+    ::clretw::Utf16View Module() const noexcept { return {p_, ::clretw::string_text(p_, (seg_[1]), 2, true) / 2}; }
+    // win:UInt32
+    ::std::uint32_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[1]); }
+    // win:Boolean
+    bool IsAllCritical() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + seg_[1] + 4); }
+    // win:Boolean
+    bool IsAllTransparent() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + seg_[1] + 8); }
+    // win:Boolean
+    bool IsTreatAsSafe() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + seg_[1] + 12); }
+    // win:Boolean
+    bool IsOpportunisticallyCritical() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + seg_[1] + 16); }
+    // win:UInt32
+    ::std::uint32_t SecurityRuleSet() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[1] + 20); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[1] + 24); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Module", Module());
+      f("AppDomainID", AppDomainID());
+      f("IsAllCritical", IsAllCritical());
+      f("IsAllTransparent", IsAllTransparent());
+      f("IsTreatAsSafe", IsTreatAsSafe());
+      f("IsOpportunisticallyCritical", IsOpportunisticallyCritical());
+      f("SecurityRuleSet", SecurityRuleSet());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ModuleTransparencyCalculationResult& out) const {
+      Module().append_utf8(out.Module);
+      out.AppDomainID = AppDomainID();
+      out.IsAllCritical = IsAllCritical();
+      out.IsAllTransparent = IsAllTransparent();
+      out.IsTreatAsSafe = IsTreatAsSafe();
+      out.IsOpportunisticallyCritical = IsOpportunisticallyCritical();
+      out.SecurityRuleSet = SecurityRuleSet();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 26) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+      } else {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 26) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template TypeTransparencyCalculationResult (ClrEtwBuiltin.man:2827).
@@ -1160,6 +4082,117 @@ struct TypeTransparencyCalculationResult {
     f(d[7], s.ClrInstanceID);
   }
   friend bool operator==(const TypeTransparencyCalculationResult&, const TypeTransparencyCalculationResult&) = default;
+
+  /// TypeTransparencyCalculationResult read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UnicodeString
+    ::clretw::Utf16View Type() const noexcept { return {p_, ::clretw::string_text(p_, (seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View Module() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UInt32
+    ::std::uint32_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[2]); }
+    // win:Boolean
+    bool IsAllCritical() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + seg_[2] + 4); }
+    // win:Boolean
+    bool IsAllTransparent() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + seg_[2] + 8); }
+    // win:Boolean
+    bool IsCritical() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + seg_[2] + 12); }
+    // win:Boolean
+    bool IsTreatAsSafe() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + seg_[2] + 16); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[2] + 20); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Type", Type());
+      f("Module", Module());
+      f("AppDomainID", AppDomainID());
+      f("IsAllCritical", IsAllCritical());
+      f("IsAllTransparent", IsAllTransparent());
+      f("IsCritical", IsCritical());
+      f("IsTreatAsSafe", IsTreatAsSafe());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] TypeTransparencyCalculationResult& out) const {
+      Type().append_utf8(out.Type);
+      Module().append_utf8(out.Module);
+      out.AppDomainID = AppDomainID();
+      out.IsAllCritical = IsAllCritical();
+      out.IsAllTransparent = IsAllTransparent();
+      out.IsCritical = IsCritical();
+      out.IsTreatAsSafe = IsTreatAsSafe();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 22) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+      } else {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 22) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodTransparencyCalculationResult (ClrEtwBuiltin.man:2837).
@@ -1185,6 +4218,109 @@ struct MethodTransparencyCalculationResult {
     f(d[5], s.ClrInstanceID);
   }
   friend bool operator==(const MethodTransparencyCalculationResult&, const MethodTransparencyCalculationResult&) = default;
+
+  /// MethodTransparencyCalculationResult read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UnicodeString
+    ::clretw::Utf16View Method() const noexcept { return {p_, ::clretw::string_text(p_, (seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View Module() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UInt32
+    ::std::uint32_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[2]); }
+    // win:Boolean
+    bool IsCritical() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + seg_[2] + 4); }
+    // win:Boolean
+    bool IsTreatAsSafe() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + seg_[2] + 8); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[2] + 12); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Method", Method());
+      f("Module", Module());
+      f("AppDomainID", AppDomainID());
+      f("IsCritical", IsCritical());
+      f("IsTreatAsSafe", IsTreatAsSafe());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodTransparencyCalculationResult& out) const {
+      Method().append_utf8(out.Method);
+      Module().append_utf8(out.Module);
+      out.AppDomainID = AppDomainID();
+      out.IsCritical = IsCritical();
+      out.IsTreatAsSafe = IsTreatAsSafe();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 14) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+      } else {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 14) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template FieldTransparencyCalculationResult (ClrEtwBuiltin.man:2845).
@@ -1210,6 +4346,109 @@ struct FieldTransparencyCalculationResult {
     f(d[5], s.ClrInstanceID);
   }
   friend bool operator==(const FieldTransparencyCalculationResult&, const FieldTransparencyCalculationResult&) = default;
+
+  /// FieldTransparencyCalculationResult read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UnicodeString
+    ::clretw::Utf16View Field() const noexcept { return {p_, ::clretw::string_text(p_, (seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View Module() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UInt32
+    ::std::uint32_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[2]); }
+    // win:Boolean
+    bool IsCritical() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + seg_[2] + 4); }
+    // win:Boolean
+    bool IsTreatAsSafe() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + seg_[2] + 8); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[2] + 12); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Field", Field());
+      f("Module", Module());
+      f("AppDomainID", AppDomainID());
+      f("IsCritical", IsCritical());
+      f("IsTreatAsSafe", IsTreatAsSafe());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] FieldTransparencyCalculationResult& out) const {
+      Field().append_utf8(out.Field);
+      Module().append_utf8(out.Module);
+      out.AppDomainID = AppDomainID();
+      out.IsCritical = IsCritical();
+      out.IsTreatAsSafe = IsTreatAsSafe();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 14) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+      } else {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 14) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template TokenTransparencyCalculationResult (ClrEtwBuiltin.man:2853).
@@ -1235,6 +4474,101 @@ struct TokenTransparencyCalculationResult {
     f(d[5], s.ClrInstanceID);
   }
   friend bool operator==(const TokenTransparencyCalculationResult&, const TokenTransparencyCalculationResult&) = default;
+
+  /// TokenTransparencyCalculationResult read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Token() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UnicodeString
+    ::clretw::Utf16View Module() const noexcept { return {p_ + 4, ::clretw::string_text(p_ + 4, (seg_[1] - 4), 2, true) / 2}; }
+    // win:UInt32
+    ::std::uint32_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[1]); }
+    // win:Boolean
+    bool IsCritical() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + seg_[1] + 4); }
+    // win:Boolean
+    bool IsTreatAsSafe() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + seg_[1] + 8); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[1] + 12); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Token", Token());
+      f("Module", Module());
+      f("AppDomainID", AppDomainID());
+      f("IsCritical", IsCritical());
+      f("IsTreatAsSafe", IsTreatAsSafe());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] TokenTransparencyCalculationResult& out) const {
+      out.Token = Token();
+      Module().append_utf8(out.Module);
+      out.AppDomainID = AppDomainID();
+      out.IsCritical = IsCritical();
+      out.IsTreatAsSafe = IsTreatAsSafe();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 14) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+      } else {
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 14) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template FailFast (ClrEtwBuiltin.man:2861).
@@ -1258,6 +4592,93 @@ struct FailFast {
     f(d[4], s.ClrInstanceID);
   }
   friend bool operator==(const FailFast&, const FailFast&) = default;
+
+  /// FailFast read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UnicodeString
+    ::clretw::Utf16View FailFastUserMessage() const noexcept { return {p_, ::clretw::string_text(p_, (seg_[1]), 2, true) / 2}; }
+    // win:Pointer
+    ::std::uint64_t FailedEIP() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + seg_[1]); }
+    // win:UInt32
+    ::std::uint32_t OSExitCode() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[1] + (PointerSize == 8 ? 8u : 4u)); }
+    // win:UInt32
+    ::std::uint32_t ClrExitCode() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[1] + (PointerSize == 8 ? 12u : 8u)); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[1] + (PointerSize == 8 ? 16u : 12u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("FailFastUserMessage", FailFastUserMessage());
+      f("FailedEIP", FailedEIP());
+      f("OSExitCode", OSExitCode());
+      f("ClrExitCode", ClrExitCode());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] FailFast& out) const {
+      FailFastUserMessage().append_utf8(out.FailFastUserMessage);
+      out.FailedEIP = FailedEIP();
+      out.OSExitCode = OSExitCode();
+      out.ClrExitCode = ClrExitCode();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 18) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+      } else {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 14) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template PrvFinalizeObject (ClrEtwBuiltin.man:2868).
@@ -1279,6 +4700,89 @@ struct PrvFinalizeObject {
     f(d[3], s.TypeName);
   }
   friend bool operator==(const PrvFinalizeObject&, const PrvFinalizeObject&) = default;
+
+  /// PrvFinalizeObject read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer
+    ::std::uint64_t TypeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:Pointer
+    ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + (PointerSize == 8 ? 16u : 8u)); }
+    // win:UnicodeString
+    ::clretw::Utf16View TypeName() const noexcept { return {p_ + (PointerSize == 8 ? 18u : 10u), ::clretw::string_text(p_ + (PointerSize == 8 ? 18u : 10u), (seg_[1] - (PointerSize == 8 ? 18u : 10u)), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("TypeID", TypeID());
+      f("ObjectID", ObjectID());
+      f("ClrInstanceID", ClrInstanceID());
+      f("TypeName", TypeName());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] PrvFinalizeObject& out) const {
+      out.TypeID = TypeID();
+      out.ObjectID = ObjectID();
+      out.ClrInstanceID = ClrInstanceID();
+      TypeName().append_utf8(out.TypeName);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template CCWRefCountChange (ClrEtwBuiltin.man:2874).
@@ -1310,6 +4814,137 @@ struct CCWRefCountChange {
     f(d[8], s.ClrInstanceID);
   }
   friend bool operator==(const CCWRefCountChange&, const CCWRefCountChange&) = default;
+
+  /// CCWRefCountChange read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer
+    ::std::uint64_t HandleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:Pointer
+    ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:Pointer
+    ::std::uint64_t COMInterfacePointer() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 16u : 8u)); }
+    // win:UInt32
+    ::std::uint32_t NewRefCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 24u : 12u)); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 28u : 16u)); }
+    // win:UnicodeString
+    ::clretw::Utf16View ClassName() const noexcept { return {p_ + (PointerSize == 8 ? 36u : 24u), ::clretw::string_text(p_ + (PointerSize == 8 ? 36u : 24u), (seg_[1] - (PointerSize == 8 ? 36u : 24u)), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View NameSpace() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View Operation() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[3]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("HandleID", HandleID());
+      f("ObjectID", ObjectID());
+      f("COMInterfacePointer", COMInterfacePointer());
+      f("NewRefCount", NewRefCount());
+      f("AppDomainID", AppDomainID());
+      f("ClassName", ClassName());
+      f("NameSpace", NameSpace());
+      f("Operation", Operation());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] CCWRefCountChange& out) const {
+      out.HandleID = HandleID();
+      out.ObjectID = ObjectID();
+      out.COMInterfacePointer = COMInterfacePointer();
+      out.NewRefCount = NewRefCount();
+      out.AppDomainID = AppDomainID();
+      ClassName().append_utf8(out.ClassName);
+      NameSpace().append_utf8(out.NameSpace);
+      Operation().append_utf8(out.Operation);
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[4] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template CCWRefCountChangeAnsi (ClrEtwBuiltin.man:2885).
@@ -1341,6 +4976,147 @@ struct CCWRefCountChangeAnsi {
     f(d[8], s.ClrInstanceID);
   }
   friend bool operator==(const CCWRefCountChangeAnsi&, const CCWRefCountChangeAnsi&) = default;
+
+  /// CCWRefCountChangeAnsi read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer
+    ::std::uint64_t HandleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:Pointer
+    ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:Pointer
+    ::std::uint64_t COMInterfacePointer() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 16u : 8u)); }
+    // win:UInt32
+    ::std::uint32_t NewRefCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 24u : 12u)); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 28u : 16u)); }
+    // win:AnsiString
+    ::std::string_view ClassName() const noexcept { return {reinterpret_cast<const char*>(p_ + (PointerSize == 8 ? 36u : 24u)), ::clretw::string_text(p_ + (PointerSize == 8 ? 36u : 24u), (seg_[1] - (PointerSize == 8 ? 36u : 24u)), 1, true)}; }
+    // win:AnsiString
+    ::std::string_view NameSpace() const noexcept { return {reinterpret_cast<const char*>(p_ + seg_[1]), ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 1, true)}; }
+    // win:UnicodeString
+    ::clretw::Utf16View Operation() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[3]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("HandleID", HandleID());
+      f("ObjectID", ObjectID());
+      f("COMInterfacePointer", COMInterfacePointer());
+      f("NewRefCount", NewRefCount());
+      f("AppDomainID", AppDomainID());
+      f("ClassName", ClassName());
+      f("NameSpace", NameSpace());
+      f("Operation", Operation());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] CCWRefCountChangeAnsi& out) const {
+      out.HandleID = HandleID();
+      out.ObjectID = ObjectID();
+      out.COMInterfacePointer = COMInterfacePointer();
+      out.NewRefCount = NewRefCount();
+      out.AppDomainID = AppDomainID();
+      {
+        const auto v = ClassName();
+        out.ClassName.assign(v.begin(), v.end());
+      }
+      {
+        const auto v = NameSpace();
+        out.NameSpace.assign(v.begin(), v.end());
+      }
+      Operation().append_utf8(out.Operation);
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[4] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template PinPlugAtGCTime (ClrEtwBuiltin.man:2896).
@@ -1362,6 +5138,85 @@ struct PinPlugAtGCTime {
     f(d[3], s.ClrInstanceID);
   }
   friend bool operator==(const PinPlugAtGCTime&, const PinPlugAtGCTime&) = default;
+
+  /// PinPlugAtGCTime read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer
+    ::std::uint64_t PlugStart() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:Pointer
+    ::std::uint64_t PlugEnd() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:Pointer
+    ::std::uint64_t GapBeforeSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 16u : 8u)); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + (PointerSize == 8 ? 24u : 12u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("PlugStart", PlugStart());
+      f("PlugEnd", PlugEnd());
+      f("GapBeforeSize", GapBeforeSize());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] PinPlugAtGCTime& out) const {
+      out.PlugStart = PlugStart();
+      out.PlugEnd = PlugEnd();
+      out.GapBeforeSize = GapBeforeSize();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 26u : 14u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+      } else {
+        if (n_ - pos_ < 14) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template PrvDestroyGCHandle (ClrEtwBuiltin.man:2902).
@@ -1379,6 +5234,77 @@ struct PrvDestroyGCHandle {
     f(d[1], s.ClrInstanceID);
   }
   friend bool operator==(const PrvDestroyGCHandle&, const PrvDestroyGCHandle&) = default;
+
+  /// PrvDestroyGCHandle read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer
+    ::std::uint64_t HandleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("HandleID", HandleID());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] PrvDestroyGCHandle& out) const {
+      out.HandleID = HandleID();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 10u : 6u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template PrvSetGCHandle (ClrEtwBuiltin.man:2906).
@@ -1404,6 +5330,93 @@ struct PrvSetGCHandle {
     f(d[5], s.ClrInstanceID);
   }
   friend bool operator==(const PrvSetGCHandle&, const PrvSetGCHandle&) = default;
+
+  /// PrvSetGCHandle read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer
+    ::std::uint64_t HandleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:Pointer
+    ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:UInt32, map GCHandleKindMap
+    ::clretw::dotnet_runtime_private::GCHandleKindMap Kind() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_private::GCHandleKindMap, 4>(p_ + (PointerSize == 8 ? 16u : 8u)); }
+    // win:UInt32
+    ::std::uint32_t Generation() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 20u : 12u)); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 24u : 16u)); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + (PointerSize == 8 ? 32u : 24u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("HandleID", HandleID());
+      f("ObjectID", ObjectID());
+      f("Kind", Kind());
+      f("Generation", Generation());
+      f("AppDomainID", AppDomainID());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] PrvSetGCHandle& out) const {
+      out.HandleID = HandleID();
+      out.ObjectID = ObjectID();
+      out.Kind = Kind();
+      out.Generation = Generation();
+      out.AppDomainID = AppDomainID();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 34u : 26u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 34) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 34;
+      } else {
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template LoaderHeapPrivate (ClrEtwBuiltin.man:2914).
@@ -1429,6 +5442,93 @@ struct LoaderHeapPrivate {
     f(d[5], s.ClrInstanceID);
   }
   friend bool operator==(const LoaderHeapPrivate&, const LoaderHeapPrivate&) = default;
+
+  /// LoaderHeapPrivate read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer
+    ::std::uint64_t LoaderHeapPtr() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:Pointer
+    ::std::uint64_t MemoryAddress() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:UInt32
+    ::std::uint32_t RequestSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 16u : 8u)); }
+    // win:UInt32
+    ::std::uint32_t Unused1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 20u : 12u)); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t Unused2() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 24u : 16u)); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + (PointerSize == 8 ? 32u : 24u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("LoaderHeapPtr", LoaderHeapPtr());
+      f("MemoryAddress", MemoryAddress());
+      f("RequestSize", RequestSize());
+      f("Unused1", Unused1());
+      f("Unused2", Unused2());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] LoaderHeapPrivate& out) const {
+      out.LoaderHeapPtr = LoaderHeapPtr();
+      out.MemoryAddress = MemoryAddress();
+      out.RequestSize = RequestSize();
+      out.Unused1 = Unused1();
+      out.Unused2 = Unused2();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 34u : 26u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 34) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 34;
+      } else {
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ModuleRangePrivate (ClrEtwBuiltin.man:2922).
@@ -1456,6 +5556,97 @@ struct ModuleRangePrivate {
     f(d[6], s.SectionType);
   }
   friend bool operator==(const ModuleRangePrivate&, const ModuleRangePrivate&) = default;
+
+  /// ModuleRangePrivate read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 2); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t RangeBegin() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 10); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t RangeSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 14); }
+    // win:UInt8, map ModuleRangeTypeMap
+    ::clretw::dotnet_runtime_private::ModuleRangeTypeMap RangeType() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_private::ModuleRangeTypeMap, 1>(p_ + 18); }
+    // win:UInt8, map ModuleRangeIBCTypeMap
+    ::clretw::dotnet_runtime_private::ModuleRangeIBCTypeMap IBCType() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_private::ModuleRangeIBCTypeMap, 1>(p_ + 19); }
+    // win:UInt16, map ModuleRangeSectionTypeMap
+    ::clretw::dotnet_runtime_private::ModuleRangeSectionTypeMap SectionType() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_private::ModuleRangeSectionTypeMap, 2>(p_ + 20); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("ModuleID", ModuleID());
+      f("RangeBegin", RangeBegin());
+      f("RangeSize", RangeSize());
+      f("RangeType", RangeType());
+      f("IBCType", IBCType());
+      f("SectionType", SectionType());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ModuleRangePrivate& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.ModuleID = ModuleID();
+      out.RangeBegin = RangeBegin();
+      out.RangeSize = RangeSize();
+      out.RangeType = RangeType();
+      out.IBCType = IBCType();
+      out.SectionType = SectionType();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 22;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+      } else {
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MulticoreJitPrivate (ClrEtwBuiltin.man:2931).
@@ -1481,6 +5672,113 @@ struct MulticoreJitPrivate {
     f(d[5], s.Int3);
   }
   friend bool operator==(const MulticoreJitPrivate&, const MulticoreJitPrivate&) = default;
+
+  /// MulticoreJitPrivate read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UnicodeString
+    ::clretw::Utf16View String1() const noexcept { return {p_ + 2, ::clretw::string_text(p_ + 2, (seg_[1] - 2), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View String2() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:Int32
+    ::std::int32_t Int1() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(p_ + seg_[2]); }
+    // win:Int32
+    ::std::int32_t Int2() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(p_ + seg_[2] + 4); }
+    // win:Int32
+    ::std::int32_t Int3() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(p_ + seg_[2] + 8); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("String1", String1());
+      f("String2", String2());
+      f("Int1", Int1());
+      f("Int2", Int2());
+      f("Int3", Int3());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MulticoreJitPrivate& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      String1().append_utf8(out.String1);
+      String2().append_utf8(out.String2);
+      out.Int1 = Int1();
+      out.Int2 = Int2();
+      out.Int3 = Int3();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 12) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+      } else {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 12) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MulticoreJitMethodCodeReturnedPrivate (ClrEtwBuiltin.man:2939).
@@ -1500,6 +5798,81 @@ struct MulticoreJitMethodCodeReturnedPrivate {
     f(d[2], s.MethodID);
   }
   friend bool operator==(const MulticoreJitMethodCodeReturnedPrivate&, const MulticoreJitMethodCodeReturnedPrivate&) = default;
+
+  /// MulticoreJitMethodCodeReturnedPrivate read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 2); }
+    // win:UInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 10); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("ModuleID", ModuleID());
+      f("MethodID", MethodID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MulticoreJitMethodCodeReturnedPrivate& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.ModuleID = ModuleID();
+      out.MethodID = MethodID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 18;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+      } else {
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template DynamicTypeUsePrivate (ClrEtwBuiltin.man:2944).
@@ -1517,6 +5890,81 @@ struct DynamicTypeUsePrivate {
     f(d[1], s.ClrInstanceID);
   }
   friend bool operator==(const DynamicTypeUsePrivate&, const DynamicTypeUsePrivate&) = default;
+
+  /// DynamicTypeUsePrivate read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UnicodeString
+    ::clretw::Utf16View TypeName() const noexcept { return {p_, ::clretw::string_text(p_, (seg_[1]), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[1]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("TypeName", TypeName());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] DynamicTypeUsePrivate& out) const {
+      TypeName().append_utf8(out.TypeName);
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:2948).
@@ -1536,6 +5984,97 @@ struct DynamicTypeUseTwoParametersPrivate {
     f(d[2], s.ClrInstanceID);
   }
   friend bool operator==(const DynamicTypeUseTwoParametersPrivate&, const DynamicTypeUseTwoParametersPrivate&) = default;
+
+  /// DynamicTypeUseTwoParametersPrivate read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UnicodeString
+    ::clretw::Utf16View TypeName() const noexcept { return {p_, ::clretw::string_text(p_, (seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View SecondTypeName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[2]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("TypeName", TypeName());
+      f("SecondTypeName", SecondTypeName());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] DynamicTypeUseTwoParametersPrivate& out) const {
+      TypeName().append_utf8(out.TypeName);
+      SecondTypeName().append_utf8(out.SecondTypeName);
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:2953).
@@ -1557,6 +6096,113 @@ struct DynamicTypeUsePrivateVariance {
     f(d[3], s.ClrInstanceID);
   }
   friend bool operator==(const DynamicTypeUsePrivateVariance&, const DynamicTypeUsePrivateVariance&) = default;
+
+  /// DynamicTypeUsePrivateVariance read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UnicodeString
+    ::clretw::Utf16View TypeName() const noexcept { return {p_, ::clretw::string_text(p_, (seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View InterfaceTypeName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View VariantInterfaceTypeName() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[3]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("TypeName", TypeName());
+      f("InterfaceTypeName", InterfaceTypeName());
+      f("VariantInterfaceTypeName", VariantInterfaceTypeName());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] DynamicTypeUsePrivateVariance& out) const {
+      TypeName().append_utf8(out.TypeName);
+      InterfaceTypeName().append_utf8(out.InterfaceTypeName);
+      VariantInterfaceTypeName().append_utf8(out.VariantInterfaceTypeName);
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[4] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:2959).
@@ -1576,6 +6222,85 @@ struct DynamicTypeUseStringAndIntPrivate {
     f(d[2], s.ClrInstanceID);
   }
   friend bool operator==(const DynamicTypeUseStringAndIntPrivate&, const DynamicTypeUseStringAndIntPrivate&) = default;
+
+  /// DynamicTypeUseStringAndIntPrivate read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UnicodeString
+    ::clretw::Utf16View TypeName() const noexcept { return {p_, ::clretw::string_text(p_, (seg_[1]), 2, true) / 2}; }
+    // win:Int32
+    ::std::int32_t Int1() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(p_ + seg_[1]); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[1] + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("TypeName", TypeName());
+      f("Int1", Int1());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] DynamicTypeUseStringAndIntPrivate& out) const {
+      TypeName().append_utf8(out.TypeName);
+      out.Int1 = Int1();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:2964).
@@ -1591,6 +6316,73 @@ struct DynamicTypeUseNoParametersPrivate {
     f(d[0], s.ClrInstanceID);
   }
   friend bool operator==(const DynamicTypeUseNoParametersPrivate&, const DynamicTypeUseNoParametersPrivate&) = default;
+
+  /// DynamicTypeUseNoParametersPrivate read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] DynamicTypeUseNoParametersPrivate& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 2;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 }  // namespace templates

@@ -305,6 +305,9 @@ constexpr bool clretw_flag_enum(GCSettingsFlagsMap) noexcept { return true; }
 // encode_payload, payload.h). Count and length fields must match the sizes of
 // the data they describe. for_each_field(s, f) calls
 // f(const clretw::FieldDesc&, member) for every field of s, in wire order.
+// Most structs also have a layout view, View<PointerSize>: their payload read in
+// place with no copy, checked once by verify() (see the zero-copy views below,
+// which merge all versions of an event).
 
 namespace templates {
 
@@ -335,6 +338,101 @@ struct GCSettingsRundown {
     f(d[7], s.ClrInstanceID);
   }
   friend bool operator==(const GCSettingsRundown&, const GCSettingsRundown&) = default;
+
+  /// GCSettingsRundown read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64
+    ::std::uint64_t HardLimit() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64
+    ::std::uint64_t LOHThreshold() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64
+    ::std::uint64_t PhysicalMemoryConfig() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt64
+    ::std::uint64_t Gen0MinBudgetConfig() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 24); }
+    // win:UInt64
+    ::std::uint64_t Gen0MaxBudgetConfig() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 32); }
+    // win:UInt32
+    ::std::uint32_t HighMemPercentConfig() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 40); }
+    // win:UInt32, map GCSettingsFlagsMap
+    ::clretw::dotnet_runtime_rundown::GCSettingsFlagsMap BitSettings() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::GCSettingsFlagsMap, 4>(p_ + 44); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 48); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("HardLimit", HardLimit());
+      f("LOHThreshold", LOHThreshold());
+      f("PhysicalMemoryConfig", PhysicalMemoryConfig());
+      f("Gen0MinBudgetConfig", Gen0MinBudgetConfig());
+      f("Gen0MaxBudgetConfig", Gen0MaxBudgetConfig());
+      f("HighMemPercentConfig", HighMemPercentConfig());
+      f("BitSettings", BitSettings());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] GCSettingsRundown& out) const {
+      out.HardLimit = HardLimit();
+      out.LOHThreshold = LOHThreshold();
+      out.PhysicalMemoryConfig = PhysicalMemoryConfig();
+      out.Gen0MinBudgetConfig = Gen0MinBudgetConfig();
+      out.Gen0MaxBudgetConfig = Gen0MaxBudgetConfig();
+      out.HighMemPercentConfig = HighMemPercentConfig();
+      out.BitSettings = BitSettings();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 50;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 50) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 50;
+      } else {
+        if (n_ - pos_ < 50) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 50;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template RuntimeInformationRundown (ClrEtwBuiltin.man:2049).
@@ -378,6 +476,149 @@ struct RuntimeInformationRundown {
     f(d[14], s.RuntimeDllPath);
   }
   friend bool operator==(const RuntimeInformationRundown&, const RuntimeInformationRundown&) = default;
+
+  /// RuntimeInformationRundown read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UInt16, map RuntimeSkuMap
+    ::clretw::dotnet_runtime_rundown::RuntimeSkuMap Sku() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::RuntimeSkuMap, 2>(p_ + 2); }
+    // win:UInt16
+    ::std::uint16_t BclMajorVersion() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 4); }
+    // win:UInt16
+    ::std::uint16_t BclMinorVersion() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 6); }
+    // win:UInt16
+    ::std::uint16_t BclBuildNumber() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 8); }
+    // win:UInt16
+    ::std::uint16_t BclQfeNumber() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 10); }
+    // win:UInt16
+    ::std::uint16_t VMMajorVersion() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 12); }
+    // win:UInt16
+    ::std::uint16_t VMMinorVersion() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 14); }
+    // win:UInt16
+    ::std::uint16_t VMBuildNumber() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 16); }
+    // win:UInt16
+    ::std::uint16_t VMQfeNumber() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 18); }
+    // win:UInt32, map StartupFlagsMap
+    ::clretw::dotnet_runtime_rundown::StartupFlagsMap StartupFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::StartupFlagsMap, 4>(p_ + 20); }
+    // win:UInt8, map StartupModeMap
+    ::clretw::dotnet_runtime_rundown::StartupModeMap StartupMode() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::StartupModeMap, 1>(p_ + 24); }
+    // win:UnicodeString
+    ::clretw::Utf16View CommandLine() const noexcept { return {p_ + 25, ::clretw::string_text(p_ + 25, (seg_[1] - 25), 2, true) / 2}; }
+    // win:GUID
+    ::clretw::Guid ComObjectGuid() const noexcept { return ::clretw::load_value_w<::clretw::Guid, 16>(p_ + seg_[1]); }
+    // win:UnicodeString
+    ::clretw::Utf16View RuntimeDllPath() const noexcept { return {p_ + seg_[1] + 16, ::clretw::string_text(p_ + seg_[1] + 16, (seg_[2] - seg_[1] - 16), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("Sku", Sku());
+      f("BclMajorVersion", BclMajorVersion());
+      f("BclMinorVersion", BclMinorVersion());
+      f("BclBuildNumber", BclBuildNumber());
+      f("BclQfeNumber", BclQfeNumber());
+      f("VMMajorVersion", VMMajorVersion());
+      f("VMMinorVersion", VMMinorVersion());
+      f("VMBuildNumber", VMBuildNumber());
+      f("VMQfeNumber", VMQfeNumber());
+      f("StartupFlags", StartupFlags());
+      f("StartupMode", StartupMode());
+      f("CommandLine", CommandLine());
+      f("ComObjectGuid", ComObjectGuid());
+      f("RuntimeDllPath", RuntimeDllPath());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] RuntimeInformationRundown& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.Sku = Sku();
+      out.BclMajorVersion = BclMajorVersion();
+      out.BclMinorVersion = BclMinorVersion();
+      out.BclBuildNumber = BclBuildNumber();
+      out.BclQfeNumber = BclQfeNumber();
+      out.VMMajorVersion = VMMajorVersion();
+      out.VMMinorVersion = VMMinorVersion();
+      out.VMBuildNumber = VMBuildNumber();
+      out.VMQfeNumber = VMQfeNumber();
+      out.StartupFlags = StartupFlags();
+      out.StartupMode = StartupMode();
+      CommandLine().append_utf8(out.CommandLine);
+      out.ComObjectGuid = ComObjectGuid();
+      RuntimeDllPath().append_utf8(out.RuntimeDllPath);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 25) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 25;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 16) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 25) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 25;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 16) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template DomainModuleLoadUnloadRundown (ClrEtwBuiltin.man:2066).
@@ -405,6 +646,113 @@ struct DomainModuleLoadUnloadRundown {
     f(d[6], s.ModuleNativePath);
   }
   friend bool operator==(const DomainModuleLoadUnloadRundown&, const DomainModuleLoadUnloadRundown&) = default;
+
+  /// DomainModuleLoadUnloadRundown read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AssemblyID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt32, map ModuleFlagsMap
+    ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::ModuleFlagsMap, 4>(p_ + 24); }
+    // win:UInt32
+    ::std::uint32_t Reserved1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 28); }
+    // win:UnicodeString
+    ::clretw::Utf16View ModuleILPath() const noexcept { return {p_ + 32, ::clretw::string_text(p_ + 32, (seg_[1] - 32), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ModuleNativePath() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ModuleID", ModuleID());
+      f("AssemblyID", AssemblyID());
+      f("AppDomainID", AppDomainID());
+      f("ModuleFlags", ModuleFlags());
+      f("Reserved1", Reserved1());
+      f("ModuleILPath", ModuleILPath());
+      f("ModuleNativePath", ModuleNativePath());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] DomainModuleLoadUnloadRundown& out) const {
+      out.ModuleID = ModuleID();
+      out.AssemblyID = AssemblyID();
+      out.AppDomainID = AppDomainID();
+      out.ModuleFlags = ModuleFlags();
+      out.Reserved1 = Reserved1();
+      ModuleILPath().append_utf8(out.ModuleILPath);
+      ModuleNativePath().append_utf8(out.ModuleNativePath);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template DomainModuleLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2075).
@@ -434,6 +782,121 @@ struct DomainModuleLoadUnloadRundown_V1 {
     f(d[7], s.ClrInstanceID);
   }
   friend bool operator==(const DomainModuleLoadUnloadRundown_V1&, const DomainModuleLoadUnloadRundown_V1&) = default;
+
+  /// DomainModuleLoadUnloadRundown_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AssemblyID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt32, map ModuleFlagsMap
+    ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::ModuleFlagsMap, 4>(p_ + 24); }
+    // win:UInt32
+    ::std::uint32_t Reserved1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 28); }
+    // win:UnicodeString
+    ::clretw::Utf16View ModuleILPath() const noexcept { return {p_ + 32, ::clretw::string_text(p_ + 32, (seg_[1] - 32), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ModuleNativePath() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[2]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ModuleID", ModuleID());
+      f("AssemblyID", AssemblyID());
+      f("AppDomainID", AppDomainID());
+      f("ModuleFlags", ModuleFlags());
+      f("Reserved1", Reserved1());
+      f("ModuleILPath", ModuleILPath());
+      f("ModuleNativePath", ModuleNativePath());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] DomainModuleLoadUnloadRundown_V1& out) const {
+      out.ModuleID = ModuleID();
+      out.AssemblyID = AssemblyID();
+      out.AppDomainID = AppDomainID();
+      out.ModuleFlags = ModuleFlags();
+      out.Reserved1 = Reserved1();
+      ModuleILPath().append_utf8(out.ModuleILPath);
+      ModuleNativePath().append_utf8(out.ModuleNativePath);
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ModuleLoadUnloadRundown (ClrEtwBuiltin.man:2085).
@@ -459,6 +922,109 @@ struct ModuleLoadUnloadRundown {
     f(d[5], s.ModuleNativePath);
   }
   friend bool operator==(const ModuleLoadUnloadRundown&, const ModuleLoadUnloadRundown&) = default;
+
+  /// ModuleLoadUnloadRundown read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AssemblyID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt32, map ModuleFlagsMap
+    ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::ModuleFlagsMap, 4>(p_ + 16); }
+    // win:UInt32
+    ::std::uint32_t Reserved1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 20); }
+    // win:UnicodeString
+    ::clretw::Utf16View ModuleILPath() const noexcept { return {p_ + 24, ::clretw::string_text(p_ + 24, (seg_[1] - 24), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ModuleNativePath() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ModuleID", ModuleID());
+      f("AssemblyID", AssemblyID());
+      f("ModuleFlags", ModuleFlags());
+      f("Reserved1", Reserved1());
+      f("ModuleILPath", ModuleILPath());
+      f("ModuleNativePath", ModuleNativePath());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ModuleLoadUnloadRundown& out) const {
+      out.ModuleID = ModuleID();
+      out.AssemblyID = AssemblyID();
+      out.ModuleFlags = ModuleFlags();
+      out.Reserved1 = Reserved1();
+      ModuleILPath().append_utf8(out.ModuleILPath);
+      ModuleNativePath().append_utf8(out.ModuleNativePath);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ModuleLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2093).
@@ -486,6 +1052,117 @@ struct ModuleLoadUnloadRundown_V1 {
     f(d[6], s.ClrInstanceID);
   }
   friend bool operator==(const ModuleLoadUnloadRundown_V1&, const ModuleLoadUnloadRundown_V1&) = default;
+
+  /// ModuleLoadUnloadRundown_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AssemblyID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt32, map ModuleFlagsMap
+    ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::ModuleFlagsMap, 4>(p_ + 16); }
+    // win:UInt32
+    ::std::uint32_t Reserved1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 20); }
+    // win:UnicodeString
+    ::clretw::Utf16View ModuleILPath() const noexcept { return {p_ + 24, ::clretw::string_text(p_ + 24, (seg_[1] - 24), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ModuleNativePath() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[2]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ModuleID", ModuleID());
+      f("AssemblyID", AssemblyID());
+      f("ModuleFlags", ModuleFlags());
+      f("Reserved1", Reserved1());
+      f("ModuleILPath", ModuleILPath());
+      f("ModuleNativePath", ModuleNativePath());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ModuleLoadUnloadRundown_V1& out) const {
+      out.ModuleID = ModuleID();
+      out.AssemblyID = AssemblyID();
+      out.ModuleFlags = ModuleFlags();
+      out.Reserved1 = Reserved1();
+      ModuleILPath().append_utf8(out.ModuleILPath);
+      ModuleNativePath().append_utf8(out.ModuleNativePath);
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ModuleLoadUnloadRundown_V2 (ClrEtwBuiltin.man:2102).
@@ -525,6 +1202,169 @@ struct ModuleLoadUnloadRundown_V2 {
     f(d[12], s.NativePdbBuildPath);
   }
   friend bool operator==(const ModuleLoadUnloadRundown_V2&, const ModuleLoadUnloadRundown_V2&) = default;
+
+  /// ModuleLoadUnloadRundown_V2 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AssemblyID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt32, map ModuleFlagsMap
+    ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::ModuleFlagsMap, 4>(p_ + 16); }
+    // win:UInt32
+    ::std::uint32_t Reserved1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 20); }
+    // win:UnicodeString
+    ::clretw::Utf16View ModuleILPath() const noexcept { return {p_ + 24, ::clretw::string_text(p_ + 24, (seg_[1] - 24), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View ModuleNativePath() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[2]); }
+    // win:GUID
+    ::clretw::Guid ManagedPdbSignature() const noexcept { return ::clretw::load_value_w<::clretw::Guid, 16>(p_ + seg_[2] + 2); }
+    // win:UInt32
+    ::std::uint32_t ManagedPdbAge() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[2] + 18); }
+    // win:UnicodeString
+    ::clretw::Utf16View ManagedPdbBuildPath() const noexcept { return {p_ + seg_[2] + 22, ::clretw::string_text(p_ + seg_[2] + 22, (seg_[3] - seg_[2] - 22), 2, true) / 2}; }
+    // win:GUID
+    ::clretw::Guid NativePdbSignature() const noexcept { return ::clretw::load_value_w<::clretw::Guid, 16>(p_ + seg_[3]); }
+    // win:UInt32
+    ::std::uint32_t NativePdbAge() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[3] + 16); }
+    // win:UnicodeString
+    ::clretw::Utf16View NativePdbBuildPath() const noexcept { return {p_ + seg_[3] + 20, ::clretw::string_text(p_ + seg_[3] + 20, (seg_[4] - seg_[3] - 20), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ModuleID", ModuleID());
+      f("AssemblyID", AssemblyID());
+      f("ModuleFlags", ModuleFlags());
+      f("Reserved1", Reserved1());
+      f("ModuleILPath", ModuleILPath());
+      f("ModuleNativePath", ModuleNativePath());
+      f("ClrInstanceID", ClrInstanceID());
+      f("ManagedPdbSignature", ManagedPdbSignature());
+      f("ManagedPdbAge", ManagedPdbAge());
+      f("ManagedPdbBuildPath", ManagedPdbBuildPath());
+      f("NativePdbSignature", NativePdbSignature());
+      f("NativePdbAge", NativePdbAge());
+      f("NativePdbBuildPath", NativePdbBuildPath());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ModuleLoadUnloadRundown_V2& out) const {
+      out.ModuleID = ModuleID();
+      out.AssemblyID = AssemblyID();
+      out.ModuleFlags = ModuleFlags();
+      out.Reserved1 = Reserved1();
+      ModuleILPath().append_utf8(out.ModuleILPath);
+      ModuleNativePath().append_utf8(out.ModuleNativePath);
+      out.ClrInstanceID = ClrInstanceID();
+      out.ManagedPdbSignature = ManagedPdbSignature();
+      out.ManagedPdbAge = ManagedPdbAge();
+      ManagedPdbBuildPath().append_utf8(out.ManagedPdbBuildPath);
+      out.NativePdbSignature = NativePdbSignature();
+      out.NativePdbAge = NativePdbAge();
+      NativePdbBuildPath().append_utf8(out.NativePdbBuildPath);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 22) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 20) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 22) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 20) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[5] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template AssemblyLoadUnloadRundown (ClrEtwBuiltin.man:2117).
@@ -546,6 +1386,89 @@ struct AssemblyLoadUnloadRundown {
     f(d[3], s.FullyQualifiedAssemblyName);
   }
   friend bool operator==(const AssemblyLoadUnloadRundown&, const AssemblyLoadUnloadRundown&) = default;
+
+  /// AssemblyLoadUnloadRundown read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AssemblyID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt32, map AssemblyFlagsMap
+    ::clretw::dotnet_runtime_rundown::AssemblyFlagsMap AssemblyFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::AssemblyFlagsMap, 4>(p_ + 16); }
+    // win:UnicodeString
+    ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return {p_ + 20, ::clretw::string_text(p_ + 20, (seg_[1] - 20), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("AssemblyID", AssemblyID());
+      f("AppDomainID", AppDomainID());
+      f("AssemblyFlags", AssemblyFlags());
+      f("FullyQualifiedAssemblyName", FullyQualifiedAssemblyName());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] AssemblyLoadUnloadRundown& out) const {
+      out.AssemblyID = AssemblyID();
+      out.AppDomainID = AppDomainID();
+      out.AssemblyFlags = AssemblyFlags();
+      FullyQualifiedAssemblyName().append_utf8(out.FullyQualifiedAssemblyName);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template AssemblyLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2123).
@@ -571,6 +1494,101 @@ struct AssemblyLoadUnloadRundown_V1 {
     f(d[5], s.ClrInstanceID);
   }
   friend bool operator==(const AssemblyLoadUnloadRundown_V1&, const AssemblyLoadUnloadRundown_V1&) = default;
+
+  /// AssemblyLoadUnloadRundown_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AssemblyID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t BindingID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt32, map AssemblyFlagsMap
+    ::clretw::dotnet_runtime_rundown::AssemblyFlagsMap AssemblyFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::AssemblyFlagsMap, 4>(p_ + 24); }
+    // win:UnicodeString
+    ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return {p_ + 28, ::clretw::string_text(p_ + 28, (seg_[1] - 28), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[1]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("AssemblyID", AssemblyID());
+      f("AppDomainID", AppDomainID());
+      f("BindingID", BindingID());
+      f("AssemblyFlags", AssemblyFlags());
+      f("FullyQualifiedAssemblyName", FullyQualifiedAssemblyName());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] AssemblyLoadUnloadRundown_V1& out) const {
+      out.AssemblyID = AssemblyID();
+      out.AppDomainID = AppDomainID();
+      out.BindingID = BindingID();
+      out.AssemblyFlags = AssemblyFlags();
+      FullyQualifiedAssemblyName().append_utf8(out.FullyQualifiedAssemblyName);
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 28) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 28;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 28) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 28;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template AppDomainLoadUnloadRundown (ClrEtwBuiltin.man:2131).
@@ -590,6 +1608,85 @@ struct AppDomainLoadUnloadRundown {
     f(d[2], s.AppDomainName);
   }
   friend bool operator==(const AppDomainLoadUnloadRundown&, const AppDomainLoadUnloadRundown&) = default;
+
+  /// AppDomainLoadUnloadRundown read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt32, map AppDomainFlagsMap
+    ::clretw::dotnet_runtime_rundown::AppDomainFlagsMap AppDomainFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::AppDomainFlagsMap, 4>(p_ + 8); }
+    // win:UnicodeString
+    ::clretw::Utf16View AppDomainName() const noexcept { return {p_ + 12, ::clretw::string_text(p_ + 12, (seg_[1] - 12), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("AppDomainID", AppDomainID());
+      f("AppDomainFlags", AppDomainFlags());
+      f("AppDomainName", AppDomainName());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] AppDomainLoadUnloadRundown& out) const {
+      out.AppDomainID = AppDomainID();
+      out.AppDomainFlags = AppDomainFlags();
+      AppDomainName().append_utf8(out.AppDomainName);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template AppDomainLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2136).
@@ -613,6 +1710,97 @@ struct AppDomainLoadUnloadRundown_V1 {
     f(d[4], s.ClrInstanceID);
   }
   friend bool operator==(const AppDomainLoadUnloadRundown_V1&, const AppDomainLoadUnloadRundown_V1&) = default;
+
+  /// AppDomainLoadUnloadRundown_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt32, map AppDomainFlagsMap
+    ::clretw::dotnet_runtime_rundown::AppDomainFlagsMap AppDomainFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::AppDomainFlagsMap, 4>(p_ + 8); }
+    // win:UnicodeString
+    ::clretw::Utf16View AppDomainName() const noexcept { return {p_ + 12, ::clretw::string_text(p_ + 12, (seg_[1] - 12), 2, true) / 2}; }
+    // win:UInt32
+    ::std::uint32_t AppDomainIndex() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[1]); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[1] + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("AppDomainID", AppDomainID());
+      f("AppDomainFlags", AppDomainFlags());
+      f("AppDomainName", AppDomainName());
+      f("AppDomainIndex", AppDomainIndex());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] AppDomainLoadUnloadRundown_V1& out) const {
+      out.AppDomainID = AppDomainID();
+      out.AppDomainFlags = AppDomainFlags();
+      AppDomainName().append_utf8(out.AppDomainName);
+      out.AppDomainIndex = AppDomainIndex();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodLoadUnloadRundown (ClrEtwBuiltin.man:2143).
@@ -638,6 +1826,93 @@ struct MethodLoadUnloadRundown {
     f(d[5], s.MethodFlags);
   }
   friend bool operator==(const MethodLoadUnloadRundown&, const MethodLoadUnloadRundown&) = default;
+
+  /// MethodLoadUnloadRundown read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodStartAddress() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt32
+    ::std::uint32_t MethodSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 24); }
+    // win:UInt32
+    ::std::uint32_t MethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 28); }
+    // win:UInt32, map MethodFlagsMap
+    ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::MethodFlagsMap, 4>(p_ + 32); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("ModuleID", ModuleID());
+      f("MethodStartAddress", MethodStartAddress());
+      f("MethodSize", MethodSize());
+      f("MethodToken", MethodToken());
+      f("MethodFlags", MethodFlags());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodLoadUnloadRundown& out) const {
+      out.MethodID = MethodID();
+      out.ModuleID = ModuleID();
+      out.MethodStartAddress = MethodStartAddress();
+      out.MethodSize = MethodSize();
+      out.MethodToken = MethodToken();
+      out.MethodFlags = MethodFlags();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 36;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+      } else {
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2151).
@@ -665,6 +1940,97 @@ struct MethodLoadUnloadRundown_V1 {
     f(d[6], s.ClrInstanceID);
   }
   friend bool operator==(const MethodLoadUnloadRundown_V1&, const MethodLoadUnloadRundown_V1&) = default;
+
+  /// MethodLoadUnloadRundown_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodStartAddress() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 24); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 28); }
+    // win:UInt32, map MethodFlagsMap
+    ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::MethodFlagsMap, 4>(p_ + 32); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 36); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("ModuleID", ModuleID());
+      f("MethodStartAddress", MethodStartAddress());
+      f("MethodSize", MethodSize());
+      f("MethodToken", MethodToken());
+      f("MethodFlags", MethodFlags());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodLoadUnloadRundown_V1& out) const {
+      out.MethodID = MethodID();
+      out.ModuleID = ModuleID();
+      out.MethodStartAddress = MethodStartAddress();
+      out.MethodSize = MethodSize();
+      out.MethodToken = MethodToken();
+      out.MethodFlags = MethodFlags();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 38;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 38) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 38;
+      } else {
+        if (n_ - pos_ < 38) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 38;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodLoadUnloadRundown_V2 (ClrEtwBuiltin.man:2160).
@@ -694,6 +2060,101 @@ struct MethodLoadUnloadRundown_V2 {
     f(d[7], s.ReJITID);
   }
   friend bool operator==(const MethodLoadUnloadRundown_V2&, const MethodLoadUnloadRundown_V2&) = default;
+
+  /// MethodLoadUnloadRundown_V2 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodStartAddress() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 24); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 28); }
+    // win:UInt32, map MethodFlagsMap
+    ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::MethodFlagsMap, 4>(p_ + 32); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 36); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ReJITID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 38); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("ModuleID", ModuleID());
+      f("MethodStartAddress", MethodStartAddress());
+      f("MethodSize", MethodSize());
+      f("MethodToken", MethodToken());
+      f("MethodFlags", MethodFlags());
+      f("ClrInstanceID", ClrInstanceID());
+      f("ReJITID", ReJITID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodLoadUnloadRundown_V2& out) const {
+      out.MethodID = MethodID();
+      out.ModuleID = ModuleID();
+      out.MethodStartAddress = MethodStartAddress();
+      out.MethodSize = MethodSize();
+      out.MethodToken = MethodToken();
+      out.MethodFlags = MethodFlags();
+      out.ClrInstanceID = ClrInstanceID();
+      out.ReJITID = ReJITID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 46;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 46) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 46;
+      } else {
+        if (n_ - pos_ < 46) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 46;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodLoadUnloadRundownVerbose (ClrEtwBuiltin.man:2170).
@@ -725,6 +2186,133 @@ struct MethodLoadUnloadRundownVerbose {
     f(d[8], s.MethodSignature);
   }
   friend bool operator==(const MethodLoadUnloadRundownVerbose&, const MethodLoadUnloadRundownVerbose&) = default;
+
+  /// MethodLoadUnloadRundownVerbose read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodStartAddress() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 24); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 28); }
+    // win:UInt32, map MethodFlagsMap
+    ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::MethodFlagsMap, 4>(p_ + 32); }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodNamespace() const noexcept { return {p_ + 36, ::clretw::string_text(p_ + 36, (seg_[1] - 36), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodSignature() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("ModuleID", ModuleID());
+      f("MethodStartAddress", MethodStartAddress());
+      f("MethodSize", MethodSize());
+      f("MethodToken", MethodToken());
+      f("MethodFlags", MethodFlags());
+      f("MethodNamespace", MethodNamespace());
+      f("MethodName", MethodName());
+      f("MethodSignature", MethodSignature());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodLoadUnloadRundownVerbose& out) const {
+      out.MethodID = MethodID();
+      out.ModuleID = ModuleID();
+      out.MethodStartAddress = MethodStartAddress();
+      out.MethodSize = MethodSize();
+      out.MethodToken = MethodToken();
+      out.MethodFlags = MethodFlags();
+      MethodNamespace().append_utf8(out.MethodNamespace);
+      MethodName().append_utf8(out.MethodName);
+      MethodSignature().append_utf8(out.MethodSignature);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[4] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodLoadUnloadRundownVerbose_V1 (ClrEtwBuiltin.man:2181).
@@ -758,6 +2346,141 @@ struct MethodLoadUnloadRundownVerbose_V1 {
     f(d[9], s.ClrInstanceID);
   }
   friend bool operator==(const MethodLoadUnloadRundownVerbose_V1&, const MethodLoadUnloadRundownVerbose_V1&) = default;
+
+  /// MethodLoadUnloadRundownVerbose_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodStartAddress() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 24); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 28); }
+    // win:UInt32, map MethodFlagsMap
+    ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::MethodFlagsMap, 4>(p_ + 32); }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodNamespace() const noexcept { return {p_ + 36, ::clretw::string_text(p_ + 36, (seg_[1] - 36), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodSignature() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[3]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("ModuleID", ModuleID());
+      f("MethodStartAddress", MethodStartAddress());
+      f("MethodSize", MethodSize());
+      f("MethodToken", MethodToken());
+      f("MethodFlags", MethodFlags());
+      f("MethodNamespace", MethodNamespace());
+      f("MethodName", MethodName());
+      f("MethodSignature", MethodSignature());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodLoadUnloadRundownVerbose_V1& out) const {
+      out.MethodID = MethodID();
+      out.ModuleID = ModuleID();
+      out.MethodStartAddress = MethodStartAddress();
+      out.MethodSize = MethodSize();
+      out.MethodToken = MethodToken();
+      out.MethodFlags = MethodFlags();
+      MethodNamespace().append_utf8(out.MethodNamespace);
+      MethodName().append_utf8(out.MethodName);
+      MethodSignature().append_utf8(out.MethodSignature);
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[4] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodLoadUnloadRundownVerbose_V2 (ClrEtwBuiltin.man:2193).
@@ -793,6 +2516,145 @@ struct MethodLoadUnloadRundownVerbose_V2 {
     f(d[10], s.ReJITID);
   }
   friend bool operator==(const MethodLoadUnloadRundownVerbose_V2&, const MethodLoadUnloadRundownVerbose_V2&) = default;
+
+  /// MethodLoadUnloadRundownVerbose_V2 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodStartAddress() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 24); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t MethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 28); }
+    // win:UInt32, map MethodFlagsMap
+    ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::MethodFlagsMap, 4>(p_ + 32); }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodNamespace() const noexcept { return {p_ + 36, ::clretw::string_text(p_ + 36, (seg_[1] - 36), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View MethodSignature() const noexcept { return {p_ + seg_[2], ::clretw::string_text(p_ + seg_[2], (seg_[3] - seg_[2]), 2, true) / 2}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[3]); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ReJITID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + seg_[3] + 2); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("ModuleID", ModuleID());
+      f("MethodStartAddress", MethodStartAddress());
+      f("MethodSize", MethodSize());
+      f("MethodToken", MethodToken());
+      f("MethodFlags", MethodFlags());
+      f("MethodNamespace", MethodNamespace());
+      f("MethodName", MethodName());
+      f("MethodSignature", MethodSignature());
+      f("ClrInstanceID", ClrInstanceID());
+      f("ReJITID", ReJITID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodLoadUnloadRundownVerbose_V2& out) const {
+      out.MethodID = MethodID();
+      out.ModuleID = ModuleID();
+      out.MethodStartAddress = MethodStartAddress();
+      out.MethodSize = MethodSize();
+      out.MethodToken = MethodToken();
+      out.MethodFlags = MethodFlags();
+      MethodNamespace().append_utf8(out.MethodNamespace);
+      MethodName().append_utf8(out.MethodName);
+      MethodSignature().append_utf8(out.MethodSignature);
+      out.ClrInstanceID = ClrInstanceID();
+      out.ReJITID = ReJITID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[4] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodILToNativeMapRundown (ClrEtwBuiltin.man:2206).
@@ -820,6 +2682,123 @@ struct MethodILToNativeMapRundown {
     f(d[6], s.ClrInstanceID);
   }
   friend bool operator==(const MethodILToNativeMapRundown&, const MethodILToNativeMapRundown&) = default;
+
+  /// MethodILToNativeMapRundown read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ReJITID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt8
+    ::std::uint8_t MethodExtent() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(p_ + 16); }
+    // win:UInt16
+    ::std::uint16_t CountOfMapEntries() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 17); }
+    // win:UInt32, count CountOfMapEntries
+    ::clretw::ArrayView<::std::uint32_t> ILOffsets() const noexcept { return {p_ + 19, (seg_[1] - 19) / 4, 4}; }
+    // win:UInt32, count CountOfMapEntries
+    ::clretw::ArrayView<::std::uint32_t> NativeOffsets() const noexcept { return {p_ + seg_[1], (seg_[2] - seg_[1]) / 4, 4}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[2]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("ReJITID", ReJITID());
+      f("MethodExtent", MethodExtent());
+      f("CountOfMapEntries", CountOfMapEntries());
+      f("ILOffsets", ILOffsets());
+      f("NativeOffsets", NativeOffsets());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodILToNativeMapRundown& out) const {
+      out.MethodID = MethodID();
+      out.ReJITID = ReJITID();
+      out.MethodExtent = MethodExtent();
+      out.CountOfMapEntries = CountOfMapEntries();
+      {
+        const auto v = ILOffsets();
+        out.ILOffsets.assign(v.begin(), v.end());
+      }
+      {
+        const auto v = NativeOffsets();
+        out.NativeOffsets.assign(v.begin(), v.end());
+      }
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template MethodILToNativeMapRundown_V1 (ClrEtwBuiltin.man:2215).
@@ -849,6 +2828,127 @@ struct MethodILToNativeMapRundown_V1 {
     f(d[7], s.ILVersionID);
   }
   friend bool operator==(const MethodILToNativeMapRundown_V1&, const MethodILToNativeMapRundown_V1&) = default;
+
+  /// MethodILToNativeMapRundown_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ReJITID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt8
+    ::std::uint8_t MethodExtent() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(p_ + 16); }
+    // win:UInt16
+    ::std::uint16_t CountOfMapEntries() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 17); }
+    // win:UInt32, count CountOfMapEntries
+    ::clretw::ArrayView<::std::uint32_t> ILOffsets() const noexcept { return {p_ + 19, (seg_[1] - 19) / 4, 4}; }
+    // win:UInt32, count CountOfMapEntries
+    ::clretw::ArrayView<::std::uint32_t> NativeOffsets() const noexcept { return {p_ + seg_[1], (seg_[2] - seg_[1]) / 4, 4}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[2]); }
+    // win:UInt64
+    ::std::uint64_t ILVersionID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + seg_[2] + 2); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("MethodID", MethodID());
+      f("ReJITID", ReJITID());
+      f("MethodExtent", MethodExtent());
+      f("CountOfMapEntries", CountOfMapEntries());
+      f("ILOffsets", ILOffsets());
+      f("NativeOffsets", NativeOffsets());
+      f("ClrInstanceID", ClrInstanceID());
+      f("ILVersionID", ILVersionID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] MethodILToNativeMapRundown_V1& out) const {
+      out.MethodID = MethodID();
+      out.ReJITID = ReJITID();
+      out.MethodExtent = MethodExtent();
+      out.CountOfMapEntries = CountOfMapEntries();
+      {
+        const auto v = ILOffsets();
+        out.ILOffsets.assign(v.begin(), v.end());
+      }
+      {
+        const auto v = NativeOffsets();
+        out.NativeOffsets.assign(v.begin(), v.end());
+      }
+      out.ClrInstanceID = ClrInstanceID();
+      out.ILVersionID = ILVersionID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      } else {
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template DCStartEnd (ClrEtwBuiltin.man:2225).
@@ -864,6 +2964,73 @@ struct DCStartEnd {
     f(d[0], s.ClrInstanceID);
   }
   friend bool operator==(const DCStartEnd&, const DCStartEnd&) = default;
+
+  /// DCStartEnd read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] DCStartEnd& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 2;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ClrStackWalk (ClrEtwBuiltin.man:2228).
@@ -887,6 +3054,96 @@ struct ClrStackWalk {
     f(d[4], s.Stack);
   }
   friend bool operator==(const ClrStackWalk&, const ClrStackWalk&) = default;
+
+  /// ClrStackWalk read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UInt8
+    ::std::uint8_t Reserved1() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(p_ + 2); }
+    // win:UInt8
+    ::std::uint8_t Reserved2() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(p_ + 3); }
+    // win:UInt32
+    ::std::uint32_t FrameCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:Pointer, count FrameCount
+    ::clretw::ArrayView<::std::uint64_t> Stack() const noexcept { return {p_ + 8, (seg_[1] - 8) / (PointerSize == 8 ? 8u : 4u), (PointerSize == 8 ? 8u : 4u)}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("Reserved1", Reserved1());
+      f("Reserved2", Reserved2());
+      f("FrameCount", FrameCount());
+      f("Stack", Stack());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ClrStackWalk& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.Reserved1 = Reserved1();
+      out.Reserved2 = Reserved2();
+      out.FrameCount = FrameCount();
+      {
+        const auto v = Stack();
+        out.Stack.assign(v.begin(), v.end());
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ThreadCreatedRundown (ClrEtwBuiltin.man:2235).
@@ -912,6 +3169,93 @@ struct ThreadCreatedRundown {
     f(d[5], s.ClrInstanceID);
   }
   friend bool operator==(const ThreadCreatedRundown&, const ThreadCreatedRundown&) = default;
+
+  /// ThreadCreatedRundown read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ManagedThreadID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 8); }
+    // win:UInt32, map ThreadFlagsMap
+    ::clretw::dotnet_runtime_rundown::ThreadFlagsMap Flags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::ThreadFlagsMap, 4>(p_ + 16); }
+    // win:UInt32
+    ::std::uint32_t ManagedThreadIndex() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 20); }
+    // win:UInt32
+    ::std::uint32_t OSThreadID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 24); }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 28); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ManagedThreadID", ManagedThreadID());
+      f("AppDomainID", AppDomainID());
+      f("Flags", Flags());
+      f("ManagedThreadIndex", ManagedThreadIndex());
+      f("OSThreadID", OSThreadID());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ThreadCreatedRundown& out) const {
+      out.ManagedThreadID = ManagedThreadID();
+      out.AppDomainID = AppDomainID();
+      out.Flags = Flags();
+      out.ManagedThreadIndex = ManagedThreadIndex();
+      out.OSThreadID = OSThreadID();
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 30;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 30) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 30;
+      } else {
+        if (n_ - pos_ < 30) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 30;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ModuleRangeRundown (ClrEtwBuiltin.man:2243).
@@ -935,6 +3279,89 @@ struct ModuleRangeRundown {
     f(d[4], s.RangeType);
   }
   friend bool operator==(const ModuleRangeRundown&, const ModuleRangeRundown&) = default;
+
+  /// ModuleRangeRundown read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 2); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t RangeBegin() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 10); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t RangeSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 14); }
+    // win:UInt8, map ModuleRangeTypeMap
+    ::clretw::dotnet_runtime_rundown::ModuleRangeTypeMap RangeType() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::ModuleRangeTypeMap, 1>(p_ + 18); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("ModuleID", ModuleID());
+      f("RangeBegin", RangeBegin());
+      f("RangeSize", RangeSize());
+      f("RangeType", RangeType());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ModuleRangeRundown& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.ModuleID = ModuleID();
+      out.RangeBegin = RangeBegin();
+      out.RangeSize = RangeSize();
+      out.RangeType = RangeType();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 19;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+      } else {
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template TieredCompilationSettings (ClrEtwBuiltin.man:2250).
@@ -952,6 +3379,77 @@ struct TieredCompilationSettings {
     f(d[1], s.Flags);
   }
   friend bool operator==(const TieredCompilationSettings&, const TieredCompilationSettings&) = default;
+
+  /// TieredCompilationSettings read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UInt32 -> win:HexInt32, map TieredCompilationSettingsFlagsMap
+    ::clretw::dotnet_runtime_rundown::TieredCompilationSettingsFlagsMap Flags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::TieredCompilationSettingsFlagsMap, 4>(p_ + 2); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("Flags", Flags());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] TieredCompilationSettings& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.Flags = Flags();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 6;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ExecutionCheckpointRundown (ClrEtwBuiltin.man:2254).
@@ -971,6 +3469,89 @@ struct ExecutionCheckpointRundown {
     f(d[2], s.Timestamp);
   }
   friend bool operator==(const ExecutionCheckpointRundown&, const ExecutionCheckpointRundown&) = default;
+
+  /// ExecutionCheckpointRundown read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UnicodeString
+    ::clretw::Utf16View Name() const noexcept { return {p_ + 2, ::clretw::string_text(p_ + 2, (seg_[1] - 2), 2, true) / 2}; }
+    // win:Int64
+    ::std::int64_t Timestamp() const noexcept { return ::clretw::load_value_w<::std::int64_t, 8>(p_ + seg_[1]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("Name", Name());
+      f("Timestamp", Timestamp());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ExecutionCheckpointRundown& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      Name().append_utf8(out.Name);
+      out.Timestamp = Timestamp();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 8) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      } else {
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 8) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 }  // namespace templates

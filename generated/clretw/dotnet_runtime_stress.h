@@ -85,6 +85,9 @@ enum class CLRStackStressOpcode : ::std::uint8_t {
 // encode_payload, payload.h). Count and length fields must match the sizes of
 // the data they describe. for_each_field(s, f) calls
 // f(const clretw::FieldDesc&, member) for every field of s, in wire order.
+// Most structs also have a layout view, View<PointerSize>: their payload read in
+// place with no copy, checked once by verify() (see the zero-copy views below,
+// which merge all versions of an event).
 
 namespace templates {
 
@@ -105,6 +108,90 @@ struct StressLog {
     f(d[2], s.Message);
   }
   friend bool operator==(const StressLog&, const StressLog&) = default;
+
+  /// StressLog read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t Facility() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt8
+    ::std::uint8_t LogLevel() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(p_ + 4); }
+    // win:AnsiString
+    ::std::string_view Message() const noexcept { return {reinterpret_cast<const char*>(p_ + 5), ::clretw::string_text(p_ + 5, (seg_[1] - 5), 1, true)}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Facility", Facility());
+      f("LogLevel", LogLevel());
+      f("Message", Message());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] StressLog& out) const {
+      out.Facility = Facility();
+      out.LogLevel = LogLevel();
+      {
+        const auto v = Message();
+        out.Message.assign(v.begin(), v.end());
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 5) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 5;
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 5) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 5;
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template StressLog_V1 (ClrEtwBuiltin.man:2331).
@@ -126,6 +213,98 @@ struct StressLog_V1 {
     f(d[3], s.ClrInstanceID);
   }
   friend bool operator==(const StressLog_V1&, const StressLog_V1&) = default;
+
+  /// StressLog_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t Facility() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt8
+    ::std::uint8_t LogLevel() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(p_ + 4); }
+    // win:AnsiString
+    ::std::string_view Message() const noexcept { return {reinterpret_cast<const char*>(p_ + 5), ::clretw::string_text(p_ + 5, (seg_[1] - 5), 1, true)}; }
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + seg_[1]); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Facility", Facility());
+      f("LogLevel", LogLevel());
+      f("Message", Message());
+      f("ClrInstanceID", ClrInstanceID());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] StressLog_V1& out) const {
+      out.Facility = Facility();
+      out.LogLevel = LogLevel();
+      {
+        const auto v = Message();
+        out.Message.assign(v.begin(), v.end());
+      }
+      out.ClrInstanceID = ClrInstanceID();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 5) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 5;
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      } else {
+        if (n_ - pos_ < 5) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 5;
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template ClrStackWalk (ClrEtwBuiltin.man:2337).
@@ -149,6 +328,96 @@ struct ClrStackWalk {
     f(d[4], s.Stack);
   }
   friend bool operator==(const ClrStackWalk&, const ClrStackWalk&) = default;
+
+  /// ClrStackWalk read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt16
+    ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_); }
+    // win:UInt8
+    ::std::uint8_t Reserved1() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(p_ + 2); }
+    // win:UInt8
+    ::std::uint8_t Reserved2() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(p_ + 3); }
+    // win:UInt32
+    ::std::uint32_t FrameCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:Pointer, count FrameCount
+    ::clretw::ArrayView<::std::uint64_t> Stack() const noexcept { return {p_ + 8, (seg_[1] - 8) / (PointerSize == 8 ? 8u : 4u), (PointerSize == 8 ? 8u : 4u)}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ClrInstanceID", ClrInstanceID());
+      f("Reserved1", Reserved1());
+      f("Reserved2", Reserved2());
+      f("FrameCount", FrameCount());
+      f("Stack", Stack());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] ClrStackWalk& out) const {
+      out.ClrInstanceID = ClrInstanceID();
+      out.Reserved1 = Reserved1();
+      out.Reserved2 = Reserved2();
+      out.FrameCount = FrameCount();
+      {
+        const auto v = Stack();
+        out.Stack.assign(v.begin(), v.end());
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 }  // namespace templates

@@ -114,6 +114,9 @@ constexpr bool clretw_flag_enum(ProcessFlagsMap) noexcept { return true; }
 // encode_payload, payload.h). Count and length fields must match the sizes of
 // the data they describe. for_each_field(s, f) calls
 // f(const clretw::FieldDesc&, member) for every field of s, in wire order.
+// Most structs also have a layout view, View<PointerSize>: their payload read in
+// place with no copy, checked once by verify() (see the zero-copy views below,
+// which merge all versions of an event).
 
 namespace templates {
 
@@ -188,6 +191,205 @@ struct EventTraceHeader {
     f(d[29], s.LogFileName);
   }
   friend bool operator==(const EventTraceHeader&, const EventTraceHeader&) = default;
+
+  /// EventTraceHeader read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t BufferSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t Version() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:UInt32
+    ::std::uint32_t ProviderVersion() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 8); }
+    // win:UInt32
+    ::std::uint32_t NumberOfProcessors() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 12); }
+    // win:FILETIME
+    ::std::uint64_t EndTime() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 16); }
+    // win:UInt32
+    ::std::uint32_t TimerResolution() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 24); }
+    // win:UInt32
+    ::std::uint32_t MaxFileSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 28); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t LogFileMode() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 32); }
+    // win:UInt32
+    ::std::uint32_t BuffersWritten() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 36); }
+    // win:UInt32
+    ::std::uint32_t StartBuffers() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 40); }
+    // win:UInt32
+    ::std::uint32_t PointerSize_() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 44); }
+    // win:UInt32
+    ::std::uint32_t EventsLost() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 48); }
+    // win:UInt32
+    ::std::uint32_t CPUSpeed() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 52); }
+    // win:Pointer
+    ::std::uint64_t LoggerNamePointer() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + 56); }
+    // win:Pointer
+    ::std::uint64_t LogFileNamePointer() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 64u : 60u)); }
+    // win:Int32
+    ::std::int32_t TimeZoneBias() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(p_ + (PointerSize == 8 ? 72u : 64u)); }
+    // win:UnicodeString, length 32
+    ::clretw::Utf16View StandardName() const noexcept { return {p_ + (PointerSize == 8 ? 76u : 68u), ::clretw::string_text(p_ + (PointerSize == 8 ? 76u : 68u), 64, 2, false) / 2}; }
+    // win:SYSTEMTIME
+    ::clretw::SystemTime StandardDate() const noexcept { return ::clretw::load_value_w<::clretw::SystemTime, 16>(p_ + (PointerSize == 8 ? 140u : 132u)); }
+    // win:Int32
+    ::std::int32_t StandardBias() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(p_ + (PointerSize == 8 ? 156u : 148u)); }
+    // win:UnicodeString, length 32
+    ::clretw::Utf16View DaylightName() const noexcept { return {p_ + (PointerSize == 8 ? 160u : 152u), ::clretw::string_text(p_ + (PointerSize == 8 ? 160u : 152u), 64, 2, false) / 2}; }
+    // win:SYSTEMTIME
+    ::clretw::SystemTime DaylightDate() const noexcept { return ::clretw::load_value_w<::clretw::SystemTime, 16>(p_ + (PointerSize == 8 ? 224u : 216u)); }
+    // win:Int32
+    ::std::int32_t DaylightBias() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(p_ + (PointerSize == 8 ? 240u : 232u)); }
+    // win:UInt32
+    ::std::uint32_t Alignment() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 244u : 236u)); }
+    // win:FILETIME
+    ::std::uint64_t BootTime() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 248u : 240u)); }
+    // win:Int64
+    ::std::int64_t PerfFreq() const noexcept { return ::clretw::load_value_w<::std::int64_t, 8>(p_ + (PointerSize == 8 ? 256u : 248u)); }
+    // win:FILETIME
+    ::std::uint64_t StartTime() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 264u : 256u)); }
+    // win:UInt32
+    ::std::uint32_t ReservedFlags() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 272u : 264u)); }
+    // win:UInt32
+    ::std::uint32_t BuffersLost() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 276u : 268u)); }
+    // win:UnicodeString
+    ::clretw::Utf16View SessionName() const noexcept { return {p_ + (PointerSize == 8 ? 280u : 272u), ::clretw::string_text(p_ + (PointerSize == 8 ? 280u : 272u), (seg_[1] - (PointerSize == 8 ? 280u : 272u)), 2, true) / 2}; }
+    // win:UnicodeString
+    ::clretw::Utf16View LogFileName() const noexcept { return {p_ + seg_[1], ::clretw::string_text(p_ + seg_[1], (seg_[2] - seg_[1]), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("BufferSize", BufferSize());
+      f("Version", Version());
+      f("ProviderVersion", ProviderVersion());
+      f("NumberOfProcessors", NumberOfProcessors());
+      f("EndTime", EndTime());
+      f("TimerResolution", TimerResolution());
+      f("MaxFileSize", MaxFileSize());
+      f("LogFileMode", LogFileMode());
+      f("BuffersWritten", BuffersWritten());
+      f("StartBuffers", StartBuffers());
+      f("PointerSize", PointerSize_());
+      f("EventsLost", EventsLost());
+      f("CPUSpeed", CPUSpeed());
+      f("LoggerNamePointer", LoggerNamePointer());
+      f("LogFileNamePointer", LogFileNamePointer());
+      f("TimeZoneBias", TimeZoneBias());
+      f("StandardName", StandardName());
+      f("StandardDate", StandardDate());
+      f("StandardBias", StandardBias());
+      f("DaylightName", DaylightName());
+      f("DaylightDate", DaylightDate());
+      f("DaylightBias", DaylightBias());
+      f("Alignment", Alignment());
+      f("BootTime", BootTime());
+      f("PerfFreq", PerfFreq());
+      f("StartTime", StartTime());
+      f("ReservedFlags", ReservedFlags());
+      f("BuffersLost", BuffersLost());
+      f("SessionName", SessionName());
+      f("LogFileName", LogFileName());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] EventTraceHeader& out) const {
+      out.BufferSize = BufferSize();
+      out.Version = Version();
+      out.ProviderVersion = ProviderVersion();
+      out.NumberOfProcessors = NumberOfProcessors();
+      out.EndTime = EndTime();
+      out.TimerResolution = TimerResolution();
+      out.MaxFileSize = MaxFileSize();
+      out.LogFileMode = LogFileMode();
+      out.BuffersWritten = BuffersWritten();
+      out.StartBuffers = StartBuffers();
+      out.PointerSize = PointerSize_();
+      out.EventsLost = EventsLost();
+      out.CPUSpeed = CPUSpeed();
+      out.LoggerNamePointer = LoggerNamePointer();
+      out.LogFileNamePointer = LogFileNamePointer();
+      out.TimeZoneBias = TimeZoneBias();
+      StandardName().append_utf8(out.StandardName);
+      out.StandardDate = StandardDate();
+      out.StandardBias = StandardBias();
+      DaylightName().append_utf8(out.DaylightName);
+      out.DaylightDate = DaylightDate();
+      out.DaylightBias = DaylightBias();
+      out.Alignment = Alignment();
+      out.BootTime = BootTime();
+      out.PerfFreq = PerfFreq();
+      out.StartTime = StartTime();
+      out.ReservedFlags = ReservedFlags();
+      out.BuffersLost = BuffersLost();
+      SessionName().append_utf8(out.SessionName);
+      LogFileName().append_utf8(out.LogFileName);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 280) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 280;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 272) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 272;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template Process_V4 (WindowsKernel.man:90).
@@ -229,6 +431,7 @@ struct Process_V4 {
     f(d[13], s.ApplicationId);
   }
   friend bool operator==(const Process_V4&, const Process_V4&) = default;
+
 };
 
 /// Template Thread_V3 (WindowsKernel.man:107).
@@ -270,6 +473,125 @@ struct Thread_V3 {
     f(d[13], s.ThreadFlags);
   }
   friend bool operator==(const Thread_V3&, const Thread_V3&) = default;
+
+  /// Thread_V3 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t ProcessId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt32
+    ::std::uint32_t TThreadId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 4); }
+    // win:Pointer
+    ::std::uint64_t StackBase() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + 8); }
+    // win:Pointer
+    ::std::uint64_t StackLimit() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 16u : 12u)); }
+    // win:Pointer
+    ::std::uint64_t UserStackBase() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 24u : 16u)); }
+    // win:Pointer
+    ::std::uint64_t UserStackLimit() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 32u : 20u)); }
+    // win:Pointer
+    ::std::uint64_t Affinity() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 40u : 24u)); }
+    // win:Pointer
+    ::std::uint64_t Win32StartAddr() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 48u : 28u)); }
+    // win:Pointer
+    ::std::uint64_t TebBase() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 56u : 32u)); }
+    // win:UInt32
+    ::std::uint32_t SubProcessTag() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 64u : 36u)); }
+    // win:UInt8
+    ::std::uint8_t BasePriority() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(p_ + (PointerSize == 8 ? 68u : 40u)); }
+    // win:UInt8
+    ::std::uint8_t PagePriority() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(p_ + (PointerSize == 8 ? 69u : 41u)); }
+    // win:UInt8
+    ::std::uint8_t IoPriority() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(p_ + (PointerSize == 8 ? 70u : 42u)); }
+    // win:UInt8
+    ::std::uint8_t ThreadFlags() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(p_ + (PointerSize == 8 ? 71u : 43u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ProcessId", ProcessId());
+      f("TThreadId", TThreadId());
+      f("StackBase", StackBase());
+      f("StackLimit", StackLimit());
+      f("UserStackBase", UserStackBase());
+      f("UserStackLimit", UserStackLimit());
+      f("Affinity", Affinity());
+      f("Win32StartAddr", Win32StartAddr());
+      f("TebBase", TebBase());
+      f("SubProcessTag", SubProcessTag());
+      f("BasePriority", BasePriority());
+      f("PagePriority", PagePriority());
+      f("IoPriority", IoPriority());
+      f("ThreadFlags", ThreadFlags());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] Thread_V3& out) const {
+      out.ProcessId = ProcessId();
+      out.TThreadId = TThreadId();
+      out.StackBase = StackBase();
+      out.StackLimit = StackLimit();
+      out.UserStackBase = UserStackBase();
+      out.UserStackLimit = UserStackLimit();
+      out.Affinity = Affinity();
+      out.Win32StartAddr = Win32StartAddr();
+      out.TebBase = TebBase();
+      out.SubProcessTag = SubProcessTag();
+      out.BasePriority = BasePriority();
+      out.PagePriority = PagePriority();
+      out.IoPriority = IoPriority();
+      out.ThreadFlags = ThreadFlags();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 72u : 44u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 72) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 72;
+      } else {
+        if (n_ - pos_ < 44) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 44;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template Image (WindowsKernel.man:125).
@@ -307,6 +629,121 @@ struct Image {
     f(d[11], s.FileName);
   }
   friend bool operator==(const Image&, const Image&) = default;
+
+  /// Image read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer
+    ::std::uint64_t ImageBase() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:Pointer
+    ::std::uint64_t ImageSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:UInt32
+    ::std::uint32_t ProcessId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 16u : 8u)); }
+    // win:UInt32
+    ::std::uint32_t ImageChecksum() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 20u : 12u)); }
+    // win:UInt32
+    ::std::uint32_t TimeDateStamp() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 24u : 16u)); }
+    // win:UInt32
+    ::std::uint32_t Reserved0() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 28u : 20u)); }
+    // win:Pointer
+    ::std::uint64_t DefaultBase() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + (PointerSize == 8 ? 32u : 24u)); }
+    // win:UInt32
+    ::std::uint32_t Reserved1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 40u : 28u)); }
+    // win:UInt32
+    ::std::uint32_t Reserved2() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 44u : 32u)); }
+    // win:UInt32
+    ::std::uint32_t Reserved3() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 48u : 36u)); }
+    // win:UInt32
+    ::std::uint32_t Reserved4() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 52u : 40u)); }
+    // win:UnicodeString
+    ::clretw::Utf16View FileName() const noexcept { return {p_ + (PointerSize == 8 ? 56u : 44u), ::clretw::string_text(p_ + (PointerSize == 8 ? 56u : 44u), (seg_[1] - (PointerSize == 8 ? 56u : 44u)), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("ImageBase", ImageBase());
+      f("ImageSize", ImageSize());
+      f("ProcessId", ProcessId());
+      f("ImageChecksum", ImageChecksum());
+      f("TimeDateStamp", TimeDateStamp());
+      f("Reserved0", Reserved0());
+      f("DefaultBase", DefaultBase());
+      f("Reserved1", Reserved1());
+      f("Reserved2", Reserved2());
+      f("Reserved3", Reserved3());
+      f("Reserved4", Reserved4());
+      f("FileName", FileName());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] Image& out) const {
+      out.ImageBase = ImageBase();
+      out.ImageSize = ImageSize();
+      out.ProcessId = ProcessId();
+      out.ImageChecksum = ImageChecksum();
+      out.TimeDateStamp = TimeDateStamp();
+      out.Reserved0 = Reserved0();
+      out.DefaultBase = DefaultBase();
+      out.Reserved1 = Reserved1();
+      out.Reserved2 = Reserved2();
+      out.Reserved3 = Reserved3();
+      out.Reserved4 = Reserved4();
+      FileName().append_utf8(out.FileName);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 56) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 56;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 44) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 44;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template SampledProfile (WindowsKernel.man:140).
@@ -328,6 +765,85 @@ struct SampledProfile {
     f(d[3], s.Reserved);
   }
   friend bool operator==(const SampledProfile&, const SampledProfile&) = default;
+
+  /// SampledProfile read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Pointer
+    ::std::uint64_t InstructionPointer() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_); }
+    // win:UInt32
+    ::std::uint32_t ThreadId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // win:UInt16
+    ::std::uint16_t Count() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + (PointerSize == 8 ? 12u : 8u)); }
+    // win:UInt16
+    ::std::uint16_t Reserved() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + (PointerSize == 8 ? 14u : 10u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("InstructionPointer", InstructionPointer());
+      f("ThreadId", ThreadId());
+      f("Count", Count());
+      f("Reserved", Reserved());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] SampledProfile& out) const {
+      out.InstructionPointer = InstructionPointer();
+      out.ThreadId = ThreadId();
+      out.Count = Count();
+      out.Reserved = Reserved();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 16u : 12u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+      } else {
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template StackWalk (WindowsKernel.man:149).
@@ -347,6 +863,81 @@ struct StackWalk {
     f(d[2], s.StackThread);
   }
   friend bool operator==(const StackWalk&, const StackWalk&) = default;
+
+  /// StackWalk read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64
+    ::std::uint64_t EventTimeStamp() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UInt32
+    ::std::uint32_t StackProcess() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 8); }
+    // win:UInt32
+    ::std::uint32_t StackThread() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 12); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("EventTimeStamp", EventTimeStamp());
+      f("StackProcess", StackProcess());
+      f("StackThread", StackThread());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] StackWalk& out) const {
+      out.EventTimeStamp = EventTimeStamp();
+      out.StackProcess = StackProcess();
+      out.StackThread = StackThread();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 16;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+      } else {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 }  // namespace templates

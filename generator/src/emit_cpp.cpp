@@ -325,6 +325,7 @@ class Emitter {
     mst::data structs{mst::data::type::list};       // payload structs, children first
     mst::data views{mst::data::type::list};         // views, element views first
     mst::data view_impls{mst::data::type::list};    // .cpp parts of views
+    std::set<const RecordDesc*> layout_views;       // records whose owning struct has a View<PointerSize>
   };
 
   // Where each field of a record is declared (the model's fields are the record's, in order).
@@ -653,24 +654,152 @@ class Emitter {
     d.set("display", display);
     d.set("where", where(c, loc.line));
     // What the struct declares and uses unqualified in its body, and its own name.
-    NameScope members({"record", "decode", "encode", "for_each_field", "fields", "visit"},
+    NameScope members({"record", "decode", "encode", "for_each_field", "fields", "visit", "View"},
                       "struct " + c.ns.substr(2) + "::templates::" + name, &renames_);
     members.reserve(name, "the struct itself");
     mst::data list{mst::data::type::list};
-    std::string summary;
+    std::vector<std::string> mnames;
     for (std::size_t i = 0; i < r.fields.size(); ++i) {
       const FieldDesc& f = r.fields[i];
       mst::data m;
       m.set("type", member_type(c, f));
-      m.set("mname", members.take_name(f.name, "_", c.field_origin.at(&f)));
+      mnames.push_back(members.take_name(f.name, "_", c.field_origin.at(&f)));
+      m.set("mname", mnames.back());
       m.set("index", std::to_string(i));
       m.set("comment", member_comment(r, f));
       list.push_back(m);
     }
     d.set("members", list);
     d.set("has_members", !r.fields.empty());
+    const std::string view = layout_view(c, r, name, mnames);
+    if (!view.empty()) c.layout_views.insert(&r);
+    d.set("layout_view", view);
+    d.set("has_layout_view", !view.empty());
     c.structs.push_back(d);
     return name;
+  }
+
+  // The layout view of record r, nested in its owning struct: View<PointerSize> reads one
+  // version's layout in place. Its check is quick_case()'s straight-line code for each
+  // pointer size, and every accessor a load at an offset known here (or at a segment start
+  // the check found, plus one). Empty for a record with a part quick_case() leaves to the
+  // layout engine, a string array, a byte array with a count, or a struct array whose
+  // elements vary in size: the event views read those.
+  std::string layout_view(Ctx& c, const RecordDesc& r, const std::string& sname, const std::vector<std::string>& mnames) {
+    std::string checks[2];
+    for (unsigned psi = 0; psi < 2; ++psi)
+      if (!quick_case(r, psi ? 8u : 4u, checks[psi])) return {};
+    const Layout& l4 = r.layout_for(4);
+    const Layout& l8 = r.layout_for(8);
+    if (l4.segments.size() != l8.segments.size()) return {};
+    const std::size_t segs = l8.segments.size();
+    // A value that may differ by pointer size, as an expression of PointerSize.
+    auto by_ps = [](std::uint64_t v4, std::uint64_t v8) {
+      return v4 == v8 ? std::to_string(v8) : "(PointerSize == 8 ? " + std::to_string(v8) + "u : " + std::to_string(v4) + "u)";
+    };
+    NameScope scope({"View", "verify", "payload", "consumed", "trailing_bytes", "for_each_field", "copy_to", "check", "at", "kSize",
+                     "PointerSize", "p_", "size_", "end_", "seg_", "d_", "n_", "pos_"},
+                    "class " + c.ns.substr(2) + "::templates::" + sname + "::View", &renames_);
+    std::string accessors, visits, copies;
+    for (std::uint32_t i = 0; i < r.fields.size(); ++i) {
+      const FieldDesc& f = r.fields[i];
+      const FieldPlace& p4 = l4.places[i];
+      const FieldPlace& p8 = l8.places[i];
+      if (p4.seg != p8.seg) return {};
+      const std::string at = "p_" + (p8.seg ? " + seg_[" + std::to_string(p8.seg) + "]" : std::string()) +
+                             (p4.off || p8.off ? " + " + by_ps(p4.off, p8.off) : std::string());
+      // The field's size in bytes: fixed, or up to the next segment (a variable part ends its segment).
+      std::string size;
+      if (p4.size != kVariable && p8.size != kVariable) size = by_ps(p4.size, p8.size);
+      else if (p4.size == kVariable && p8.size == kVariable && p8.seg + 1 < segs)
+        size = "(seg_[" + std::to_string(p8.seg + 1) + "]" + (p8.seg ? " - seg_[" + std::to_string(p8.seg) + "]" : std::string()) +
+               (p4.off || p8.off ? " - " + by_ps(p4.off, p8.off) : std::string()) + ")";
+      else return {};
+      const bool array = f.count.kind != Extent::Kind::none;
+      std::string type, body;
+      if (f.type == InType::Struct) {
+        const std::uint32_t e4 = element_size(f, 4), e8 = element_size(f, 8);
+        if (!f.members || !c.layout_views.count(f.members) || e4 == kVariable || e8 == kVariable || e4 == 0 || e8 == 0) return {};
+        type = "::clretw::ElementRange<" + c.ns + "::templates::" + c.record_struct.at(f.members) + "::View<PointerSize>>";
+        body = "return {" + at + ", " + size + " / " + by_ps(e4, e8) + "};";
+      } else if (f.type == InType::UnicodeString || f.type == InType::AnsiString) {
+        if (array) return {};
+        const bool terminated = f.length.kind == Extent::Kind::none;
+        const std::string text = "::clretw::string_text(" + at + ", " + size + ", " + (f.type == InType::UnicodeString ? "2" : "1") +
+                                 ", " + (terminated ? "true" : "false") + ")";
+        if (f.type == InType::UnicodeString) {
+          type = "::clretw::Utf16View";
+          body = "return {" + at + ", " + text + " / 2};";
+        } else {
+          type = "::std::string_view";
+          body = "return {reinterpret_cast<const char*>(" + at + "), " + text + "};";
+        }
+      } else if (f.type == InType::Binary || f.type == InType::Sid) {
+        if (array || f.type == InType::Sid) return {};
+        type = "::clretw::Bytes";
+        body = "return {" + at + ", " + size + "};";
+      } else {
+        const std::string t = f.map && is_integer(f.type) ? c.ns + "::" + c.map_enum.at(f.map) : scalar_cpp_type(f.type);
+        const unsigned w4 = scalar_size(f.type, 4), w8 = scalar_size(f.type, 8);
+        if (w4 == 0 || w8 == 0) return {};
+        const std::string width = w4 == w8 ? std::to_string(w8) : "PointerSize";
+        if (array) {
+          type = "::clretw::ArrayView<" + t + ">";
+          body = "return {" + at + ", " + size + " / " + by_ps(w4, w8) + ", " + by_ps(w4, w8) + "};";
+        } else {
+          type = t;
+          body = "return ::clretw::load_value_w<" + t + ", " + width + ">(" + at + ");";
+        }
+      }
+      const std::string aname = scope.take(mnames[i], "_", c.field_origin.at(&f));
+      accessors += "    // " + member_comment(r, f) + "\n    " + type + " " + aname + "() const noexcept { " + body + " }\n";
+      visits += "      f(" + cpp_string(f.name) + ", " + aname + "());\n";
+      const std::string m = "out." + mnames[i];
+      if (f.type == InType::Struct) {
+        copies += "      {\n        const auto r = " + aname + "();\n        " + m + ".resize(r.size());\n"
+                  "        for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(" + m + "[k]);\n      }\n";
+      } else if (f.type == InType::UnicodeString) {
+        copies += "      " + aname + "().append_utf8(" + m + ");\n";
+      } else if (f.type == InType::AnsiString || f.type == InType::Binary || array) {
+        copies += "      {\n        const auto v = " + aname + "();\n        " + m + ".assign(v.begin(), v.end());\n      }\n";
+      } else {
+        copies += "      " + m + " = " + aname + "();\n";
+      }
+    }
+    std::string out;
+    out += "  /// " + sname + " read in place, laid out for pointers of PointerSize bytes (4 or 8):\n"
+           "  /// verify() checks the payload once, and each accessor is a load at an offset fixed at\n"
+           "  /// generation time. Bytes after the layout (what a newer version appended) are skipped.\n"
+           "  template <unsigned PointerSize>\n  class View {\n"
+           "    static_assert(PointerSize == 4 || PointerSize == 8, \"pointers are 4 or 8 bytes\");\n\n   public:\n"
+           "    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {\n"
+           "      View v;\n      if (!v.check(payload)) return ::std::nullopt;\n      return v;\n    }\n"
+           "    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }\n"
+           "    // The bytes the layout accounts for, and those after it.\n"
+           "    ::std::size_t consumed() const noexcept { return end_; }\n"
+           "    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }\n\n";
+    out += accessors;
+    out += "\n    // Calls f(field name, value) for every field, in wire order.\n"
+           "    template <class F>\n    void for_each_field([[maybe_unused]] F&& f) const {\n" + visits + "    }\n"
+           "    // Copies every field into an owning struct as it is after construction (what decode()\n"
+           "    // does when the payload verifies).\n"
+           "    void copy_to([[maybe_unused]] " + sname + "& out) const {\n" + copies + "    }\n\n   private:\n";
+    const bool fixed = segs == 1 && l4.segments[0].var_field == kNoField && l8.segments[0].var_field == kNoField;
+    if (fixed)
+      out += "    template <class>\n    friend class ::clretw::ElementRange;\n"
+             "    static constexpr ::std::size_t kSize = " + by_ps(l4.min_size, l8.min_size) + ";\n"
+             "    static View at(const ::std::uint8_t* element) noexcept {\n"
+             "      View v;\n      v.p_ = element;\n      v.size_ = v.end_ = kSize;\n      return v;\n    }\n";
+    out += "    bool check(::clretw::Bytes payload) noexcept {\n";
+    if (!fixed) out += "      if (payload.size() >= 0xFFFFFFFFu) return false;\n";
+    out += "      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();\n"
+           "      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();\n"
+           "      ::std::uint64_t pos_ = 0;\n"
+           "      if constexpr (PointerSize == 8) {\n" + checks[1] + "      } else {\n" + checks[0] + "      }\n"
+           "      p_ = d_;\n      size_ = n_;\n      end_ = pos_;\n      return true;\n    }\n\n"
+           "    const ::std::uint8_t* p_ = nullptr;\n    ::std::size_t size_ = 0, end_ = 0;\n"
+           "    ::std::uint32_t seg_[" + std::to_string(segs) + "] = {};  // where each segment starts (the first at 0)\n  };\n";
+    return out;
   }
 
   static std::string member_comment(const RecordDesc& r, const FieldDesc& f) {

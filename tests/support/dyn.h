@@ -91,7 +91,7 @@ Got from_view(const T& t) {
     d.kind = DynValue::Kind::array;
     for (auto e : t) d.items.push_back(from_view(e).value);
     return {true, d};
-  } else if constexpr (is_instance<T, RecordRange>::value) {
+  } else if constexpr (is_instance<T, RecordRange>::value || is_instance<T, ElementRange>::value) {
     DynValue d;
     d.kind = DynValue::Kind::records;
     for (auto e : t) d.records.push_back(view_record(e));

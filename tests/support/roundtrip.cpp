@@ -7,6 +7,7 @@ namespace clretw::test {
 void run(const Codec& c, unsigned version, const RecordDesc* reference, Stats& st) {
   ++st.event_versions;
   if (reference) ++st.with_reference;
+  if (c.layout) ++st.with_layout;
   auto fail = [&](const std::string& what) {
     if (st.failures.size() < 50) st.failures.push_back(c.label + ": " + what);
   };
@@ -52,6 +53,21 @@ void run(const Codec& c, unsigned version, const RecordDesc* reference, Stats& s
         if (auto d = compare(expected, full->fields); !d.empty()) fail("view: " + d + how);
       }
 
+      // The payload struct's layout view reads the same bytes to the same values.
+      if (c.layout) {
+        auto lv = c.layout(bytes, ps, true);
+        if (!lv) fail("layout view rejected a valid payload" + how);
+        else if (lv->consumed != bytes.size() || lv->trailing != 0)
+          fail("layout view consumed " + std::to_string(lv->consumed) + " of " + std::to_string(bytes.size()) + " bytes" + how);
+        else if (auto d = compare(expected, lv->fields); !d.empty()) fail("layout view: " + d + how);
+        // Bytes a newer version appends are skipped.
+        std::vector<std::uint8_t> longer = bytes;
+        longer.insert(longer.end(), {0xAB, 0xCD, 0xEF});
+        auto lv2 = c.layout(longer, ps, true);
+        if (!lv2 || lv2->trailing != 3 || lv2->consumed != bytes.size()) fail("layout view: appended bytes" + how);
+        else if (auto d = compare(expected, lv2->fields); !d.empty()) fail("layout view with appended bytes: " + d + how);
+      }
+
       auto dyn = decode_dynamic(*c.record, bytes, ps);
       if (!dyn) fail("dynamic decoder rejected the payload" + how + ": " + dyn.error().message());
       else if (auto d = compare(expected, *dyn); !d.empty()) fail("dynamic decoder: " + d + how);
@@ -68,6 +84,7 @@ void run(const Codec& c, unsigned version, const RecordDesc* reference, Stats& s
         if (view(cut, version, ps, false, [&] { return "cut to " + std::to_string(n) + " bytes" + how; }))
           fail("view accepted the payload cut to " + std::to_string(n) + " bytes" + how);
         if (c.decodes(cut, ps)) fail("decode accepted the payload cut to " + std::to_string(n) + " bytes" + how);
+        if (c.layout && c.layout(cut, ps, false)) fail("layout view accepted the payload cut to " + std::to_string(n) + " bytes" + how);
         if (decode_dynamic(*c.record, cut, ps)) fail("dynamic decoder accepted the payload cut to " + std::to_string(n) + how);
       }
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -177,7 +178,7 @@ class Filler {
 };
 
 struct Stats {
-  std::size_t event_versions = 0, payloads = 0, bytes = 0, truncations = 0, with_reference = 0;
+  std::size_t event_versions = 0, payloads = 0, bytes = 0, truncations = 0, with_reference = 0, with_layout = 0;
   std::vector<std::string> failures;
 };
 
@@ -204,7 +205,20 @@ struct Codec {
   // The same by the layout engine alone (View::verify_generic): verify()'s generated checks must agree.
   Result<ViewResult> (*view_generic)(Bytes payload, unsigned version, unsigned ps, bool with_fields);
   bool (*decodes)(Bytes payload, unsigned ps);  // decode() accepts the payload
+  // The payload struct's layout view (P::View<ps>), for structs that have one (else nullptr);
+  // consumed, trailing and fields filled (fields when `with_fields`).
+  std::optional<ViewResult> (*layout)(Bytes payload, unsigned ps, bool with_fields) = nullptr;
 };
+
+template <class V>
+std::optional<ViewResult> layout_result(const std::optional<V>& v, bool with_fields) {
+  if (!v) return std::nullopt;
+  ViewResult r;
+  r.consumed = static_cast<std::uint32_t>(v->consumed());
+  r.trailing = static_cast<std::uint32_t>(v->trailing_bytes());
+  if (with_fields) r.fields = view_record(*v);
+  return r;
+}
 
 template <class V>
 Result<ViewResult> view_result(Result<V> v, bool with_fields) {
@@ -230,6 +244,10 @@ Codec codec(unsigned version) {
     auto d = P::decode(payload, ps);
     if (!d) return "decode failed: " + d.error().message();
     if (auto diff = compare(expected, struct_record(*d)); !diff.empty()) return "decode: " + diff;
+    // The layout engine's decode, which decode() uses for structs without a layout view.
+    auto g = decode_payload_generic<P>(payload, ps);
+    if (!g) return "decode_payload_generic failed: " + g.error().message();
+    if (auto diff = compare(struct_record(*g), struct_record(*d)); !diff.empty()) return "decode() vs decode_payload_generic(): " + diff;
     auto again = d->encode(ps);
     if (!again || !std::equal(again->begin(), again->end(), payload.begin(), payload.end())) return "re-encoding differs";
     return {};
@@ -240,7 +258,16 @@ Codec codec(unsigned version) {
   c.view_generic = [](Bytes payload, unsigned version, unsigned ps, bool with_fields) -> Result<ViewResult> {
     return view_result(E::View::verify_generic(payload, version, ps), with_fields);
   };
-  c.decodes = [](Bytes payload, unsigned ps) { return static_cast<bool>(P::decode(payload, ps)); };
+  c.decodes = [](Bytes payload, unsigned ps) {
+    const bool fast = static_cast<bool>(P::decode(payload, ps));
+    return fast || static_cast<bool>(decode_payload_generic<P>(payload, ps));
+  };
+  if constexpr (requires { typename P::template View<8>; }) {
+    c.layout = [](Bytes payload, unsigned ps, bool with_fields) {
+      return ps == 8 ? layout_result(P::template View<8>::verify(payload), with_fields)
+                     : layout_result(P::template View<4>::verify(payload), with_fields);
+    };
+  }
   return c;
 }
 

@@ -4,8 +4,10 @@
 // types) and a static for_each_field(s, f), which calls f(FieldDesc, member)
 // for every field of s in wire order (clretw::for_each_field below is the
 // generic spelling). The two templates here do the rest:
-//   decode_payload<P>(bytes, ps)  walks the payload with the layout engine and
-//                                 copies every field out;
+//   decode_payload<P>(bytes, ps)  copies every field out: through P's layout view
+//                                 where it has one, else (and to say what is
+//                                 wrong) by walking the layout engine, as
+//                                 decode_payload_generic<P> always does;
 //   encode_payload(p, ps)         writes the fields in order, as the runtime
 //                                 does - it never consults the layout, so a
 //                                 round trip checks one against the other.
@@ -241,8 +243,10 @@ void for_each_field(P& p, F&& f) {
 }
 
 // Decodes a payload into a generated payload struct P.
+// Decodes a payload into a generated payload struct P by the layout engine alone: what
+// decode_payload() falls back to, and what its fast path is tested against.
 template <class P>
-Result<P> decode_payload(Bytes payload, unsigned pointer_size) {
+Result<P> decode_payload_generic(Bytes payload, unsigned pointer_size) {
   const RecordDesc& r = P::record();
   std::uint32_t seg[kMaxSegments];
   auto end = walk(r, pointer_size, payload, 0, seg);
@@ -250,6 +254,27 @@ Result<P> decode_payload(Bytes payload, unsigned pointer_size) {
   P out{};
   detail::PayloadReader(payload, pointer_size).record(out, r, seg);
   return out;
+}
+
+// Decodes a payload into a generated payload struct P. A struct with a layout view
+// (View<PointerSize>, generated where the layout allows) is filled from it: one
+// straight-line check and loads at known offsets. The layout engine reads the others,
+// and says what is wrong with a payload the view rejects.
+template <class P>
+Result<P> decode_payload(Bytes payload, unsigned pointer_size) {
+  if constexpr (requires { typename P::template View<8>; }) {
+    auto copied = [](const auto& view) {
+      P out{};
+      view.copy_to(out);
+      return out;
+    };
+    if (pointer_size == 8) {
+      if (auto v = P::template View<8>::verify(payload)) return copied(*v);
+    } else if (pointer_size == 4) {
+      if (auto v = P::template View<4>::verify(payload)) return copied(*v);
+    }
+  }
+  return decode_payload_generic<P>(payload, pointer_size);
 }
 
 // Encodes a generated payload struct as the runtime writes it.

@@ -223,6 +223,53 @@ class StringArray {
 template <class Elem>
 class RecordRange;
 
+// The elements of a struct array whose elements all have one size, as layout views
+// (a payload struct's View<PointerSize>): element i starts at data + i * Elem::kSize.
+// The parent view's verify() checked that all of them lie within the payload.
+template <class Elem>
+class ElementRange {
+ public:
+  ElementRange() = default;
+  ElementRange(const std::uint8_t* data, std::size_t count) noexcept : data_(data), count_(count) {}
+
+  std::size_t size() const noexcept { return count_; }
+  bool empty() const noexcept { return count_ == 0; }
+  Elem operator[](std::size_t i) const noexcept { return make(data_ + i * kStride); }
+
+  class iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Elem;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = Elem;
+    iterator() = default;
+    Elem operator*() const noexcept { return make(p_); }
+    iterator& operator++() noexcept {
+      p_ += kStride;
+      return *this;
+    }
+    iterator operator++(int) noexcept { auto t = *this; ++*this; return t; }
+    friend bool operator==(const iterator& a, const iterator& b) { return a.p_ == b.p_; }
+
+   private:
+    friend class ElementRange;
+    explicit iterator(const std::uint8_t* p) : p_(p) {}
+    const std::uint8_t* p_ = nullptr;
+  };
+  using value_type = Elem;
+  iterator begin() const noexcept { return iterator(data_); }
+  iterator end() const noexcept { return iterator(data_ + count_ * kStride); }
+
+ private:
+  // Elements are made here only (Elem befriends this class), from verified bytes.
+  static constexpr std::size_t kStride = Elem::kSize;
+  static Elem make(const std::uint8_t* p) noexcept { return Elem::at(p); }
+
+  const std::uint8_t* data_ = nullptr;
+  std::size_t count_ = 0;
+};
+
 // State and helpers shared by every generated view and element view.
 // `Segs` is the largest segment count over the versions the view merges.
 template <std::size_t Segs>

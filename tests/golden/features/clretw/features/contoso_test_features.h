@@ -109,6 +109,9 @@ constexpr bool clretw_flag_enum(AccessMap) noexcept { return true; }
 // encode_payload, payload.h). Count and length fields must match the sizes of
 // the data they describe. for_each_field(s, f) calls
 // f(const clretw::FieldDesc&, member) for every field of s, in wire order.
+// Most structs also have a layout view, View<PointerSize>: their payload read in
+// place with no copy, checked once by verify() (see the zero-copy views below,
+// which merge all versions of an event).
 
 namespace templates {
 
@@ -161,6 +164,145 @@ struct Scalars {
     f(d[18], s.Access);
   }
   friend bool operator==(const Scalars&, const Scalars&) = default;
+
+  /// Scalars read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Int8
+    ::std::int8_t I8() const noexcept { return ::clretw::load_value_w<::std::int8_t, 1>(p_); }
+    // win:UInt8, map ColorMap
+    ::clretw::features::contoso_test_features::ColorMap U8() const noexcept { return ::clretw::load_value_w<::clretw::features::contoso_test_features::ColorMap, 1>(p_ + 1); }
+    // win:Int16
+    ::std::int16_t I16() const noexcept { return ::clretw::load_value_w<::std::int16_t, 2>(p_ + 2); }
+    // win:UInt16
+    ::std::uint16_t U16() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 4); }
+    // win:Int32
+    ::std::int32_t I32() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(p_ + 6); }
+    // win:UInt32 -> win:HexInt32
+    ::std::uint32_t U32() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 10); }
+    // win:Int64
+    ::std::int64_t I64() const noexcept { return ::clretw::load_value_w<::std::int64_t, 8>(p_ + 14); }
+    // win:UInt64 -> win:HexInt64
+    ::std::uint64_t U64() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 22); }
+    // win:HexInt32
+    ::std::uint32_t H32() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 30); }
+    // win:HexInt64
+    ::std::uint64_t H64() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 34); }
+    // win:Float
+    float F32() const noexcept { return ::clretw::load_value_w<float, 4>(p_ + 42); }
+    // win:Double
+    double F64() const noexcept { return ::clretw::load_value_w<double, 8>(p_ + 46); }
+    // win:Boolean
+    bool Flag() const noexcept { return ::clretw::load_value_w<bool, 4>(p_ + 54); }
+    // win:GUID
+    ::clretw::Guid Id() const noexcept { return ::clretw::load_value_w<::clretw::Guid, 16>(p_ + 58); }
+    // win:Pointer
+    ::std::uint64_t Ptr() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + 74); }
+    // win:UInt16
+    ::std::uint16_t After() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + (PointerSize == 8 ? 82u : 78u)); }
+    // win:FILETIME
+    ::std::uint64_t When() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + (PointerSize == 8 ? 84u : 80u)); }
+    // win:SYSTEMTIME
+    ::clretw::SystemTime Clock() const noexcept { return ::clretw::load_value_w<::clretw::SystemTime, 16>(p_ + (PointerSize == 8 ? 92u : 88u)); }
+    // win:UInt32, map AccessMap
+    ::clretw::features::contoso_test_features::AccessMap Access() const noexcept { return ::clretw::load_value_w<::clretw::features::contoso_test_features::AccessMap, 4>(p_ + (PointerSize == 8 ? 108u : 104u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("I8", I8());
+      f("U8", U8());
+      f("I16", I16());
+      f("U16", U16());
+      f("I32", I32());
+      f("U32", U32());
+      f("I64", I64());
+      f("U64", U64());
+      f("H32", H32());
+      f("H64", H64());
+      f("F32", F32());
+      f("F64", F64());
+      f("Flag", Flag());
+      f("Id", Id());
+      f("Ptr", Ptr());
+      f("After", After());
+      f("When", When());
+      f("Clock", Clock());
+      f("Access", Access());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] Scalars& out) const {
+      out.I8 = I8();
+      out.U8 = U8();
+      out.I16 = I16();
+      out.U16 = U16();
+      out.I32 = I32();
+      out.U32 = U32();
+      out.I64 = I64();
+      out.U64 = U64();
+      out.H32 = H32();
+      out.H64 = H64();
+      out.F32 = F32();
+      out.F64 = F64();
+      out.Flag = Flag();
+      out.Id = Id();
+      out.Ptr = Ptr();
+      out.After = After();
+      out.When = When();
+      out.Clock = Clock();
+      out.Access = Access();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 112u : 108u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 112) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 112;
+      } else {
+        if (n_ - pos_ < 108) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 108;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template Strings (features.man:63).
@@ -192,6 +334,7 @@ struct Strings {
     f(d[8], s.Tail);
   }
   friend bool operator==(const Strings&, const Strings&) = default;
+
 };
 
 /// Template Arrays (features.man:74).
@@ -215,6 +358,7 @@ struct Arrays {
     f(d[4], s.Single);
   }
   friend bool operator==(const Arrays&, const Arrays&) = default;
+
 };
 
 /// Element of struct Items (features.man:84).
@@ -236,6 +380,108 @@ struct Nested_Items {
     f(d[3], s.Args);
   }
   friend bool operator==(const Nested_Items&, const Nested_Items&) = default;
+
+  /// Nested_Items read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt64
+    ::std::uint64_t Key() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_); }
+    // win:UnicodeString
+    ::clretw::Utf16View Label() const noexcept { return {p_ + 8, ::clretw::string_text(p_ + 8, (seg_[1] - 8), 2, true) / 2}; }
+    // win:UInt32
+    ::std::uint32_t ArgCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + seg_[1]); }
+    // win:UInt64, count ArgCount
+    ::clretw::ArrayView<::std::uint64_t> Args() const noexcept { return {p_ + seg_[1] + 4, (seg_[2] - seg_[1] - 4) / 8, 8}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Key", Key());
+      f("Label", Label());
+      f("ArgCount", ArgCount());
+      f("Args", Args());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] Nested_Items& out) const {
+      out.Key = Key();
+      Label().append_utf8(out.Label);
+      out.ArgCount = ArgCount();
+      {
+        const auto v = Args();
+        out.Args.assign(v.begin(), v.end());
+      }
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[1] + 0);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[1] + 0);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[3] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Element of struct Points (features.man:90).
@@ -253,6 +499,77 @@ struct Nested_Points {
     f(d[1], s.Y);
   }
   friend bool operator==(const Nested_Points&, const Nested_Points&) = default;
+
+  /// Nested_Points read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:Int32
+    ::std::int32_t X() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(p_); }
+    // win:Pointer
+    ::std::uint64_t Y() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("X", X());
+      f("Y", Y());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] Nested_Points& out) const {
+      out.X = X();
+      out.Y = Y();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = (PointerSize == 8 ? 12u : 8u);
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+      } else {
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template Nested (features.man:81).
@@ -274,6 +591,7 @@ struct Nested {
     f(d[3], s.Points);
   }
   friend bool operator==(const Nested&, const Nested&) = default;
+
 };
 
 /// Template Versioned (features.man:95).
@@ -291,6 +609,77 @@ struct Versioned {
     f(d[1], s.Depth);
   }
   friend bool operator==(const Versioned&, const Versioned&) = default;
+
+  /// Versioned read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt16
+    ::std::uint16_t Depth() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(p_ + 4); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Count", Count());
+      f("Depth", Depth());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] Versioned& out) const {
+      out.Count = Count();
+      out.Depth = Depth();
+    }
+
+   private:
+    template <class>
+    friend class ::clretw::ElementRange;
+    static constexpr ::std::size_t kSize = 6;
+    static View at(const ::std::uint8_t* element) noexcept {
+      View v;
+      v.p_ = element;
+      v.size_ = v.end_ = kSize;
+      return v;
+    }
+    bool check(::clretw::Bytes payload) noexcept {
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      } else {
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[1] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template Versioned_V1 (features.man:99).
@@ -312,6 +701,89 @@ struct Versioned_V1 {
     f(d[3], s.Name);
   }
   friend bool operator==(const Versioned_V1&, const Versioned_V1&) = default;
+
+  /// Versioned_V1 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt64
+    ::std::uint64_t Inserted() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 4); }
+    // win:UInt32
+    ::std::uint32_t Depth() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 12); }
+    // win:UnicodeString
+    ::clretw::Utf16View Name() const noexcept { return {p_ + 16, ::clretw::string_text(p_ + 16, (seg_[1] - 16), 2, true) / 2}; }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Count", Count());
+      f("Inserted", Inserted());
+      f("Depth", Depth());
+      f("Name", Name());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] Versioned_V1& out) const {
+      out.Count = Count();
+      out.Inserted = Inserted();
+      out.Depth = Depth();
+      Name().append_utf8(out.Name);
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      } else {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 /// Template Versioned_V2 (features.man:105).
@@ -337,6 +809,101 @@ struct Versioned_V2 {
     f(d[5], s.Color);
   }
   friend bool operator==(const Versioned_V2&, const Versioned_V2&) = default;
+
+  /// Versioned_V2 read in place, laid out for pointers of PointerSize bytes (4 or 8):
+  /// verify() checks the payload once, and each accessor is a load at an offset fixed at
+  /// generation time. Bytes after the layout (what a newer version appended) are skipped.
+  template <unsigned PointerSize>
+  class View {
+    static_assert(PointerSize == 4 || PointerSize == 8, "pointers are 4 or 8 bytes");
+
+   public:
+    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {
+      View v;
+      if (!v.check(payload)) return ::std::nullopt;
+      return v;
+    }
+    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }
+    // The bytes the layout accounts for, and those after it.
+    ::std::size_t consumed() const noexcept { return end_; }
+    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }
+
+    // win:UInt32
+    ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_); }
+    // win:UInt64
+    ::std::uint64_t Inserted() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(p_ + 4); }
+    // win:UInt32
+    ::std::uint32_t Depth() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(p_ + 12); }
+    // win:UnicodeString
+    ::clretw::Utf16View Name() const noexcept { return {p_ + 16, ::clretw::string_text(p_ + 16, (seg_[1] - 16), 2, true) / 2}; }
+    // win:Pointer
+    ::std::uint64_t Extra() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(p_ + seg_[1]); }
+    // win:UInt8, map ColorMap
+    ::clretw::features::contoso_test_features::ColorMap Color() const noexcept { return ::clretw::load_value_w<::clretw::features::contoso_test_features::ColorMap, 1>(p_ + seg_[1] + (PointerSize == 8 ? 8u : 4u)); }
+
+    // Calls f(field name, value) for every field, in wire order.
+    template <class F>
+    void for_each_field([[maybe_unused]] F&& f) const {
+      f("Count", Count());
+      f("Inserted", Inserted());
+      f("Depth", Depth());
+      f("Name", Name());
+      f("Extra", Extra());
+      f("Color", Color());
+    }
+    // Copies every field into an owning struct as it is after construction (what decode()
+    // does when the payload verifies).
+    void copy_to([[maybe_unused]] Versioned_V2& out) const {
+      out.Count = Count();
+      out.Inserted = Inserted();
+      out.Depth = Depth();
+      Name().append_utf8(out.Name);
+      out.Extra = Extra();
+      out.Color = Color();
+    }
+
+   private:
+    bool check(::clretw::Bytes payload) noexcept {
+      if (payload.size() >= 0xFFFFFFFFu) return false;
+      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+      ::std::uint64_t pos_ = 0;
+      if constexpr (PointerSize == 8) {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 9) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 9;
+      } else {
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 5) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 5;
+      }
+      p_ = d_;
+      size_ = n_;
+      end_ = pos_;
+      return true;
+    }
+
+    const ::std::uint8_t* p_ = nullptr;
+    ::std::size_t size_ = 0, end_ = 0;
+    ::std::uint32_t seg_[2] = {};  // where each segment starts (the first at 0)
+  };
+
 };
 
 }  // namespace templates
