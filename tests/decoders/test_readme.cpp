@@ -52,6 +52,16 @@ std::vector<std::uint8_t> gc_start_payload() {
   rt::payload::GCStart_V2 gc{.Count = 7, .Depth = 2, .Reason = rt::GCReasonMap::Induced};
   return gc.encode(/*pointer_size=*/8).value();
 }
+
+// The fastest path, for a version you know: a payload struct's layout view reads in place at
+// offsets fixed at generation time, as a hand-written packed struct would (newer versions only
+// append fields, so v3's layout reads them too).
+std::uint64_t allocated_bytes(const clretw::EventRecord& r) {
+  if (r.provider_guid != rt::provider_guid || r.id != rt::GCAllocationTick::id || r.version < 3 || r.pointer_size != 8)
+    return 0;
+  auto tick = rt::payload::GCAllocationTick_V3::View<8>::verify(r.payload);  // std::nullopt if malformed
+  return tick ? tick->AllocationAmount64() : 0;
+}
 // --- README example ends -----------------------------------------------------------
 
 TEST_CASE("the README example runs") {
@@ -85,4 +95,23 @@ TEST_CASE("the README example runs") {
   CHECK(out.find("\"name\":\"GC/Stop\"") != std::string::npos);
   CHECK(out.find("\"fields\":{\"Count\":7,\"Depth\":2,\"ClrInstanceID\":1}") != std::string::npos);
   std::remove(path.c_str());
+}
+
+TEST_CASE("the README's layout view example reads a GCAllocationTick") {
+  rt::payload::GCAllocationTick_V3 a;
+  a.AllocationAmount64 = 123456789012;
+  a.TypeName = "System.Byte[]";
+  const std::vector<std::uint8_t> bytes = *a.encode(8);
+  clretw::EventRecord r;
+  r.provider_guid = rt::provider_guid;
+  r.id = rt::GCAllocationTick::id;
+  r.version = 4;  // a newer version: v3's layout reads its first fields
+  r.pointer_size = 8;
+  r.payload = bytes;
+  CHECK(allocated_bytes(r) == 123456789012);
+  r.pointer_size = 4;
+  CHECK(allocated_bytes(r) == 0);
+  r.pointer_size = 8;
+  r.payload = clretw::Bytes(bytes.data(), bytes.size() - 1);  // the Address field cut short
+  CHECK(allocated_bytes(r) == 0);
 }
