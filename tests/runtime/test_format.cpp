@@ -1,7 +1,9 @@
 // Text and JSON formatting through the descriptor tables.
 #include <doctest/doctest.h>
 
+#include <charconv>
 #include <limits>
+#include <string_view>
 #include <vector>
 
 #include "clretw/format.h"
@@ -124,5 +126,20 @@ TEST_CASE("FILETIME prints as ISO 8601 UTC with 100 ns digits, as .NET's round-t
     std::string out;
     format_value(Scalar{&f, b, 8}, out, Format::json);
     CHECK(out == text);
+  }
+}
+
+TEST_CASE("write_decimal agrees with std::to_chars at every digit count and its edges") {
+  std::vector<std::uint64_t> values = {0, std::numeric_limits<std::uint64_t>::max()};
+  for (std::uint64_t p = 1; p <= 10'000'000'000'000'000'000u; p *= 10) {
+    values.push_back(p - 1), values.push_back(p), values.push_back(p + 1);
+    values.push_back(p * 7 + 3);
+    if (p > std::numeric_limits<std::uint64_t>::max() / 10) break;
+  }
+  for (std::uint64_t v : values) {
+    char ours[24], theirs[24];
+    const std::string_view a(ours, static_cast<std::size_t>(clretw::write_decimal(ours, v) - ours));
+    const std::string_view b(theirs, static_cast<std::size_t>(std::to_chars(theirs, theirs + sizeof theirs, v).ptr - theirs));
+    CHECK_MESSAGE(a == b, v);
   }
 }

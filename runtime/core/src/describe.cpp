@@ -27,7 +27,28 @@ void append_csv(std::string& out, std::string_view s) {
 template <class T>
 void append_decimal(std::string& out, T v) {
   char buf[24];
-  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+  char* p = buf;
+  std::uint64_t magnitude = static_cast<std::uint64_t>(v);
+  if constexpr (std::is_signed_v<T>) {
+    if (v < 0) *p++ = '-', magnitude = 0 - magnitude;
+  }
+  out.append(buf, write_decimal(p, magnitude));
+}
+
+// A stack's return addresses in decimal, separated by `separator`: written into a block and
+// appended a block at a time (a deep stack is most of a JSON line).
+void append_frames(std::string& out, const EventRecord& r, char separator) {
+  char buf[1024];
+  char* p = buf;
+  for (std::size_t i = 0, n = r.stack_depth(); i < n; ++i) {
+    if (p > buf + sizeof buf - 21) {  // room for a separator and 20 digits
+      out.append(buf, p);
+      p = buf;
+    }
+    if (i) *p++ = separator;
+    p = write_decimal(p, r.stack_frame(i));
+  }
+  out.append(buf, p);
 }
 
 // Milliseconds with four decimals ("%.4f"; right-aligned in 12 columns when padded).
@@ -243,10 +264,7 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
       }
       if (!r.stack.empty()) {
         append_lit(out, ",\"stack\":[");
-        for (std::size_t i = 0; i < r.stack_depth(); ++i) {
-          if (i) out += ',';
-          append_decimal(out, r.stack_frame(i));
-        }
+        append_frames(out, r, ',');
         out += ']';
       }
       out += '}';

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 namespace clretw {
@@ -12,6 +13,30 @@ void append_hex(std::string& out, std::uint64_t v) {
   auto r = std::to_chars(buf, buf + sizeof buf, v, 16);
   out += "0x";
   out.append(buf, r.ptr);
+}
+
+char* write_decimal(char* p, std::uint64_t v) noexcept {
+  static constexpr char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  unsigned n = 1;
+  for (std::uint64_t t = v;; t /= 10000, n += 4) {
+    if (t < 10) break;
+    if (t < 100) { n += 1; break; }
+    if (t < 1000) { n += 2; break; }
+    if (t < 10000) { n += 3; break; }
+  }
+  char* q = p + n;
+  while (v >= 100) {
+    const std::size_t r = static_cast<std::size_t>(v % 100);
+    v /= 100;
+    q -= 2;
+    std::memcpy(q, kPairs + 2 * r, 2);
+  }
+  if (v >= 10) std::memcpy(q - 2, kPairs + 2 * v, 2);
+  else q[-1] = static_cast<char>('0' + v);
+  return p + n;
 }
 
 void append_double(std::string& out, double v) {
@@ -115,7 +140,8 @@ void append_quoted_utf16(std::string& out, Utf16View text) {
 template <class T>
 void append_int(std::string& out, T v) {
   char buf[24];
-  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+  if constexpr (std::is_unsigned_v<T>) out.append(buf, write_decimal(buf, v));
+  else out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
 }
 
 }  // namespace

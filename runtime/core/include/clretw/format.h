@@ -61,6 +61,8 @@ class FieldFormatter final : public FieldVisitor {
 
 // Helpers also used by the tools.
 void append_hex(std::string& out, std::uint64_t value);  // 0x1a2b
+// Writes `value` in decimal at p, which has room for 20 characters; returns the end.
+char* write_decimal(char* p, std::uint64_t value) noexcept;
 void append_double(std::string& out, double value);      // shortest round-trip form
 
 }  // namespace clretw
