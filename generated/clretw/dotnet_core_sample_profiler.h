@@ -137,12 +137,12 @@ struct ThreadSample {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Type", Type());
+      f("Type", this->Type());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ThreadSample& out) const {
-      out.Type = Type();
+      out.Type = this->Type();
     }
 
    private:

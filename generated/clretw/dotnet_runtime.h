@@ -851,18 +851,18 @@ struct EventSource {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("EventID", EventID());
-      f("EventName", EventName());
-      f("EventSourceName", EventSourceName());
-      f("Payload", Payload());
+      f("EventID", this->EventID());
+      f("EventName", this->EventName());
+      f("EventSourceName", this->EventSourceName());
+      f("Payload", this->Payload());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] EventSource& out) const {
-      out.EventID = EventID();
-      EventName().append_utf8(out.EventName);
-      EventSourceName().append_utf8(out.EventSourceName);
-      Payload().append_utf8(out.Payload);
+      out.EventID = this->EventID();
+      this->EventName().append_utf8(out.EventName);
+      this->EventSourceName().append_utf8(out.EventSourceName);
+      this->Payload().append_utf8(out.Payload);
     }
 
    private:
@@ -975,16 +975,16 @@ struct StrongNameVerification {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("VerificationFlags", VerificationFlags());
-      f("ErrorCode", ErrorCode());
-      f("FullyQualifiedAssemblyName", FullyQualifiedAssemblyName());
+      f("VerificationFlags", this->VerificationFlags());
+      f("ErrorCode", this->ErrorCode());
+      f("FullyQualifiedAssemblyName", this->FullyQualifiedAssemblyName());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] StrongNameVerification& out) const {
-      out.VerificationFlags = VerificationFlags();
-      out.ErrorCode = ErrorCode();
-      FullyQualifiedAssemblyName().append_utf8(out.FullyQualifiedAssemblyName);
+      out.VerificationFlags = this->VerificationFlags();
+      out.ErrorCode = this->ErrorCode();
+      this->FullyQualifiedAssemblyName().append_utf8(out.FullyQualifiedAssemblyName);
     }
 
    private:
@@ -1077,18 +1077,18 @@ struct StrongNameVerification_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("VerificationFlags", VerificationFlags());
-      f("ErrorCode", ErrorCode());
-      f("FullyQualifiedAssemblyName", FullyQualifiedAssemblyName());
-      f("ClrInstanceID", ClrInstanceID());
+      f("VerificationFlags", this->VerificationFlags());
+      f("ErrorCode", this->ErrorCode());
+      f("FullyQualifiedAssemblyName", this->FullyQualifiedAssemblyName());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] StrongNameVerification_V1& out) const {
-      out.VerificationFlags = VerificationFlags();
-      out.ErrorCode = ErrorCode();
-      FullyQualifiedAssemblyName().append_utf8(out.FullyQualifiedAssemblyName);
-      out.ClrInstanceID = ClrInstanceID();
+      out.VerificationFlags = this->VerificationFlags();
+      out.ErrorCode = this->ErrorCode();
+      this->FullyQualifiedAssemblyName().append_utf8(out.FullyQualifiedAssemblyName);
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -1181,16 +1181,16 @@ struct AuthenticodeVerification {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("VerificationFlags", VerificationFlags());
-      f("ErrorCode", ErrorCode());
-      f("ModulePath", ModulePath());
+      f("VerificationFlags", this->VerificationFlags());
+      f("ErrorCode", this->ErrorCode());
+      f("ModulePath", this->ModulePath());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] AuthenticodeVerification& out) const {
-      out.VerificationFlags = VerificationFlags();
-      out.ErrorCode = ErrorCode();
-      ModulePath().append_utf8(out.ModulePath);
+      out.VerificationFlags = this->VerificationFlags();
+      out.ErrorCode = this->ErrorCode();
+      this->ModulePath().append_utf8(out.ModulePath);
     }
 
    private:
@@ -1283,18 +1283,18 @@ struct AuthenticodeVerification_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("VerificationFlags", VerificationFlags());
-      f("ErrorCode", ErrorCode());
-      f("ModulePath", ModulePath());
-      f("ClrInstanceID", ClrInstanceID());
+      f("VerificationFlags", this->VerificationFlags());
+      f("ErrorCode", this->ErrorCode());
+      f("ModulePath", this->ModulePath());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] AuthenticodeVerification_V1& out) const {
-      out.VerificationFlags = VerificationFlags();
-      out.ErrorCode = ErrorCode();
-      ModulePath().append_utf8(out.ModulePath);
-      out.ClrInstanceID = ClrInstanceID();
+      out.VerificationFlags = this->VerificationFlags();
+      out.ErrorCode = this->ErrorCode();
+      this->ModulePath().append_utf8(out.ModulePath);
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -1435,40 +1435,40 @@ struct RuntimeInformation {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("Sku", Sku());
-      f("BclMajorVersion", BclMajorVersion());
-      f("BclMinorVersion", BclMinorVersion());
-      f("BclBuildNumber", BclBuildNumber());
-      f("BclQfeNumber", BclQfeNumber());
-      f("VMMajorVersion", VMMajorVersion());
-      f("VMMinorVersion", VMMinorVersion());
-      f("VMBuildNumber", VMBuildNumber());
-      f("VMQfeNumber", VMQfeNumber());
-      f("StartupFlags", StartupFlags());
-      f("StartupMode", StartupMode());
-      f("CommandLine", CommandLine());
-      f("ComObjectGuid", ComObjectGuid());
-      f("RuntimeDllPath", RuntimeDllPath());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("Sku", this->Sku());
+      f("BclMajorVersion", this->BclMajorVersion());
+      f("BclMinorVersion", this->BclMinorVersion());
+      f("BclBuildNumber", this->BclBuildNumber());
+      f("BclQfeNumber", this->BclQfeNumber());
+      f("VMMajorVersion", this->VMMajorVersion());
+      f("VMMinorVersion", this->VMMinorVersion());
+      f("VMBuildNumber", this->VMBuildNumber());
+      f("VMQfeNumber", this->VMQfeNumber());
+      f("StartupFlags", this->StartupFlags());
+      f("StartupMode", this->StartupMode());
+      f("CommandLine", this->CommandLine());
+      f("ComObjectGuid", this->ComObjectGuid());
+      f("RuntimeDllPath", this->RuntimeDllPath());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] RuntimeInformation& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.Sku = Sku();
-      out.BclMajorVersion = BclMajorVersion();
-      out.BclMinorVersion = BclMinorVersion();
-      out.BclBuildNumber = BclBuildNumber();
-      out.BclQfeNumber = BclQfeNumber();
-      out.VMMajorVersion = VMMajorVersion();
-      out.VMMinorVersion = VMMinorVersion();
-      out.VMBuildNumber = VMBuildNumber();
-      out.VMQfeNumber = VMQfeNumber();
-      out.StartupFlags = StartupFlags();
-      out.StartupMode = StartupMode();
-      CommandLine().append_utf8(out.CommandLine);
-      out.ComObjectGuid = ComObjectGuid();
-      RuntimeDllPath().append_utf8(out.RuntimeDllPath);
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.Sku = this->Sku();
+      out.BclMajorVersion = this->BclMajorVersion();
+      out.BclMinorVersion = this->BclMinorVersion();
+      out.BclBuildNumber = this->BclBuildNumber();
+      out.BclQfeNumber = this->BclQfeNumber();
+      out.VMMajorVersion = this->VMMajorVersion();
+      out.VMMinorVersion = this->VMMinorVersion();
+      out.VMBuildNumber = this->VMBuildNumber();
+      out.VMQfeNumber = this->VMQfeNumber();
+      out.StartupFlags = this->StartupFlags();
+      out.StartupMode = this->StartupMode();
+      this->CommandLine().append_utf8(out.CommandLine);
+      out.ComObjectGuid = this->ComObjectGuid();
+      this->RuntimeDllPath().append_utf8(out.RuntimeDllPath);
     }
 
    private:
@@ -1569,14 +1569,14 @@ struct GCStart {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Count", Count());
-      f("Reason", Reason());
+      f("Count", this->Count());
+      f("Reason", this->Reason());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCStart& out) const {
-      out.Count = Count();
-      out.Reason = Reason();
+      out.Count = this->Count();
+      out.Reason = this->Reason();
     }
 
    private:
@@ -1669,20 +1669,20 @@ struct GCStart_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Count", Count());
-      f("Depth", Depth());
-      f("Reason", Reason());
-      f("Type", Type());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Count", this->Count());
+      f("Depth", this->Depth());
+      f("Reason", this->Reason());
+      f("Type", this->Type());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCStart_V1& out) const {
-      out.Count = Count();
-      out.Depth = Depth();
-      out.Reason = Reason();
-      out.Type = Type();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Count = this->Count();
+      out.Depth = this->Depth();
+      out.Reason = this->Reason();
+      out.Type = this->Type();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -1779,22 +1779,22 @@ struct GCStart_V2 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Count", Count());
-      f("Depth", Depth());
-      f("Reason", Reason());
-      f("Type", Type());
-      f("ClrInstanceID", ClrInstanceID());
-      f("ClientSequenceNumber", ClientSequenceNumber());
+      f("Count", this->Count());
+      f("Depth", this->Depth());
+      f("Reason", this->Reason());
+      f("Type", this->Type());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("ClientSequenceNumber", this->ClientSequenceNumber());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCStart_V2& out) const {
-      out.Count = Count();
-      out.Depth = Depth();
-      out.Reason = Reason();
-      out.Type = Type();
-      out.ClrInstanceID = ClrInstanceID();
-      out.ClientSequenceNumber = ClientSequenceNumber();
+      out.Count = this->Count();
+      out.Depth = this->Depth();
+      out.Reason = this->Reason();
+      out.Type = this->Type();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.ClientSequenceNumber = this->ClientSequenceNumber();
     }
 
    private:
@@ -1875,14 +1875,14 @@ struct GCEnd {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Count", Count());
-      f("Depth", Depth());
+      f("Count", this->Count());
+      f("Depth", this->Depth());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCEnd& out) const {
-      out.Count = Count();
-      out.Depth = Depth();
+      out.Count = this->Count();
+      out.Depth = this->Depth();
     }
 
    private:
@@ -1967,16 +1967,16 @@ struct GCEnd_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Count", Count());
-      f("Depth", Depth());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Count", this->Count());
+      f("Depth", this->Depth());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCEnd_V1& out) const {
-      out.Count = Count();
-      out.Depth = Depth();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Count = this->Count();
+      out.Depth = this->Depth();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -2101,36 +2101,36 @@ struct GCHeapStats {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("GenerationSize0", GenerationSize0());
-      f("TotalPromotedSize0", TotalPromotedSize0());
-      f("GenerationSize1", GenerationSize1());
-      f("TotalPromotedSize1", TotalPromotedSize1());
-      f("GenerationSize2", GenerationSize2());
-      f("TotalPromotedSize2", TotalPromotedSize2());
-      f("GenerationSize3", GenerationSize3());
-      f("TotalPromotedSize3", TotalPromotedSize3());
-      f("FinalizationPromotedSize", FinalizationPromotedSize());
-      f("FinalizationPromotedCount", FinalizationPromotedCount());
-      f("PinnedObjectCount", PinnedObjectCount());
-      f("SinkBlockCount", SinkBlockCount());
-      f("GCHandleCount", GCHandleCount());
+      f("GenerationSize0", this->GenerationSize0());
+      f("TotalPromotedSize0", this->TotalPromotedSize0());
+      f("GenerationSize1", this->GenerationSize1());
+      f("TotalPromotedSize1", this->TotalPromotedSize1());
+      f("GenerationSize2", this->GenerationSize2());
+      f("TotalPromotedSize2", this->TotalPromotedSize2());
+      f("GenerationSize3", this->GenerationSize3());
+      f("TotalPromotedSize3", this->TotalPromotedSize3());
+      f("FinalizationPromotedSize", this->FinalizationPromotedSize());
+      f("FinalizationPromotedCount", this->FinalizationPromotedCount());
+      f("PinnedObjectCount", this->PinnedObjectCount());
+      f("SinkBlockCount", this->SinkBlockCount());
+      f("GCHandleCount", this->GCHandleCount());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCHeapStats& out) const {
-      out.GenerationSize0 = GenerationSize0();
-      out.TotalPromotedSize0 = TotalPromotedSize0();
-      out.GenerationSize1 = GenerationSize1();
-      out.TotalPromotedSize1 = TotalPromotedSize1();
-      out.GenerationSize2 = GenerationSize2();
-      out.TotalPromotedSize2 = TotalPromotedSize2();
-      out.GenerationSize3 = GenerationSize3();
-      out.TotalPromotedSize3 = TotalPromotedSize3();
-      out.FinalizationPromotedSize = FinalizationPromotedSize();
-      out.FinalizationPromotedCount = FinalizationPromotedCount();
-      out.PinnedObjectCount = PinnedObjectCount();
-      out.SinkBlockCount = SinkBlockCount();
-      out.GCHandleCount = GCHandleCount();
+      out.GenerationSize0 = this->GenerationSize0();
+      out.TotalPromotedSize0 = this->TotalPromotedSize0();
+      out.GenerationSize1 = this->GenerationSize1();
+      out.TotalPromotedSize1 = this->TotalPromotedSize1();
+      out.GenerationSize2 = this->GenerationSize2();
+      out.TotalPromotedSize2 = this->TotalPromotedSize2();
+      out.GenerationSize3 = this->GenerationSize3();
+      out.TotalPromotedSize3 = this->TotalPromotedSize3();
+      out.FinalizationPromotedSize = this->FinalizationPromotedSize();
+      out.FinalizationPromotedCount = this->FinalizationPromotedCount();
+      out.PinnedObjectCount = this->PinnedObjectCount();
+      out.SinkBlockCount = this->SinkBlockCount();
+      out.GCHandleCount = this->GCHandleCount();
     }
 
    private:
@@ -2259,38 +2259,38 @@ struct GCHeapStats_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("GenerationSize0", GenerationSize0());
-      f("TotalPromotedSize0", TotalPromotedSize0());
-      f("GenerationSize1", GenerationSize1());
-      f("TotalPromotedSize1", TotalPromotedSize1());
-      f("GenerationSize2", GenerationSize2());
-      f("TotalPromotedSize2", TotalPromotedSize2());
-      f("GenerationSize3", GenerationSize3());
-      f("TotalPromotedSize3", TotalPromotedSize3());
-      f("FinalizationPromotedSize", FinalizationPromotedSize());
-      f("FinalizationPromotedCount", FinalizationPromotedCount());
-      f("PinnedObjectCount", PinnedObjectCount());
-      f("SinkBlockCount", SinkBlockCount());
-      f("GCHandleCount", GCHandleCount());
-      f("ClrInstanceID", ClrInstanceID());
+      f("GenerationSize0", this->GenerationSize0());
+      f("TotalPromotedSize0", this->TotalPromotedSize0());
+      f("GenerationSize1", this->GenerationSize1());
+      f("TotalPromotedSize1", this->TotalPromotedSize1());
+      f("GenerationSize2", this->GenerationSize2());
+      f("TotalPromotedSize2", this->TotalPromotedSize2());
+      f("GenerationSize3", this->GenerationSize3());
+      f("TotalPromotedSize3", this->TotalPromotedSize3());
+      f("FinalizationPromotedSize", this->FinalizationPromotedSize());
+      f("FinalizationPromotedCount", this->FinalizationPromotedCount());
+      f("PinnedObjectCount", this->PinnedObjectCount());
+      f("SinkBlockCount", this->SinkBlockCount());
+      f("GCHandleCount", this->GCHandleCount());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCHeapStats_V1& out) const {
-      out.GenerationSize0 = GenerationSize0();
-      out.TotalPromotedSize0 = TotalPromotedSize0();
-      out.GenerationSize1 = GenerationSize1();
-      out.TotalPromotedSize1 = TotalPromotedSize1();
-      out.GenerationSize2 = GenerationSize2();
-      out.TotalPromotedSize2 = TotalPromotedSize2();
-      out.GenerationSize3 = GenerationSize3();
-      out.TotalPromotedSize3 = TotalPromotedSize3();
-      out.FinalizationPromotedSize = FinalizationPromotedSize();
-      out.FinalizationPromotedCount = FinalizationPromotedCount();
-      out.PinnedObjectCount = PinnedObjectCount();
-      out.SinkBlockCount = SinkBlockCount();
-      out.GCHandleCount = GCHandleCount();
-      out.ClrInstanceID = ClrInstanceID();
+      out.GenerationSize0 = this->GenerationSize0();
+      out.TotalPromotedSize0 = this->TotalPromotedSize0();
+      out.GenerationSize1 = this->GenerationSize1();
+      out.TotalPromotedSize1 = this->TotalPromotedSize1();
+      out.GenerationSize2 = this->GenerationSize2();
+      out.TotalPromotedSize2 = this->TotalPromotedSize2();
+      out.GenerationSize3 = this->GenerationSize3();
+      out.TotalPromotedSize3 = this->TotalPromotedSize3();
+      out.FinalizationPromotedSize = this->FinalizationPromotedSize();
+      out.FinalizationPromotedCount = this->FinalizationPromotedCount();
+      out.PinnedObjectCount = this->PinnedObjectCount();
+      out.SinkBlockCount = this->SinkBlockCount();
+      out.GCHandleCount = this->GCHandleCount();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -2427,42 +2427,42 @@ struct GCHeapStats_V2 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("GenerationSize0", GenerationSize0());
-      f("TotalPromotedSize0", TotalPromotedSize0());
-      f("GenerationSize1", GenerationSize1());
-      f("TotalPromotedSize1", TotalPromotedSize1());
-      f("GenerationSize2", GenerationSize2());
-      f("TotalPromotedSize2", TotalPromotedSize2());
-      f("GenerationSize3", GenerationSize3());
-      f("TotalPromotedSize3", TotalPromotedSize3());
-      f("FinalizationPromotedSize", FinalizationPromotedSize());
-      f("FinalizationPromotedCount", FinalizationPromotedCount());
-      f("PinnedObjectCount", PinnedObjectCount());
-      f("SinkBlockCount", SinkBlockCount());
-      f("GCHandleCount", GCHandleCount());
-      f("ClrInstanceID", ClrInstanceID());
-      f("GenerationSize4", GenerationSize4());
-      f("TotalPromotedSize4", TotalPromotedSize4());
+      f("GenerationSize0", this->GenerationSize0());
+      f("TotalPromotedSize0", this->TotalPromotedSize0());
+      f("GenerationSize1", this->GenerationSize1());
+      f("TotalPromotedSize1", this->TotalPromotedSize1());
+      f("GenerationSize2", this->GenerationSize2());
+      f("TotalPromotedSize2", this->TotalPromotedSize2());
+      f("GenerationSize3", this->GenerationSize3());
+      f("TotalPromotedSize3", this->TotalPromotedSize3());
+      f("FinalizationPromotedSize", this->FinalizationPromotedSize());
+      f("FinalizationPromotedCount", this->FinalizationPromotedCount());
+      f("PinnedObjectCount", this->PinnedObjectCount());
+      f("SinkBlockCount", this->SinkBlockCount());
+      f("GCHandleCount", this->GCHandleCount());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("GenerationSize4", this->GenerationSize4());
+      f("TotalPromotedSize4", this->TotalPromotedSize4());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCHeapStats_V2& out) const {
-      out.GenerationSize0 = GenerationSize0();
-      out.TotalPromotedSize0 = TotalPromotedSize0();
-      out.GenerationSize1 = GenerationSize1();
-      out.TotalPromotedSize1 = TotalPromotedSize1();
-      out.GenerationSize2 = GenerationSize2();
-      out.TotalPromotedSize2 = TotalPromotedSize2();
-      out.GenerationSize3 = GenerationSize3();
-      out.TotalPromotedSize3 = TotalPromotedSize3();
-      out.FinalizationPromotedSize = FinalizationPromotedSize();
-      out.FinalizationPromotedCount = FinalizationPromotedCount();
-      out.PinnedObjectCount = PinnedObjectCount();
-      out.SinkBlockCount = SinkBlockCount();
-      out.GCHandleCount = GCHandleCount();
-      out.ClrInstanceID = ClrInstanceID();
-      out.GenerationSize4 = GenerationSize4();
-      out.TotalPromotedSize4 = TotalPromotedSize4();
+      out.GenerationSize0 = this->GenerationSize0();
+      out.TotalPromotedSize0 = this->TotalPromotedSize0();
+      out.GenerationSize1 = this->GenerationSize1();
+      out.TotalPromotedSize1 = this->TotalPromotedSize1();
+      out.GenerationSize2 = this->GenerationSize2();
+      out.TotalPromotedSize2 = this->TotalPromotedSize2();
+      out.GenerationSize3 = this->GenerationSize3();
+      out.TotalPromotedSize3 = this->TotalPromotedSize3();
+      out.FinalizationPromotedSize = this->FinalizationPromotedSize();
+      out.FinalizationPromotedCount = this->FinalizationPromotedCount();
+      out.PinnedObjectCount = this->PinnedObjectCount();
+      out.SinkBlockCount = this->SinkBlockCount();
+      out.GCHandleCount = this->GCHandleCount();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.GenerationSize4 = this->GenerationSize4();
+      out.TotalPromotedSize4 = this->TotalPromotedSize4();
     }
 
    private:
@@ -2547,16 +2547,16 @@ struct GCCreateSegment {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Address", Address());
-      f("Size", Size());
-      f("Type", Type());
+      f("Address", this->Address());
+      f("Size", this->Size());
+      f("Type", this->Type());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCCreateSegment& out) const {
-      out.Address = Address();
-      out.Size = Size();
-      out.Type = Type();
+      out.Address = this->Address();
+      out.Size = this->Size();
+      out.Type = this->Type();
     }
 
    private:
@@ -2645,18 +2645,18 @@ struct GCCreateSegment_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Address", Address());
-      f("Size", Size());
-      f("Type", Type());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Address", this->Address());
+      f("Size", this->Size());
+      f("Type", this->Type());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCCreateSegment_V1& out) const {
-      out.Address = Address();
-      out.Size = Size();
-      out.Type = Type();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Address = this->Address();
+      out.Size = this->Size();
+      out.Type = this->Type();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -2733,12 +2733,12 @@ struct GCFreeSegment {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Address", Address());
+      f("Address", this->Address());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCFreeSegment& out) const {
-      out.Address = Address();
+      out.Address = this->Address();
     }
 
    private:
@@ -2819,14 +2819,14 @@ struct GCFreeSegment_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Address", Address());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Address", this->Address());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCFreeSegment_V1& out) const {
-      out.Address = Address();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Address = this->Address();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -2903,12 +2903,12 @@ struct GCNoUserData {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCNoUserData& out) const {
-      out.ClrInstanceID = ClrInstanceID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -2989,14 +2989,14 @@ struct GenAwareTemplate {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Count", Count());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Count", this->Count());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GenAwareTemplate& out) const {
-      out.Count = Count();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Count = this->Count();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -3073,12 +3073,12 @@ struct GCSuspendEE {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Reason", Reason());
+      f("Reason", this->Reason());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCSuspendEE& out) const {
-      out.Reason = Reason();
+      out.Reason = this->Reason();
     }
 
    private:
@@ -3163,16 +3163,16 @@ struct GCSuspendEE_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Reason", Reason());
-      f("Count", Count());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Reason", this->Reason());
+      f("Count", this->Count());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCSuspendEE_V1& out) const {
-      out.Reason = Reason();
-      out.Count = Count();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Reason = this->Reason();
+      out.Count = this->Count();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -3253,14 +3253,14 @@ struct GCAllocationTick {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("AllocationAmount", AllocationAmount());
-      f("AllocationKind", AllocationKind());
+      f("AllocationAmount", this->AllocationAmount());
+      f("AllocationKind", this->AllocationKind());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCAllocationTick& out) const {
-      out.AllocationAmount = AllocationAmount();
-      out.AllocationKind = AllocationKind();
+      out.AllocationAmount = this->AllocationAmount();
+      out.AllocationKind = this->AllocationKind();
     }
 
    private:
@@ -3345,16 +3345,16 @@ struct GCAllocationTick_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("AllocationAmount", AllocationAmount());
-      f("AllocationKind", AllocationKind());
-      f("ClrInstanceID", ClrInstanceID());
+      f("AllocationAmount", this->AllocationAmount());
+      f("AllocationKind", this->AllocationKind());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCAllocationTick_V1& out) const {
-      out.AllocationAmount = AllocationAmount();
-      out.AllocationKind = AllocationKind();
-      out.ClrInstanceID = ClrInstanceID();
+      out.AllocationAmount = this->AllocationAmount();
+      out.AllocationKind = this->AllocationKind();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -3455,24 +3455,24 @@ struct GCAllocationTick_V2 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("AllocationAmount", AllocationAmount());
-      f("AllocationKind", AllocationKind());
-      f("ClrInstanceID", ClrInstanceID());
-      f("AllocationAmount64", AllocationAmount64());
-      f("TypeID", TypeID());
-      f("TypeName", TypeName());
-      f("HeapIndex", HeapIndex());
+      f("AllocationAmount", this->AllocationAmount());
+      f("AllocationKind", this->AllocationKind());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("AllocationAmount64", this->AllocationAmount64());
+      f("TypeID", this->TypeID());
+      f("TypeName", this->TypeName());
+      f("HeapIndex", this->HeapIndex());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCAllocationTick_V2& out) const {
-      out.AllocationAmount = AllocationAmount();
-      out.AllocationKind = AllocationKind();
-      out.ClrInstanceID = ClrInstanceID();
-      out.AllocationAmount64 = AllocationAmount64();
-      out.TypeID = TypeID();
-      TypeName().append_utf8(out.TypeName);
-      out.HeapIndex = HeapIndex();
+      out.AllocationAmount = this->AllocationAmount();
+      out.AllocationKind = this->AllocationKind();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.AllocationAmount64 = this->AllocationAmount64();
+      out.TypeID = this->TypeID();
+      this->TypeName().append_utf8(out.TypeName);
+      out.HeapIndex = this->HeapIndex();
     }
 
    private:
@@ -3585,26 +3585,26 @@ struct GCAllocationTick_V3 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("AllocationAmount", AllocationAmount());
-      f("AllocationKind", AllocationKind());
-      f("ClrInstanceID", ClrInstanceID());
-      f("AllocationAmount64", AllocationAmount64());
-      f("TypeID", TypeID());
-      f("TypeName", TypeName());
-      f("HeapIndex", HeapIndex());
-      f("Address", Address());
+      f("AllocationAmount", this->AllocationAmount());
+      f("AllocationKind", this->AllocationKind());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("AllocationAmount64", this->AllocationAmount64());
+      f("TypeID", this->TypeID());
+      f("TypeName", this->TypeName());
+      f("HeapIndex", this->HeapIndex());
+      f("Address", this->Address());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCAllocationTick_V3& out) const {
-      out.AllocationAmount = AllocationAmount();
-      out.AllocationKind = AllocationKind();
-      out.ClrInstanceID = ClrInstanceID();
-      out.AllocationAmount64 = AllocationAmount64();
-      out.TypeID = TypeID();
-      TypeName().append_utf8(out.TypeName);
-      out.HeapIndex = HeapIndex();
-      out.Address = Address();
+      out.AllocationAmount = this->AllocationAmount();
+      out.AllocationKind = this->AllocationKind();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.AllocationAmount64 = this->AllocationAmount64();
+      out.TypeID = this->TypeID();
+      this->TypeName().append_utf8(out.TypeName);
+      out.HeapIndex = this->HeapIndex();
+      out.Address = this->Address();
     }
 
    private:
@@ -3721,28 +3721,28 @@ struct GCAllocationTick_V4 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("AllocationAmount", AllocationAmount());
-      f("AllocationKind", AllocationKind());
-      f("ClrInstanceID", ClrInstanceID());
-      f("AllocationAmount64", AllocationAmount64());
-      f("TypeID", TypeID());
-      f("TypeName", TypeName());
-      f("HeapIndex", HeapIndex());
-      f("Address", Address());
-      f("ObjectSize", ObjectSize());
+      f("AllocationAmount", this->AllocationAmount());
+      f("AllocationKind", this->AllocationKind());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("AllocationAmount64", this->AllocationAmount64());
+      f("TypeID", this->TypeID());
+      f("TypeName", this->TypeName());
+      f("HeapIndex", this->HeapIndex());
+      f("Address", this->Address());
+      f("ObjectSize", this->ObjectSize());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCAllocationTick_V4& out) const {
-      out.AllocationAmount = AllocationAmount();
-      out.AllocationKind = AllocationKind();
-      out.ClrInstanceID = ClrInstanceID();
-      out.AllocationAmount64 = AllocationAmount64();
-      out.TypeID = TypeID();
-      TypeName().append_utf8(out.TypeName);
-      out.HeapIndex = HeapIndex();
-      out.Address = Address();
-      out.ObjectSize = ObjectSize();
+      out.AllocationAmount = this->AllocationAmount();
+      out.AllocationKind = this->AllocationKind();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.AllocationAmount64 = this->AllocationAmount64();
+      out.TypeID = this->TypeID();
+      this->TypeName().append_utf8(out.TypeName);
+      out.HeapIndex = this->HeapIndex();
+      out.Address = this->Address();
+      out.ObjectSize = this->ObjectSize();
     }
 
    private:
@@ -3827,12 +3827,12 @@ struct GCCreateConcurrentThread {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCCreateConcurrentThread& out) const {
-      out.ClrInstanceID = ClrInstanceID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -3909,12 +3909,12 @@ struct GCTerminateConcurrentThread {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCTerminateConcurrentThread& out) const {
-      out.ClrInstanceID = ClrInstanceID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -3991,12 +3991,12 @@ struct GCFinalizersEnd {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Count", Count());
+      f("Count", this->Count());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCFinalizersEnd& out) const {
-      out.Count = Count();
+      out.Count = this->Count();
     }
 
    private:
@@ -4077,14 +4077,14 @@ struct GCFinalizersEnd_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Count", Count());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Count", this->Count());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCFinalizersEnd_V1& out) const {
-      out.Count = Count();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Count = this->Count();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -4165,14 +4165,14 @@ struct GCMark {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("HeapNum", HeapNum());
-      f("ClrInstanceID", ClrInstanceID());
+      f("HeapNum", this->HeapNum());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCMark& out) const {
-      out.HeapNum = HeapNum();
-      out.ClrInstanceID = ClrInstanceID();
+      out.HeapNum = this->HeapNum();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -4261,18 +4261,18 @@ struct GCMarkWithType {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("HeapNum", HeapNum());
-      f("ClrInstanceID", ClrInstanceID());
-      f("Type", Type());
-      f("Bytes", Bytes());
+      f("HeapNum", this->HeapNum());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("Type", this->Type());
+      f("Bytes", this->Bytes());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCMarkWithType& out) const {
-      out.HeapNum = HeapNum();
-      out.ClrInstanceID = ClrInstanceID();
-      out.Type = Type();
-      out.Bytes = Bytes();
+      out.HeapNum = this->HeapNum();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.Type = this->Type();
+      out.Bytes = this->Bytes();
     }
 
    private:
@@ -4365,20 +4365,20 @@ struct GCJoin_V2 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Heap", Heap());
-      f("JoinTime", JoinTime());
-      f("JoinType", JoinType());
-      f("ClrInstanceID", ClrInstanceID());
-      f("JoinID", JoinID());
+      f("Heap", this->Heap());
+      f("JoinTime", this->JoinTime());
+      f("JoinType", this->JoinType());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("JoinID", this->JoinID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCJoin_V2& out) const {
-      out.Heap = Heap();
-      out.JoinTime = JoinTime();
-      out.JoinType = JoinType();
-      out.ClrInstanceID = ClrInstanceID();
-      out.JoinID = JoinID();
+      out.Heap = this->Heap();
+      out.JoinTime = this->JoinTime();
+      out.JoinType = this->JoinType();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.JoinID = this->JoinID();
     }
 
    private:
@@ -4491,30 +4491,30 @@ struct GCPerHeapHistory_V3_Values {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("SizeBefore", SizeBefore());
-      f("FreeListBefore", FreeListBefore());
-      f("FreeObjBefore", FreeObjBefore());
-      f("SizeAfter", SizeAfter());
-      f("FreeListAfter", FreeListAfter());
-      f("FreeObjAfter", FreeObjAfter());
-      f("In", In());
-      f("PinnedSurv", PinnedSurv());
-      f("NonePinnedSurv", NonePinnedSurv());
-      f("NewAllocation", NewAllocation());
+      f("SizeBefore", this->SizeBefore());
+      f("FreeListBefore", this->FreeListBefore());
+      f("FreeObjBefore", this->FreeObjBefore());
+      f("SizeAfter", this->SizeAfter());
+      f("FreeListAfter", this->FreeListAfter());
+      f("FreeObjAfter", this->FreeObjAfter());
+      f("In", this->In());
+      f("PinnedSurv", this->PinnedSurv());
+      f("NonePinnedSurv", this->NonePinnedSurv());
+      f("NewAllocation", this->NewAllocation());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCPerHeapHistory_V3_Values& out) const {
-      out.SizeBefore = SizeBefore();
-      out.FreeListBefore = FreeListBefore();
-      out.FreeObjBefore = FreeObjBefore();
-      out.SizeAfter = SizeAfter();
-      out.FreeListAfter = FreeListAfter();
-      out.FreeObjAfter = FreeObjAfter();
-      out.In = In();
-      out.PinnedSurv = PinnedSurv();
-      out.NonePinnedSurv = NonePinnedSurv();
-      out.NewAllocation = NewAllocation();
+      out.SizeBefore = this->SizeBefore();
+      out.FreeListBefore = this->FreeListBefore();
+      out.FreeObjBefore = this->FreeObjBefore();
+      out.SizeAfter = this->SizeAfter();
+      out.FreeListAfter = this->FreeListAfter();
+      out.FreeObjAfter = this->FreeObjAfter();
+      out.In = this->In();
+      out.PinnedSurv = this->PinnedSurv();
+      out.NonePinnedSurv = this->NonePinnedSurv();
+      out.NewAllocation = this->NewAllocation();
     }
 
    private:
@@ -4651,43 +4651,43 @@ struct GCPerHeapHistory_V3 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("FreeListAllocated", FreeListAllocated());
-      f("FreeListRejected", FreeListRejected());
-      f("EndOfSegAllocated", EndOfSegAllocated());
-      f("CondemnedAllocated", CondemnedAllocated());
-      f("PinnedAllocated", PinnedAllocated());
-      f("PinnedAllocatedAdvance", PinnedAllocatedAdvance());
-      f("RunningFreeListEfficiency", RunningFreeListEfficiency());
-      f("CondemnReasons0", CondemnReasons0());
-      f("CondemnReasons1", CondemnReasons1());
-      f("CompactMechanisms", CompactMechanisms());
-      f("ExpandMechanisms", ExpandMechanisms());
-      f("HeapIndex", HeapIndex());
-      f("ExtraGen0Commit", ExtraGen0Commit());
-      f("Count", Count());
-      f("Values", Values());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("FreeListAllocated", this->FreeListAllocated());
+      f("FreeListRejected", this->FreeListRejected());
+      f("EndOfSegAllocated", this->EndOfSegAllocated());
+      f("CondemnedAllocated", this->CondemnedAllocated());
+      f("PinnedAllocated", this->PinnedAllocated());
+      f("PinnedAllocatedAdvance", this->PinnedAllocatedAdvance());
+      f("RunningFreeListEfficiency", this->RunningFreeListEfficiency());
+      f("CondemnReasons0", this->CondemnReasons0());
+      f("CondemnReasons1", this->CondemnReasons1());
+      f("CompactMechanisms", this->CompactMechanisms());
+      f("ExpandMechanisms", this->ExpandMechanisms());
+      f("HeapIndex", this->HeapIndex());
+      f("ExtraGen0Commit", this->ExtraGen0Commit());
+      f("Count", this->Count());
+      f("Values", this->Values());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCPerHeapHistory_V3& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.FreeListAllocated = FreeListAllocated();
-      out.FreeListRejected = FreeListRejected();
-      out.EndOfSegAllocated = EndOfSegAllocated();
-      out.CondemnedAllocated = CondemnedAllocated();
-      out.PinnedAllocated = PinnedAllocated();
-      out.PinnedAllocatedAdvance = PinnedAllocatedAdvance();
-      out.RunningFreeListEfficiency = RunningFreeListEfficiency();
-      out.CondemnReasons0 = CondemnReasons0();
-      out.CondemnReasons1 = CondemnReasons1();
-      out.CompactMechanisms = CompactMechanisms();
-      out.ExpandMechanisms = ExpandMechanisms();
-      out.HeapIndex = HeapIndex();
-      out.ExtraGen0Commit = ExtraGen0Commit();
-      out.Count = Count();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.FreeListAllocated = this->FreeListAllocated();
+      out.FreeListRejected = this->FreeListRejected();
+      out.EndOfSegAllocated = this->EndOfSegAllocated();
+      out.CondemnedAllocated = this->CondemnedAllocated();
+      out.PinnedAllocated = this->PinnedAllocated();
+      out.PinnedAllocatedAdvance = this->PinnedAllocatedAdvance();
+      out.RunningFreeListEfficiency = this->RunningFreeListEfficiency();
+      out.CondemnReasons0 = this->CondemnReasons0();
+      out.CondemnReasons1 = this->CondemnReasons1();
+      out.CompactMechanisms = this->CompactMechanisms();
+      out.ExpandMechanisms = this->ExpandMechanisms();
+      out.HeapIndex = this->HeapIndex();
+      out.ExtraGen0Commit = this->ExtraGen0Commit();
+      out.Count = this->Count();
       {
-        const auto r = Values();
+        const auto r = this->Values();
         out.Values.resize(r.size());
         for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
       }
@@ -4803,28 +4803,28 @@ struct GCGlobalHeap_V2 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("FinalYoungestDesired", FinalYoungestDesired());
-      f("NumHeaps", NumHeaps());
-      f("CondemnedGeneration", CondemnedGeneration());
-      f("Gen0ReductionCount", Gen0ReductionCount());
-      f("Reason", Reason());
-      f("GlobalMechanisms", GlobalMechanisms());
-      f("ClrInstanceID", ClrInstanceID());
-      f("PauseMode", PauseMode());
-      f("MemoryPressure", MemoryPressure());
+      f("FinalYoungestDesired", this->FinalYoungestDesired());
+      f("NumHeaps", this->NumHeaps());
+      f("CondemnedGeneration", this->CondemnedGeneration());
+      f("Gen0ReductionCount", this->Gen0ReductionCount());
+      f("Reason", this->Reason());
+      f("GlobalMechanisms", this->GlobalMechanisms());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("PauseMode", this->PauseMode());
+      f("MemoryPressure", this->MemoryPressure());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCGlobalHeap_V2& out) const {
-      out.FinalYoungestDesired = FinalYoungestDesired();
-      out.NumHeaps = NumHeaps();
-      out.CondemnedGeneration = CondemnedGeneration();
-      out.Gen0ReductionCount = Gen0ReductionCount();
-      out.Reason = Reason();
-      out.GlobalMechanisms = GlobalMechanisms();
-      out.ClrInstanceID = ClrInstanceID();
-      out.PauseMode = PauseMode();
-      out.MemoryPressure = MemoryPressure();
+      out.FinalYoungestDesired = this->FinalYoungestDesired();
+      out.NumHeaps = this->NumHeaps();
+      out.CondemnedGeneration = this->CondemnedGeneration();
+      out.Gen0ReductionCount = this->Gen0ReductionCount();
+      out.Reason = this->Reason();
+      out.GlobalMechanisms = this->GlobalMechanisms();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.PauseMode = this->PauseMode();
+      out.MemoryPressure = this->MemoryPressure();
     }
 
    private:
@@ -4941,32 +4941,32 @@ struct GCGlobalHeap_V3 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("FinalYoungestDesired", FinalYoungestDesired());
-      f("NumHeaps", NumHeaps());
-      f("CondemnedGeneration", CondemnedGeneration());
-      f("Gen0ReductionCount", Gen0ReductionCount());
-      f("Reason", Reason());
-      f("GlobalMechanisms", GlobalMechanisms());
-      f("ClrInstanceID", ClrInstanceID());
-      f("PauseMode", PauseMode());
-      f("MemoryPressure", MemoryPressure());
-      f("CondemnReasons0", CondemnReasons0());
-      f("CondemnReasons1", CondemnReasons1());
+      f("FinalYoungestDesired", this->FinalYoungestDesired());
+      f("NumHeaps", this->NumHeaps());
+      f("CondemnedGeneration", this->CondemnedGeneration());
+      f("Gen0ReductionCount", this->Gen0ReductionCount());
+      f("Reason", this->Reason());
+      f("GlobalMechanisms", this->GlobalMechanisms());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("PauseMode", this->PauseMode());
+      f("MemoryPressure", this->MemoryPressure());
+      f("CondemnReasons0", this->CondemnReasons0());
+      f("CondemnReasons1", this->CondemnReasons1());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCGlobalHeap_V3& out) const {
-      out.FinalYoungestDesired = FinalYoungestDesired();
-      out.NumHeaps = NumHeaps();
-      out.CondemnedGeneration = CondemnedGeneration();
-      out.Gen0ReductionCount = Gen0ReductionCount();
-      out.Reason = Reason();
-      out.GlobalMechanisms = GlobalMechanisms();
-      out.ClrInstanceID = ClrInstanceID();
-      out.PauseMode = PauseMode();
-      out.MemoryPressure = MemoryPressure();
-      out.CondemnReasons0 = CondemnReasons0();
-      out.CondemnReasons1 = CondemnReasons1();
+      out.FinalYoungestDesired = this->FinalYoungestDesired();
+      out.NumHeaps = this->NumHeaps();
+      out.CondemnedGeneration = this->CondemnedGeneration();
+      out.Gen0ReductionCount = this->Gen0ReductionCount();
+      out.Reason = this->Reason();
+      out.GlobalMechanisms = this->GlobalMechanisms();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.PauseMode = this->PauseMode();
+      out.MemoryPressure = this->MemoryPressure();
+      out.CondemnReasons0 = this->CondemnReasons0();
+      out.CondemnReasons1 = this->CondemnReasons1();
     }
 
    private:
@@ -5043,12 +5043,12 @@ struct GCGlobalHeap_V4_Values {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Time", Time());
+      f("Time", this->Time());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCGlobalHeap_V4_Values& out) const {
-      out.Time = Time();
+      out.Time = this->Time();
     }
 
    private:
@@ -5173,37 +5173,37 @@ struct GCGlobalHeap_V4 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("FinalYoungestDesired", FinalYoungestDesired());
-      f("NumHeaps", NumHeaps());
-      f("CondemnedGeneration", CondemnedGeneration());
-      f("Gen0ReductionCount", Gen0ReductionCount());
-      f("Reason", Reason());
-      f("GlobalMechanisms", GlobalMechanisms());
-      f("ClrInstanceID", ClrInstanceID());
-      f("PauseMode", PauseMode());
-      f("MemoryPressure", MemoryPressure());
-      f("CondemnReasons0", CondemnReasons0());
-      f("CondemnReasons1", CondemnReasons1());
-      f("Count", Count());
-      f("Values", Values());
+      f("FinalYoungestDesired", this->FinalYoungestDesired());
+      f("NumHeaps", this->NumHeaps());
+      f("CondemnedGeneration", this->CondemnedGeneration());
+      f("Gen0ReductionCount", this->Gen0ReductionCount());
+      f("Reason", this->Reason());
+      f("GlobalMechanisms", this->GlobalMechanisms());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("PauseMode", this->PauseMode());
+      f("MemoryPressure", this->MemoryPressure());
+      f("CondemnReasons0", this->CondemnReasons0());
+      f("CondemnReasons1", this->CondemnReasons1());
+      f("Count", this->Count());
+      f("Values", this->Values());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCGlobalHeap_V4& out) const {
-      out.FinalYoungestDesired = FinalYoungestDesired();
-      out.NumHeaps = NumHeaps();
-      out.CondemnedGeneration = CondemnedGeneration();
-      out.Gen0ReductionCount = Gen0ReductionCount();
-      out.Reason = Reason();
-      out.GlobalMechanisms = GlobalMechanisms();
-      out.ClrInstanceID = ClrInstanceID();
-      out.PauseMode = PauseMode();
-      out.MemoryPressure = MemoryPressure();
-      out.CondemnReasons0 = CondemnReasons0();
-      out.CondemnReasons1 = CondemnReasons1();
-      out.Count = Count();
+      out.FinalYoungestDesired = this->FinalYoungestDesired();
+      out.NumHeaps = this->NumHeaps();
+      out.CondemnedGeneration = this->CondemnedGeneration();
+      out.Gen0ReductionCount = this->Gen0ReductionCount();
+      out.Reason = this->Reason();
+      out.GlobalMechanisms = this->GlobalMechanisms();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.PauseMode = this->PauseMode();
+      out.MemoryPressure = this->MemoryPressure();
+      out.CondemnReasons0 = this->CondemnReasons0();
+      out.CondemnReasons1 = this->CondemnReasons1();
+      out.Count = this->Count();
       {
-        const auto r = Values();
+        const auto r = this->Values();
         out.Values.resize(r.size());
         for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
       }
@@ -5307,22 +5307,22 @@ struct GCLOHCompact_Values {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("TimePlan", TimePlan());
-      f("TimeCompact", TimeCompact());
-      f("TimeRelocate", TimeRelocate());
-      f("Padding", Padding());
-      f("TotalRefs", TotalRefs());
-      f("ZeroRefs", ZeroRefs());
+      f("TimePlan", this->TimePlan());
+      f("TimeCompact", this->TimeCompact());
+      f("TimeRelocate", this->TimeRelocate());
+      f("Padding", this->Padding());
+      f("TotalRefs", this->TotalRefs());
+      f("ZeroRefs", this->ZeroRefs());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCLOHCompact_Values& out) const {
-      out.TimePlan = TimePlan();
-      out.TimeCompact = TimeCompact();
-      out.TimeRelocate = TimeRelocate();
-      out.Padding = Padding();
-      out.TotalRefs = TotalRefs();
-      out.ZeroRefs = ZeroRefs();
+      out.TimePlan = this->TimePlan();
+      out.TimeCompact = this->TimeCompact();
+      out.TimeRelocate = this->TimeRelocate();
+      out.Padding = this->Padding();
+      out.TotalRefs = this->TotalRefs();
+      out.ZeroRefs = this->ZeroRefs();
     }
 
    private:
@@ -5407,17 +5407,17 @@ struct GCLOHCompact {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("Count", Count());
-      f("Values", Values());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("Count", this->Count());
+      f("Values", this->Values());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCLOHCompact& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.Count = Count();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.Count = this->Count();
       {
-        const auto r = Values();
+        const auto r = this->Values();
         out.Values.resize(r.size());
         for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
       }
@@ -5513,18 +5513,18 @@ struct GCFitBucketInfo_Values {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Index", Index());
-      f("Padding", Padding());
-      f("Count", Count());
-      f("Size", Size());
+      f("Index", this->Index());
+      f("Padding", this->Padding());
+      f("Count", this->Count());
+      f("Size", this->Size());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCFitBucketInfo_Values& out) const {
-      out.Index = Index();
-      out.Padding = Padding();
-      out.Count = Count();
-      out.Size = Size();
+      out.Index = this->Index();
+      out.Padding = this->Padding();
+      out.Count = this->Count();
+      out.Size = this->Size();
     }
 
    private:
@@ -5617,21 +5617,21 @@ struct GCFitBucketInfo {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("BucketKind", BucketKind());
-      f("TotalSize", TotalSize());
-      f("Count", Count());
-      f("Values", Values());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("BucketKind", this->BucketKind());
+      f("TotalSize", this->TotalSize());
+      f("Count", this->Count());
+      f("Values", this->Values());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCFitBucketInfo& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.BucketKind = BucketKind();
-      out.TotalSize = TotalSize();
-      out.Count = Count();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.BucketKind = this->BucketKind();
+      out.TotalSize = this->TotalSize();
+      out.Count = this->Count();
       {
-        const auto r = Values();
+        const auto r = this->Values();
         out.Values.resize(r.size());
         for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
       }
@@ -5723,16 +5723,16 @@ struct FinalizeObject {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("TypeID", TypeID());
-      f("ObjectID", ObjectID());
-      f("ClrInstanceID", ClrInstanceID());
+      f("TypeID", this->TypeID());
+      f("ObjectID", this->ObjectID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] FinalizeObject& out) const {
-      out.TypeID = TypeID();
-      out.ObjectID = ObjectID();
-      out.ClrInstanceID = ClrInstanceID();
+      out.TypeID = this->TypeID();
+      out.ObjectID = this->ObjectID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -5813,14 +5813,14 @@ struct DestroyGCHandle {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("HandleID", HandleID());
-      f("ClrInstanceID", ClrInstanceID());
+      f("HandleID", this->HandleID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] DestroyGCHandle& out) const {
-      out.HandleID = HandleID();
-      out.ClrInstanceID = ClrInstanceID();
+      out.HandleID = this->HandleID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -5917,22 +5917,22 @@ struct SetGCHandle {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("HandleID", HandleID());
-      f("ObjectID", ObjectID());
-      f("Kind", Kind());
-      f("Generation", Generation());
-      f("AppDomainID", AppDomainID());
-      f("ClrInstanceID", ClrInstanceID());
+      f("HandleID", this->HandleID());
+      f("ObjectID", this->ObjectID());
+      f("Kind", this->Kind());
+      f("Generation", this->Generation());
+      f("AppDomainID", this->AppDomainID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] SetGCHandle& out) const {
-      out.HandleID = HandleID();
-      out.ObjectID = ObjectID();
-      out.Kind = Kind();
-      out.Generation = Generation();
-      out.AppDomainID = AppDomainID();
-      out.ClrInstanceID = ClrInstanceID();
+      out.HandleID = this->HandleID();
+      out.ObjectID = this->ObjectID();
+      out.Kind = this->Kind();
+      out.Generation = this->Generation();
+      out.AppDomainID = this->AppDomainID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -6013,14 +6013,14 @@ struct GCTriggered {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Reason", Reason());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Reason", this->Reason());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCTriggered& out) const {
-      out.Reason = Reason();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Reason = this->Reason();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -6113,20 +6113,20 @@ struct PinObjectAtGCTime {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("HandleID", HandleID());
-      f("ObjectID", ObjectID());
-      f("ObjectSize", ObjectSize());
-      f("TypeName", TypeName());
-      f("ClrInstanceID", ClrInstanceID());
+      f("HandleID", this->HandleID());
+      f("ObjectID", this->ObjectID());
+      f("ObjectSize", this->ObjectSize());
+      f("TypeName", this->TypeName());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] PinObjectAtGCTime& out) const {
-      out.HandleID = HandleID();
-      out.ObjectID = ObjectID();
-      out.ObjectSize = ObjectSize();
-      TypeName().append_utf8(out.TypeName);
-      out.ClrInstanceID = ClrInstanceID();
+      out.HandleID = this->HandleID();
+      out.ObjectID = this->ObjectID();
+      out.ObjectSize = this->ObjectSize();
+      this->TypeName().append_utf8(out.TypeName);
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -6237,14 +6237,14 @@ struct IncreaseMemoryPressure {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("BytesAllocated", BytesAllocated());
-      f("ClrInstanceID", ClrInstanceID());
+      f("BytesAllocated", this->BytesAllocated());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] IncreaseMemoryPressure& out) const {
-      out.BytesAllocated = BytesAllocated();
-      out.ClrInstanceID = ClrInstanceID();
+      out.BytesAllocated = this->BytesAllocated();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -6325,14 +6325,14 @@ struct DecreaseMemoryPressure {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("BytesFreed", BytesFreed());
-      f("ClrInstanceID", ClrInstanceID());
+      f("BytesFreed", this->BytesFreed());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] DecreaseMemoryPressure& out) const {
-      out.BytesFreed = BytesFreed();
-      out.ClrInstanceID = ClrInstanceID();
+      out.BytesFreed = this->BytesFreed();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -6413,14 +6413,14 @@ struct ClrWorkerThread {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("WorkerThreadCount", WorkerThreadCount());
-      f("RetiredWorkerThreads", RetiredWorkerThreads());
+      f("WorkerThreadCount", this->WorkerThreadCount());
+      f("RetiredWorkerThreads", this->RetiredWorkerThreads());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ClrWorkerThread& out) const {
-      out.WorkerThreadCount = WorkerThreadCount();
-      out.RetiredWorkerThreads = RetiredWorkerThreads();
+      out.WorkerThreadCount = this->WorkerThreadCount();
+      out.RetiredWorkerThreads = this->RetiredWorkerThreads();
     }
 
    private:
@@ -6501,14 +6501,14 @@ struct IOThread {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("IOThreadCount", IOThreadCount());
-      f("RetiredIOThreads", RetiredIOThreads());
+      f("IOThreadCount", this->IOThreadCount());
+      f("RetiredIOThreads", this->RetiredIOThreads());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] IOThread& out) const {
-      out.IOThreadCount = IOThreadCount();
-      out.RetiredIOThreads = RetiredIOThreads();
+      out.IOThreadCount = this->IOThreadCount();
+      out.RetiredIOThreads = this->RetiredIOThreads();
     }
 
    private:
@@ -6593,16 +6593,16 @@ struct IOThread_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("IOThreadCount", IOThreadCount());
-      f("RetiredIOThreads", RetiredIOThreads());
-      f("ClrInstanceID", ClrInstanceID());
+      f("IOThreadCount", this->IOThreadCount());
+      f("RetiredIOThreads", this->RetiredIOThreads());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] IOThread_V1& out) const {
-      out.IOThreadCount = IOThreadCount();
-      out.RetiredIOThreads = RetiredIOThreads();
-      out.ClrInstanceID = ClrInstanceID();
+      out.IOThreadCount = this->IOThreadCount();
+      out.RetiredIOThreads = this->RetiredIOThreads();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -6683,14 +6683,14 @@ struct ClrThreadPoolSuspend {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrThreadID", ClrThreadID());
-      f("CpuUtilization", CpuUtilization());
+      f("ClrThreadID", this->ClrThreadID());
+      f("CpuUtilization", this->CpuUtilization());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ClrThreadPoolSuspend& out) const {
-      out.ClrThreadID = ClrThreadID();
-      out.CpuUtilization = CpuUtilization();
+      out.ClrThreadID = this->ClrThreadID();
+      out.CpuUtilization = this->CpuUtilization();
     }
 
    private:
@@ -6775,16 +6775,16 @@ struct ThreadPoolWorkerThread {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ActiveWorkerThreadCount", ActiveWorkerThreadCount());
-      f("RetiredWorkerThreadCount", RetiredWorkerThreadCount());
-      f("ClrInstanceID", ClrInstanceID());
+      f("ActiveWorkerThreadCount", this->ActiveWorkerThreadCount());
+      f("RetiredWorkerThreadCount", this->RetiredWorkerThreadCount());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ThreadPoolWorkerThread& out) const {
-      out.ActiveWorkerThreadCount = ActiveWorkerThreadCount();
-      out.RetiredWorkerThreadCount = RetiredWorkerThreadCount();
-      out.ClrInstanceID = ClrInstanceID();
+      out.ActiveWorkerThreadCount = this->ActiveWorkerThreadCount();
+      out.RetiredWorkerThreadCount = this->RetiredWorkerThreadCount();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -6877,20 +6877,20 @@ struct ThreadPoolMinMaxThreads {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MinWorkerThreads", MinWorkerThreads());
-      f("MaxWorkerThreads", MaxWorkerThreads());
-      f("MinIOCompletionThreads", MinIOCompletionThreads());
-      f("MaxIOCompletionThreads", MaxIOCompletionThreads());
-      f("ClrInstanceID", ClrInstanceID());
+      f("MinWorkerThreads", this->MinWorkerThreads());
+      f("MaxWorkerThreads", this->MaxWorkerThreads());
+      f("MinIOCompletionThreads", this->MinIOCompletionThreads());
+      f("MaxIOCompletionThreads", this->MaxIOCompletionThreads());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ThreadPoolMinMaxThreads& out) const {
-      out.MinWorkerThreads = MinWorkerThreads();
-      out.MaxWorkerThreads = MaxWorkerThreads();
-      out.MinIOCompletionThreads = MinIOCompletionThreads();
-      out.MaxIOCompletionThreads = MaxIOCompletionThreads();
-      out.ClrInstanceID = ClrInstanceID();
+      out.MinWorkerThreads = this->MinWorkerThreads();
+      out.MaxWorkerThreads = this->MaxWorkerThreads();
+      out.MinIOCompletionThreads = this->MinIOCompletionThreads();
+      out.MaxIOCompletionThreads = this->MaxIOCompletionThreads();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -6971,14 +6971,14 @@ struct ThreadPoolWorkerThreadAdjustmentSample {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Throughput", Throughput());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Throughput", this->Throughput());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ThreadPoolWorkerThreadAdjustmentSample& out) const {
-      out.Throughput = Throughput();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Throughput = this->Throughput();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -7067,18 +7067,18 @@ struct ThreadPoolWorkerThreadAdjustmentAdjustment {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("AverageThroughput", AverageThroughput());
-      f("NewWorkerThreadCount", NewWorkerThreadCount());
-      f("Reason", Reason());
-      f("ClrInstanceID", ClrInstanceID());
+      f("AverageThroughput", this->AverageThroughput());
+      f("NewWorkerThreadCount", this->NewWorkerThreadCount());
+      f("Reason", this->Reason());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ThreadPoolWorkerThreadAdjustmentAdjustment& out) const {
-      out.AverageThroughput = AverageThroughput();
-      out.NewWorkerThreadCount = NewWorkerThreadCount();
-      out.Reason = Reason();
-      out.ClrInstanceID = ClrInstanceID();
+      out.AverageThroughput = this->AverageThroughput();
+      out.NewWorkerThreadCount = this->NewWorkerThreadCount();
+      out.Reason = this->Reason();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -7195,32 +7195,32 @@ struct ThreadPoolWorkerThreadAdjustmentStats {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Duration", Duration());
-      f("Throughput", Throughput());
-      f("ThreadWave", ThreadWave());
-      f("ThroughputWave", ThroughputWave());
-      f("ThroughputErrorEstimate", ThroughputErrorEstimate());
-      f("AverageThroughputErrorEstimate", AverageThroughputErrorEstimate());
-      f("ThroughputRatio", ThroughputRatio());
-      f("Confidence", Confidence());
-      f("NewControlSetting", NewControlSetting());
-      f("NewThreadWaveMagnitude", NewThreadWaveMagnitude());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Duration", this->Duration());
+      f("Throughput", this->Throughput());
+      f("ThreadWave", this->ThreadWave());
+      f("ThroughputWave", this->ThroughputWave());
+      f("ThroughputErrorEstimate", this->ThroughputErrorEstimate());
+      f("AverageThroughputErrorEstimate", this->AverageThroughputErrorEstimate());
+      f("ThroughputRatio", this->ThroughputRatio());
+      f("Confidence", this->Confidence());
+      f("NewControlSetting", this->NewControlSetting());
+      f("NewThreadWaveMagnitude", this->NewThreadWaveMagnitude());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ThreadPoolWorkerThreadAdjustmentStats& out) const {
-      out.Duration = Duration();
-      out.Throughput = Throughput();
-      out.ThreadWave = ThreadWave();
-      out.ThroughputWave = ThroughputWave();
-      out.ThroughputErrorEstimate = ThroughputErrorEstimate();
-      out.AverageThroughputErrorEstimate = AverageThroughputErrorEstimate();
-      out.ThroughputRatio = ThroughputRatio();
-      out.Confidence = Confidence();
-      out.NewControlSetting = NewControlSetting();
-      out.NewThreadWaveMagnitude = NewThreadWaveMagnitude();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Duration = this->Duration();
+      out.Throughput = this->Throughput();
+      out.ThreadWave = this->ThreadWave();
+      out.ThroughputWave = this->ThroughputWave();
+      out.ThroughputErrorEstimate = this->ThroughputErrorEstimate();
+      out.AverageThroughputErrorEstimate = this->AverageThroughputErrorEstimate();
+      out.ThroughputRatio = this->ThroughputRatio();
+      out.Confidence = this->Confidence();
+      out.NewControlSetting = this->NewControlSetting();
+      out.NewThreadWaveMagnitude = this->NewThreadWaveMagnitude();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -7301,14 +7301,14 @@ struct ThreadPoolWork {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("WorkID", WorkID());
-      f("ClrInstanceID", ClrInstanceID());
+      f("WorkID", this->WorkID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ThreadPoolWork& out) const {
-      out.WorkID = WorkID();
-      out.ClrInstanceID = ClrInstanceID();
+      out.WorkID = this->WorkID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -7393,16 +7393,16 @@ struct ThreadPoolIOWork {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("NativeOverlapped", NativeOverlapped());
-      f("Overlapped", Overlapped());
-      f("ClrInstanceID", ClrInstanceID());
+      f("NativeOverlapped", this->NativeOverlapped());
+      f("Overlapped", this->Overlapped());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ThreadPoolIOWork& out) const {
-      out.NativeOverlapped = NativeOverlapped();
-      out.Overlapped = Overlapped();
-      out.ClrInstanceID = ClrInstanceID();
+      out.NativeOverlapped = this->NativeOverlapped();
+      out.Overlapped = this->Overlapped();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -7491,18 +7491,18 @@ struct ThreadPoolIOWorkEnqueue {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("NativeOverlapped", NativeOverlapped());
-      f("Overlapped", Overlapped());
-      f("MultiDequeues", MultiDequeues());
-      f("ClrInstanceID", ClrInstanceID());
+      f("NativeOverlapped", this->NativeOverlapped());
+      f("Overlapped", this->Overlapped());
+      f("MultiDequeues", this->MultiDequeues());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ThreadPoolIOWorkEnqueue& out) const {
-      out.NativeOverlapped = NativeOverlapped();
-      out.Overlapped = Overlapped();
-      out.MultiDequeues = MultiDequeues();
-      out.ClrInstanceID = ClrInstanceID();
+      out.NativeOverlapped = this->NativeOverlapped();
+      out.Overlapped = this->Overlapped();
+      out.MultiDequeues = this->MultiDequeues();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -7583,14 +7583,14 @@ struct ThreadPoolWorkingThreadCount {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Count", Count());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Count", this->Count());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ThreadPoolWorkingThreadCount& out) const {
-      out.Count = Count();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Count = this->Count();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -7671,14 +7671,14 @@ struct ThreadStartWork {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ID", ID());
-      f("ClrInstanceID", ClrInstanceID());
+      f("ID", this->ID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ThreadStartWork& out) const {
-      out.ID = ID();
-      out.ClrInstanceID = ClrInstanceID();
+      out.ID = this->ID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -7775,22 +7775,22 @@ struct Exception {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ExceptionType", ExceptionType());
-      f("ExceptionMessage", ExceptionMessage());
-      f("ExceptionEIP", ExceptionEIP());
-      f("ExceptionHRESULT", ExceptionHRESULT());
-      f("ExceptionFlags", ExceptionFlags());
-      f("ClrInstanceID", ClrInstanceID());
+      f("ExceptionType", this->ExceptionType());
+      f("ExceptionMessage", this->ExceptionMessage());
+      f("ExceptionEIP", this->ExceptionEIP());
+      f("ExceptionHRESULT", this->ExceptionHRESULT());
+      f("ExceptionFlags", this->ExceptionFlags());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] Exception& out) const {
-      ExceptionType().append_utf8(out.ExceptionType);
-      ExceptionMessage().append_utf8(out.ExceptionMessage);
-      out.ExceptionEIP = ExceptionEIP();
-      out.ExceptionHRESULT = ExceptionHRESULT();
-      out.ExceptionFlags = ExceptionFlags();
-      out.ClrInstanceID = ClrInstanceID();
+      this->ExceptionType().append_utf8(out.ExceptionType);
+      this->ExceptionMessage().append_utf8(out.ExceptionMessage);
+      out.ExceptionEIP = this->ExceptionEIP();
+      out.ExceptionHRESULT = this->ExceptionHRESULT();
+      out.ExceptionFlags = this->ExceptionFlags();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -7895,18 +7895,18 @@ struct ExceptionHandling {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("EntryEIP", EntryEIP());
-      f("MethodID", MethodID());
-      f("MethodName", MethodName());
-      f("ClrInstanceID", ClrInstanceID());
+      f("EntryEIP", this->EntryEIP());
+      f("MethodID", this->MethodID());
+      f("MethodName", this->MethodName());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ExceptionHandling& out) const {
-      out.EntryEIP = EntryEIP();
-      out.MethodID = MethodID();
-      MethodName().append_utf8(out.MethodName);
-      out.ClrInstanceID = ClrInstanceID();
+      out.EntryEIP = this->EntryEIP();
+      out.MethodID = this->MethodID();
+      this->MethodName().append_utf8(out.MethodName);
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -7995,14 +7995,14 @@ struct Contention {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ContentionFlags", ContentionFlags());
-      f("ClrInstanceID", ClrInstanceID());
+      f("ContentionFlags", this->ContentionFlags());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] Contention& out) const {
-      out.ContentionFlags = ContentionFlags();
-      out.ClrInstanceID = ClrInstanceID();
+      out.ContentionFlags = this->ContentionFlags();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -8095,20 +8095,20 @@ struct ContentionStart_V2 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ContentionFlags", ContentionFlags());
-      f("ClrInstanceID", ClrInstanceID());
-      f("LockID", LockID());
-      f("AssociatedObjectID", AssociatedObjectID());
-      f("LockOwnerThreadID", LockOwnerThreadID());
+      f("ContentionFlags", this->ContentionFlags());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("LockID", this->LockID());
+      f("AssociatedObjectID", this->AssociatedObjectID());
+      f("LockOwnerThreadID", this->LockOwnerThreadID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ContentionStart_V2& out) const {
-      out.ContentionFlags = ContentionFlags();
-      out.ClrInstanceID = ClrInstanceID();
-      out.LockID = LockID();
-      out.AssociatedObjectID = AssociatedObjectID();
-      out.LockOwnerThreadID = LockOwnerThreadID();
+      out.ContentionFlags = this->ContentionFlags();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.LockID = this->LockID();
+      out.AssociatedObjectID = this->AssociatedObjectID();
+      out.LockOwnerThreadID = this->LockOwnerThreadID();
     }
 
    private:
@@ -8193,16 +8193,16 @@ struct ContentionStop_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ContentionFlags", ContentionFlags());
-      f("ClrInstanceID", ClrInstanceID());
-      f("DurationNs", DurationNs());
+      f("ContentionFlags", this->ContentionFlags());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("DurationNs", this->DurationNs());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ContentionStop_V1& out) const {
-      out.ContentionFlags = ContentionFlags();
-      out.ClrInstanceID = ClrInstanceID();
-      out.DurationNs = DurationNs();
+      out.ContentionFlags = this->ContentionFlags();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.DurationNs = this->DurationNs();
     }
 
    private:
@@ -8303,24 +8303,24 @@ struct DomainModuleLoadUnload {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ModuleID", ModuleID());
-      f("AssemblyID", AssemblyID());
-      f("AppDomainID", AppDomainID());
-      f("ModuleFlags", ModuleFlags());
-      f("Reserved1", Reserved1());
-      f("ModuleILPath", ModuleILPath());
-      f("ModuleNativePath", ModuleNativePath());
+      f("ModuleID", this->ModuleID());
+      f("AssemblyID", this->AssemblyID());
+      f("AppDomainID", this->AppDomainID());
+      f("ModuleFlags", this->ModuleFlags());
+      f("Reserved1", this->Reserved1());
+      f("ModuleILPath", this->ModuleILPath());
+      f("ModuleNativePath", this->ModuleNativePath());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] DomainModuleLoadUnload& out) const {
-      out.ModuleID = ModuleID();
-      out.AssemblyID = AssemblyID();
-      out.AppDomainID = AppDomainID();
-      out.ModuleFlags = ModuleFlags();
-      out.Reserved1 = Reserved1();
-      ModuleILPath().append_utf8(out.ModuleILPath);
-      ModuleNativePath().append_utf8(out.ModuleNativePath);
+      out.ModuleID = this->ModuleID();
+      out.AssemblyID = this->AssemblyID();
+      out.AppDomainID = this->AppDomainID();
+      out.ModuleFlags = this->ModuleFlags();
+      out.Reserved1 = this->Reserved1();
+      this->ModuleILPath().append_utf8(out.ModuleILPath);
+      this->ModuleNativePath().append_utf8(out.ModuleNativePath);
     }
 
    private:
@@ -8441,26 +8441,26 @@ struct DomainModuleLoadUnload_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ModuleID", ModuleID());
-      f("AssemblyID", AssemblyID());
-      f("AppDomainID", AppDomainID());
-      f("ModuleFlags", ModuleFlags());
-      f("Reserved1", Reserved1());
-      f("ModuleILPath", ModuleILPath());
-      f("ModuleNativePath", ModuleNativePath());
-      f("ClrInstanceID", ClrInstanceID());
+      f("ModuleID", this->ModuleID());
+      f("AssemblyID", this->AssemblyID());
+      f("AppDomainID", this->AppDomainID());
+      f("ModuleFlags", this->ModuleFlags());
+      f("Reserved1", this->Reserved1());
+      f("ModuleILPath", this->ModuleILPath());
+      f("ModuleNativePath", this->ModuleNativePath());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] DomainModuleLoadUnload_V1& out) const {
-      out.ModuleID = ModuleID();
-      out.AssemblyID = AssemblyID();
-      out.AppDomainID = AppDomainID();
-      out.ModuleFlags = ModuleFlags();
-      out.Reserved1 = Reserved1();
-      ModuleILPath().append_utf8(out.ModuleILPath);
-      ModuleNativePath().append_utf8(out.ModuleNativePath);
-      out.ClrInstanceID = ClrInstanceID();
+      out.ModuleID = this->ModuleID();
+      out.AssemblyID = this->AssemblyID();
+      out.AppDomainID = this->AppDomainID();
+      out.ModuleFlags = this->ModuleFlags();
+      out.Reserved1 = this->Reserved1();
+      this->ModuleILPath().append_utf8(out.ModuleILPath);
+      this->ModuleNativePath().append_utf8(out.ModuleNativePath);
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -8577,22 +8577,22 @@ struct ModuleLoadUnload {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ModuleID", ModuleID());
-      f("AssemblyID", AssemblyID());
-      f("ModuleFlags", ModuleFlags());
-      f("Reserved1", Reserved1());
-      f("ModuleILPath", ModuleILPath());
-      f("ModuleNativePath", ModuleNativePath());
+      f("ModuleID", this->ModuleID());
+      f("AssemblyID", this->AssemblyID());
+      f("ModuleFlags", this->ModuleFlags());
+      f("Reserved1", this->Reserved1());
+      f("ModuleILPath", this->ModuleILPath());
+      f("ModuleNativePath", this->ModuleNativePath());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ModuleLoadUnload& out) const {
-      out.ModuleID = ModuleID();
-      out.AssemblyID = AssemblyID();
-      out.ModuleFlags = ModuleFlags();
-      out.Reserved1 = Reserved1();
-      ModuleILPath().append_utf8(out.ModuleILPath);
-      ModuleNativePath().append_utf8(out.ModuleNativePath);
+      out.ModuleID = this->ModuleID();
+      out.AssemblyID = this->AssemblyID();
+      out.ModuleFlags = this->ModuleFlags();
+      out.Reserved1 = this->Reserved1();
+      this->ModuleILPath().append_utf8(out.ModuleILPath);
+      this->ModuleNativePath().append_utf8(out.ModuleNativePath);
     }
 
    private:
@@ -8709,24 +8709,24 @@ struct ModuleLoadUnload_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ModuleID", ModuleID());
-      f("AssemblyID", AssemblyID());
-      f("ModuleFlags", ModuleFlags());
-      f("Reserved1", Reserved1());
-      f("ModuleILPath", ModuleILPath());
-      f("ModuleNativePath", ModuleNativePath());
-      f("ClrInstanceID", ClrInstanceID());
+      f("ModuleID", this->ModuleID());
+      f("AssemblyID", this->AssemblyID());
+      f("ModuleFlags", this->ModuleFlags());
+      f("Reserved1", this->Reserved1());
+      f("ModuleILPath", this->ModuleILPath());
+      f("ModuleNativePath", this->ModuleNativePath());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ModuleLoadUnload_V1& out) const {
-      out.ModuleID = ModuleID();
-      out.AssemblyID = AssemblyID();
-      out.ModuleFlags = ModuleFlags();
-      out.Reserved1 = Reserved1();
-      ModuleILPath().append_utf8(out.ModuleILPath);
-      ModuleNativePath().append_utf8(out.ModuleNativePath);
-      out.ClrInstanceID = ClrInstanceID();
+      out.ModuleID = this->ModuleID();
+      out.AssemblyID = this->AssemblyID();
+      out.ModuleFlags = this->ModuleFlags();
+      out.Reserved1 = this->Reserved1();
+      this->ModuleILPath().append_utf8(out.ModuleILPath);
+      this->ModuleNativePath().append_utf8(out.ModuleNativePath);
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -8871,36 +8871,36 @@ struct ModuleLoadUnload_V2 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ModuleID", ModuleID());
-      f("AssemblyID", AssemblyID());
-      f("ModuleFlags", ModuleFlags());
-      f("Reserved1", Reserved1());
-      f("ModuleILPath", ModuleILPath());
-      f("ModuleNativePath", ModuleNativePath());
-      f("ClrInstanceID", ClrInstanceID());
-      f("ManagedPdbSignature", ManagedPdbSignature());
-      f("ManagedPdbAge", ManagedPdbAge());
-      f("ManagedPdbBuildPath", ManagedPdbBuildPath());
-      f("NativePdbSignature", NativePdbSignature());
-      f("NativePdbAge", NativePdbAge());
-      f("NativePdbBuildPath", NativePdbBuildPath());
+      f("ModuleID", this->ModuleID());
+      f("AssemblyID", this->AssemblyID());
+      f("ModuleFlags", this->ModuleFlags());
+      f("Reserved1", this->Reserved1());
+      f("ModuleILPath", this->ModuleILPath());
+      f("ModuleNativePath", this->ModuleNativePath());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("ManagedPdbSignature", this->ManagedPdbSignature());
+      f("ManagedPdbAge", this->ManagedPdbAge());
+      f("ManagedPdbBuildPath", this->ManagedPdbBuildPath());
+      f("NativePdbSignature", this->NativePdbSignature());
+      f("NativePdbAge", this->NativePdbAge());
+      f("NativePdbBuildPath", this->NativePdbBuildPath());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ModuleLoadUnload_V2& out) const {
-      out.ModuleID = ModuleID();
-      out.AssemblyID = AssemblyID();
-      out.ModuleFlags = ModuleFlags();
-      out.Reserved1 = Reserved1();
-      ModuleILPath().append_utf8(out.ModuleILPath);
-      ModuleNativePath().append_utf8(out.ModuleNativePath);
-      out.ClrInstanceID = ClrInstanceID();
-      out.ManagedPdbSignature = ManagedPdbSignature();
-      out.ManagedPdbAge = ManagedPdbAge();
-      ManagedPdbBuildPath().append_utf8(out.ManagedPdbBuildPath);
-      out.NativePdbSignature = NativePdbSignature();
-      out.NativePdbAge = NativePdbAge();
-      NativePdbBuildPath().append_utf8(out.NativePdbBuildPath);
+      out.ModuleID = this->ModuleID();
+      out.AssemblyID = this->AssemblyID();
+      out.ModuleFlags = this->ModuleFlags();
+      out.Reserved1 = this->Reserved1();
+      this->ModuleILPath().append_utf8(out.ModuleILPath);
+      this->ModuleNativePath().append_utf8(out.ModuleNativePath);
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.ManagedPdbSignature = this->ManagedPdbSignature();
+      out.ManagedPdbAge = this->ManagedPdbAge();
+      this->ManagedPdbBuildPath().append_utf8(out.ManagedPdbBuildPath);
+      out.NativePdbSignature = this->NativePdbSignature();
+      out.NativePdbAge = this->NativePdbAge();
+      this->NativePdbBuildPath().append_utf8(out.NativePdbBuildPath);
     }
 
    private:
@@ -9037,18 +9037,18 @@ struct AssemblyLoadUnload {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("AssemblyID", AssemblyID());
-      f("AppDomainID", AppDomainID());
-      f("AssemblyFlags", AssemblyFlags());
-      f("FullyQualifiedAssemblyName", FullyQualifiedAssemblyName());
+      f("AssemblyID", this->AssemblyID());
+      f("AppDomainID", this->AppDomainID());
+      f("AssemblyFlags", this->AssemblyFlags());
+      f("FullyQualifiedAssemblyName", this->FullyQualifiedAssemblyName());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] AssemblyLoadUnload& out) const {
-      out.AssemblyID = AssemblyID();
-      out.AppDomainID = AppDomainID();
-      out.AssemblyFlags = AssemblyFlags();
-      FullyQualifiedAssemblyName().append_utf8(out.FullyQualifiedAssemblyName);
+      out.AssemblyID = this->AssemblyID();
+      out.AppDomainID = this->AppDomainID();
+      out.AssemblyFlags = this->AssemblyFlags();
+      this->FullyQualifiedAssemblyName().append_utf8(out.FullyQualifiedAssemblyName);
     }
 
    private:
@@ -9149,22 +9149,22 @@ struct AssemblyLoadUnload_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("AssemblyID", AssemblyID());
-      f("AppDomainID", AppDomainID());
-      f("BindingID", BindingID());
-      f("AssemblyFlags", AssemblyFlags());
-      f("FullyQualifiedAssemblyName", FullyQualifiedAssemblyName());
-      f("ClrInstanceID", ClrInstanceID());
+      f("AssemblyID", this->AssemblyID());
+      f("AppDomainID", this->AppDomainID());
+      f("BindingID", this->BindingID());
+      f("AssemblyFlags", this->AssemblyFlags());
+      f("FullyQualifiedAssemblyName", this->FullyQualifiedAssemblyName());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] AssemblyLoadUnload_V1& out) const {
-      out.AssemblyID = AssemblyID();
-      out.AppDomainID = AppDomainID();
-      out.BindingID = BindingID();
-      out.AssemblyFlags = AssemblyFlags();
-      FullyQualifiedAssemblyName().append_utf8(out.FullyQualifiedAssemblyName);
-      out.ClrInstanceID = ClrInstanceID();
+      out.AssemblyID = this->AssemblyID();
+      out.AppDomainID = this->AppDomainID();
+      out.BindingID = this->BindingID();
+      out.AssemblyFlags = this->AssemblyFlags();
+      this->FullyQualifiedAssemblyName().append_utf8(out.FullyQualifiedAssemblyName);
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -9257,16 +9257,16 @@ struct AppDomainLoadUnload {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("AppDomainID", AppDomainID());
-      f("AppDomainFlags", AppDomainFlags());
-      f("AppDomainName", AppDomainName());
+      f("AppDomainID", this->AppDomainID());
+      f("AppDomainFlags", this->AppDomainFlags());
+      f("AppDomainName", this->AppDomainName());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] AppDomainLoadUnload& out) const {
-      out.AppDomainID = AppDomainID();
-      out.AppDomainFlags = AppDomainFlags();
-      AppDomainName().append_utf8(out.AppDomainName);
+      out.AppDomainID = this->AppDomainID();
+      out.AppDomainFlags = this->AppDomainFlags();
+      this->AppDomainName().append_utf8(out.AppDomainName);
     }
 
    private:
@@ -9363,20 +9363,20 @@ struct AppDomainLoadUnload_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("AppDomainID", AppDomainID());
-      f("AppDomainFlags", AppDomainFlags());
-      f("AppDomainName", AppDomainName());
-      f("AppDomainIndex", AppDomainIndex());
-      f("ClrInstanceID", ClrInstanceID());
+      f("AppDomainID", this->AppDomainID());
+      f("AppDomainFlags", this->AppDomainFlags());
+      f("AppDomainName", this->AppDomainName());
+      f("AppDomainIndex", this->AppDomainIndex());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] AppDomainLoadUnload_V1& out) const {
-      out.AppDomainID = AppDomainID();
-      out.AppDomainFlags = AppDomainFlags();
-      AppDomainName().append_utf8(out.AppDomainName);
-      out.AppDomainIndex = AppDomainIndex();
-      out.ClrInstanceID = ClrInstanceID();
+      out.AppDomainID = this->AppDomainID();
+      out.AppDomainFlags = this->AppDomainFlags();
+      this->AppDomainName().append_utf8(out.AppDomainName);
+      out.AppDomainIndex = this->AppDomainIndex();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -9481,22 +9481,22 @@ struct AssemblyLoadStart {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("AssemblyName", AssemblyName());
-      f("AssemblyPath", AssemblyPath());
-      f("RequestingAssembly", RequestingAssembly());
-      f("AssemblyLoadContext", AssemblyLoadContext());
-      f("RequestingAssemblyLoadContext", RequestingAssemblyLoadContext());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("AssemblyName", this->AssemblyName());
+      f("AssemblyPath", this->AssemblyPath());
+      f("RequestingAssembly", this->RequestingAssembly());
+      f("AssemblyLoadContext", this->AssemblyLoadContext());
+      f("RequestingAssemblyLoadContext", this->RequestingAssemblyLoadContext());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] AssemblyLoadStart& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      AssemblyName().append_utf8(out.AssemblyName);
-      AssemblyPath().append_utf8(out.AssemblyPath);
-      RequestingAssembly().append_utf8(out.RequestingAssembly);
-      AssemblyLoadContext().append_utf8(out.AssemblyLoadContext);
-      RequestingAssemblyLoadContext().append_utf8(out.RequestingAssemblyLoadContext);
+      out.ClrInstanceID = this->ClrInstanceID();
+      this->AssemblyName().append_utf8(out.AssemblyName);
+      this->AssemblyPath().append_utf8(out.AssemblyPath);
+      this->RequestingAssembly().append_utf8(out.RequestingAssembly);
+      this->AssemblyLoadContext().append_utf8(out.AssemblyLoadContext);
+      this->RequestingAssemblyLoadContext().append_utf8(out.RequestingAssemblyLoadContext);
     }
 
    private:
@@ -9661,30 +9661,30 @@ struct AssemblyLoadStop {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("AssemblyName", AssemblyName());
-      f("AssemblyPath", AssemblyPath());
-      f("RequestingAssembly", RequestingAssembly());
-      f("AssemblyLoadContext", AssemblyLoadContext());
-      f("RequestingAssemblyLoadContext", RequestingAssemblyLoadContext());
-      f("Success", Success());
-      f("ResultAssemblyName", ResultAssemblyName());
-      f("ResultAssemblyPath", ResultAssemblyPath());
-      f("Cached", Cached());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("AssemblyName", this->AssemblyName());
+      f("AssemblyPath", this->AssemblyPath());
+      f("RequestingAssembly", this->RequestingAssembly());
+      f("AssemblyLoadContext", this->AssemblyLoadContext());
+      f("RequestingAssemblyLoadContext", this->RequestingAssemblyLoadContext());
+      f("Success", this->Success());
+      f("ResultAssemblyName", this->ResultAssemblyName());
+      f("ResultAssemblyPath", this->ResultAssemblyPath());
+      f("Cached", this->Cached());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] AssemblyLoadStop& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      AssemblyName().append_utf8(out.AssemblyName);
-      AssemblyPath().append_utf8(out.AssemblyPath);
-      RequestingAssembly().append_utf8(out.RequestingAssembly);
-      AssemblyLoadContext().append_utf8(out.AssemblyLoadContext);
-      RequestingAssemblyLoadContext().append_utf8(out.RequestingAssemblyLoadContext);
-      out.Success = Success();
-      ResultAssemblyName().append_utf8(out.ResultAssemblyName);
-      ResultAssemblyPath().append_utf8(out.ResultAssemblyPath);
-      out.Cached = Cached();
+      out.ClrInstanceID = this->ClrInstanceID();
+      this->AssemblyName().append_utf8(out.AssemblyName);
+      this->AssemblyPath().append_utf8(out.AssemblyPath);
+      this->RequestingAssembly().append_utf8(out.RequestingAssembly);
+      this->AssemblyLoadContext().append_utf8(out.AssemblyLoadContext);
+      this->RequestingAssemblyLoadContext().append_utf8(out.RequestingAssemblyLoadContext);
+      out.Success = this->Success();
+      this->ResultAssemblyName().append_utf8(out.ResultAssemblyName);
+      this->ResultAssemblyPath().append_utf8(out.ResultAssemblyPath);
+      out.Cached = this->Cached();
     }
 
    private:
@@ -9873,26 +9873,26 @@ struct ResolutionAttempted {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("AssemblyName", AssemblyName());
-      f("Stage", Stage());
-      f("AssemblyLoadContext", AssemblyLoadContext());
-      f("Result", Result());
-      f("ResultAssemblyName", ResultAssemblyName());
-      f("ResultAssemblyPath", ResultAssemblyPath());
-      f("ErrorMessage", ErrorMessage());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("AssemblyName", this->AssemblyName());
+      f("Stage", this->Stage());
+      f("AssemblyLoadContext", this->AssemblyLoadContext());
+      f("Result", this->Result());
+      f("ResultAssemblyName", this->ResultAssemblyName());
+      f("ResultAssemblyPath", this->ResultAssemblyPath());
+      f("ErrorMessage", this->ErrorMessage());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ResolutionAttempted& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      AssemblyName().append_utf8(out.AssemblyName);
-      out.Stage = Stage();
-      AssemblyLoadContext().append_utf8(out.AssemblyLoadContext);
-      out.Result = Result();
-      ResultAssemblyName().append_utf8(out.ResultAssemblyName);
-      ResultAssemblyPath().append_utf8(out.ResultAssemblyPath);
-      ErrorMessage().append_utf8(out.ErrorMessage);
+      out.ClrInstanceID = this->ClrInstanceID();
+      this->AssemblyName().append_utf8(out.AssemblyName);
+      out.Stage = this->Stage();
+      this->AssemblyLoadContext().append_utf8(out.AssemblyLoadContext);
+      out.Result = this->Result();
+      this->ResultAssemblyName().append_utf8(out.ResultAssemblyName);
+      this->ResultAssemblyPath().append_utf8(out.ResultAssemblyPath);
+      this->ErrorMessage().append_utf8(out.ErrorMessage);
     }
 
    private:
@@ -10049,22 +10049,22 @@ struct AssemblyLoadContextResolvingHandlerInvoked {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("AssemblyName", AssemblyName());
-      f("HandlerName", HandlerName());
-      f("AssemblyLoadContext", AssemblyLoadContext());
-      f("ResultAssemblyName", ResultAssemblyName());
-      f("ResultAssemblyPath", ResultAssemblyPath());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("AssemblyName", this->AssemblyName());
+      f("HandlerName", this->HandlerName());
+      f("AssemblyLoadContext", this->AssemblyLoadContext());
+      f("ResultAssemblyName", this->ResultAssemblyName());
+      f("ResultAssemblyPath", this->ResultAssemblyPath());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] AssemblyLoadContextResolvingHandlerInvoked& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      AssemblyName().append_utf8(out.AssemblyName);
-      HandlerName().append_utf8(out.HandlerName);
-      AssemblyLoadContext().append_utf8(out.AssemblyLoadContext);
-      ResultAssemblyName().append_utf8(out.ResultAssemblyName);
-      ResultAssemblyPath().append_utf8(out.ResultAssemblyPath);
+      out.ClrInstanceID = this->ClrInstanceID();
+      this->AssemblyName().append_utf8(out.AssemblyName);
+      this->HandlerName().append_utf8(out.HandlerName);
+      this->AssemblyLoadContext().append_utf8(out.AssemblyLoadContext);
+      this->ResultAssemblyName().append_utf8(out.ResultAssemblyName);
+      this->ResultAssemblyPath().append_utf8(out.ResultAssemblyPath);
     }
 
    private:
@@ -10209,20 +10209,20 @@ struct AppDomainAssemblyResolveHandlerInvoked {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("AssemblyName", AssemblyName());
-      f("HandlerName", HandlerName());
-      f("ResultAssemblyName", ResultAssemblyName());
-      f("ResultAssemblyPath", ResultAssemblyPath());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("AssemblyName", this->AssemblyName());
+      f("HandlerName", this->HandlerName());
+      f("ResultAssemblyName", this->ResultAssemblyName());
+      f("ResultAssemblyPath", this->ResultAssemblyPath());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] AppDomainAssemblyResolveHandlerInvoked& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      AssemblyName().append_utf8(out.AssemblyName);
-      HandlerName().append_utf8(out.HandlerName);
-      ResultAssemblyName().append_utf8(out.ResultAssemblyName);
-      ResultAssemblyPath().append_utf8(out.ResultAssemblyPath);
+      out.ClrInstanceID = this->ClrInstanceID();
+      this->AssemblyName().append_utf8(out.AssemblyName);
+      this->HandlerName().append_utf8(out.HandlerName);
+      this->ResultAssemblyName().append_utf8(out.ResultAssemblyName);
+      this->ResultAssemblyPath().append_utf8(out.ResultAssemblyPath);
     }
 
    private:
@@ -10355,20 +10355,20 @@ struct AssemblyLoadFromResolveHandlerInvoked {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("AssemblyName", AssemblyName());
-      f("IsTrackedLoad", IsTrackedLoad());
-      f("RequestingAssemblyPath", RequestingAssemblyPath());
-      f("ComputedRequestedAssemblyPath", ComputedRequestedAssemblyPath());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("AssemblyName", this->AssemblyName());
+      f("IsTrackedLoad", this->IsTrackedLoad());
+      f("RequestingAssemblyPath", this->RequestingAssemblyPath());
+      f("ComputedRequestedAssemblyPath", this->ComputedRequestedAssemblyPath());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] AssemblyLoadFromResolveHandlerInvoked& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      AssemblyName().append_utf8(out.AssemblyName);
-      out.IsTrackedLoad = IsTrackedLoad();
-      RequestingAssemblyPath().append_utf8(out.RequestingAssemblyPath);
-      ComputedRequestedAssemblyPath().append_utf8(out.ComputedRequestedAssemblyPath);
+      out.ClrInstanceID = this->ClrInstanceID();
+      this->AssemblyName().append_utf8(out.AssemblyName);
+      out.IsTrackedLoad = this->IsTrackedLoad();
+      this->RequestingAssemblyPath().append_utf8(out.RequestingAssemblyPath);
+      this->ComputedRequestedAssemblyPath().append_utf8(out.ComputedRequestedAssemblyPath);
     }
 
    private:
@@ -10489,18 +10489,18 @@ struct KnownPathProbed {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("FilePath", FilePath());
-      f("Source", Source());
-      f("Result", Result());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("FilePath", this->FilePath());
+      f("Source", this->Source());
+      f("Result", this->Result());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] KnownPathProbed& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      FilePath().append_utf8(out.FilePath);
-      out.Source = Source();
-      out.Result = Result();
+      out.ClrInstanceID = this->ClrInstanceID();
+      this->FilePath().append_utf8(out.FilePath);
+      out.Source = this->Source();
+      out.Result = this->Result();
     }
 
    private:
@@ -10605,23 +10605,23 @@ struct MethodDetails {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("TypeID", TypeID());
-      f("MethodToken", MethodToken());
-      f("TypeParameterCount", TypeParameterCount());
-      f("LoaderModuleID", LoaderModuleID());
-      f("TypeParameters", TypeParameters());
+      f("MethodID", this->MethodID());
+      f("TypeID", this->TypeID());
+      f("MethodToken", this->MethodToken());
+      f("TypeParameterCount", this->TypeParameterCount());
+      f("LoaderModuleID", this->LoaderModuleID());
+      f("TypeParameters", this->TypeParameters());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodDetails& out) const {
-      out.MethodID = MethodID();
-      out.TypeID = TypeID();
-      out.MethodToken = MethodToken();
-      out.TypeParameterCount = TypeParameterCount();
-      out.LoaderModuleID = LoaderModuleID();
+      out.MethodID = this->MethodID();
+      out.TypeID = this->TypeID();
+      out.MethodToken = this->MethodToken();
+      out.TypeParameterCount = this->TypeParameterCount();
+      out.LoaderModuleID = this->LoaderModuleID();
       {
-        const auto v = TypeParameters();
+        const auto v = this->TypeParameters();
         out.TypeParameters.assign(v.begin(), v.end());
       }
     }
@@ -10708,14 +10708,14 @@ struct TypeLoadStart {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("TypeLoadStartID", TypeLoadStartID());
-      f("ClrInstanceID", ClrInstanceID());
+      f("TypeLoadStartID", this->TypeLoadStartID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] TypeLoadStart& out) const {
-      out.TypeLoadStartID = TypeLoadStartID();
-      out.ClrInstanceID = ClrInstanceID();
+      out.TypeLoadStartID = this->TypeLoadStartID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -10808,20 +10808,20 @@ struct TypeLoadStop {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("TypeLoadStartID", TypeLoadStartID());
-      f("ClrInstanceID", ClrInstanceID());
-      f("LoadLevel", LoadLevel());
-      f("TypeID", TypeID());
-      f("TypeName", TypeName());
+      f("TypeLoadStartID", this->TypeLoadStartID());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("LoadLevel", this->LoadLevel());
+      f("TypeID", this->TypeID());
+      f("TypeName", this->TypeName());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] TypeLoadStop& out) const {
-      out.TypeLoadStartID = TypeLoadStartID();
-      out.ClrInstanceID = ClrInstanceID();
-      out.LoadLevel = LoadLevel();
-      out.TypeID = TypeID();
-      TypeName().append_utf8(out.TypeName);
+      out.TypeLoadStartID = this->TypeLoadStartID();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.LoadLevel = this->LoadLevel();
+      out.TypeID = this->TypeID();
+      this->TypeName().append_utf8(out.TypeName);
     }
 
    private:
@@ -10922,22 +10922,22 @@ struct MethodLoadUnload {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("ModuleID", ModuleID());
-      f("MethodStartAddress", MethodStartAddress());
-      f("MethodSize", MethodSize());
-      f("MethodToken", MethodToken());
-      f("MethodFlags", MethodFlags());
+      f("MethodID", this->MethodID());
+      f("ModuleID", this->ModuleID());
+      f("MethodStartAddress", this->MethodStartAddress());
+      f("MethodSize", this->MethodSize());
+      f("MethodToken", this->MethodToken());
+      f("MethodFlags", this->MethodFlags());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodLoadUnload& out) const {
-      out.MethodID = MethodID();
-      out.ModuleID = ModuleID();
-      out.MethodStartAddress = MethodStartAddress();
-      out.MethodSize = MethodSize();
-      out.MethodToken = MethodToken();
-      out.MethodFlags = MethodFlags();
+      out.MethodID = this->MethodID();
+      out.ModuleID = this->ModuleID();
+      out.MethodStartAddress = this->MethodStartAddress();
+      out.MethodSize = this->MethodSize();
+      out.MethodToken = this->MethodToken();
+      out.MethodFlags = this->MethodFlags();
     }
 
    private:
@@ -11038,24 +11038,24 @@ struct MethodLoadUnload_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("ModuleID", ModuleID());
-      f("MethodStartAddress", MethodStartAddress());
-      f("MethodSize", MethodSize());
-      f("MethodToken", MethodToken());
-      f("MethodFlags", MethodFlags());
-      f("ClrInstanceID", ClrInstanceID());
+      f("MethodID", this->MethodID());
+      f("ModuleID", this->ModuleID());
+      f("MethodStartAddress", this->MethodStartAddress());
+      f("MethodSize", this->MethodSize());
+      f("MethodToken", this->MethodToken());
+      f("MethodFlags", this->MethodFlags());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodLoadUnload_V1& out) const {
-      out.MethodID = MethodID();
-      out.ModuleID = ModuleID();
-      out.MethodStartAddress = MethodStartAddress();
-      out.MethodSize = MethodSize();
-      out.MethodToken = MethodToken();
-      out.MethodFlags = MethodFlags();
-      out.ClrInstanceID = ClrInstanceID();
+      out.MethodID = this->MethodID();
+      out.ModuleID = this->ModuleID();
+      out.MethodStartAddress = this->MethodStartAddress();
+      out.MethodSize = this->MethodSize();
+      out.MethodToken = this->MethodToken();
+      out.MethodFlags = this->MethodFlags();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -11160,26 +11160,26 @@ struct MethodLoadUnload_V2 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("ModuleID", ModuleID());
-      f("MethodStartAddress", MethodStartAddress());
-      f("MethodSize", MethodSize());
-      f("MethodToken", MethodToken());
-      f("MethodFlags", MethodFlags());
-      f("ClrInstanceID", ClrInstanceID());
-      f("ReJITID", ReJITID());
+      f("MethodID", this->MethodID());
+      f("ModuleID", this->ModuleID());
+      f("MethodStartAddress", this->MethodStartAddress());
+      f("MethodSize", this->MethodSize());
+      f("MethodToken", this->MethodToken());
+      f("MethodFlags", this->MethodFlags());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("ReJITID", this->ReJITID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodLoadUnload_V2& out) const {
-      out.MethodID = MethodID();
-      out.ModuleID = ModuleID();
-      out.MethodStartAddress = MethodStartAddress();
-      out.MethodSize = MethodSize();
-      out.MethodToken = MethodToken();
-      out.MethodFlags = MethodFlags();
-      out.ClrInstanceID = ClrInstanceID();
-      out.ReJITID = ReJITID();
+      out.MethodID = this->MethodID();
+      out.ModuleID = this->ModuleID();
+      out.MethodStartAddress = this->MethodStartAddress();
+      out.MethodSize = this->MethodSize();
+      out.MethodToken = this->MethodToken();
+      out.MethodFlags = this->MethodFlags();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.ReJITID = this->ReJITID();
     }
 
    private:
@@ -11276,22 +11276,22 @@ struct R2RGetEntryPoint {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("MethodNamespace", MethodNamespace());
-      f("MethodName", MethodName());
-      f("MethodSignature", MethodSignature());
-      f("EntryPoint", EntryPoint());
-      f("ClrInstanceID", ClrInstanceID());
+      f("MethodID", this->MethodID());
+      f("MethodNamespace", this->MethodNamespace());
+      f("MethodName", this->MethodName());
+      f("MethodSignature", this->MethodSignature());
+      f("EntryPoint", this->EntryPoint());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] R2RGetEntryPoint& out) const {
-      out.MethodID = MethodID();
-      MethodNamespace().append_utf8(out.MethodNamespace);
-      MethodName().append_utf8(out.MethodName);
-      MethodSignature().append_utf8(out.MethodSignature);
-      out.EntryPoint = EntryPoint();
-      out.ClrInstanceID = ClrInstanceID();
+      out.MethodID = this->MethodID();
+      this->MethodNamespace().append_utf8(out.MethodNamespace);
+      this->MethodName().append_utf8(out.MethodName);
+      this->MethodSignature().append_utf8(out.MethodSignature);
+      out.EntryPoint = this->EntryPoint();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -11404,14 +11404,14 @@ struct R2RGetEntryPointStart {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("ClrInstanceID", ClrInstanceID());
+      f("MethodID", this->MethodID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] R2RGetEntryPointStart& out) const {
-      out.MethodID = MethodID();
-      out.ClrInstanceID = ClrInstanceID();
+      out.MethodID = this->MethodID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -11520,28 +11520,28 @@ struct MethodLoadUnloadVerbose {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("ModuleID", ModuleID());
-      f("MethodStartAddress", MethodStartAddress());
-      f("MethodSize", MethodSize());
-      f("MethodToken", MethodToken());
-      f("MethodFlags", MethodFlags());
-      f("MethodNamespace", MethodNamespace());
-      f("MethodName", MethodName());
-      f("MethodSignature", MethodSignature());
+      f("MethodID", this->MethodID());
+      f("ModuleID", this->ModuleID());
+      f("MethodStartAddress", this->MethodStartAddress());
+      f("MethodSize", this->MethodSize());
+      f("MethodToken", this->MethodToken());
+      f("MethodFlags", this->MethodFlags());
+      f("MethodNamespace", this->MethodNamespace());
+      f("MethodName", this->MethodName());
+      f("MethodSignature", this->MethodSignature());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodLoadUnloadVerbose& out) const {
-      out.MethodID = MethodID();
-      out.ModuleID = ModuleID();
-      out.MethodStartAddress = MethodStartAddress();
-      out.MethodSize = MethodSize();
-      out.MethodToken = MethodToken();
-      out.MethodFlags = MethodFlags();
-      MethodNamespace().append_utf8(out.MethodNamespace);
-      MethodName().append_utf8(out.MethodName);
-      MethodSignature().append_utf8(out.MethodSignature);
+      out.MethodID = this->MethodID();
+      out.ModuleID = this->ModuleID();
+      out.MethodStartAddress = this->MethodStartAddress();
+      out.MethodSize = this->MethodSize();
+      out.MethodToken = this->MethodToken();
+      out.MethodFlags = this->MethodFlags();
+      this->MethodNamespace().append_utf8(out.MethodNamespace);
+      this->MethodName().append_utf8(out.MethodName);
+      this->MethodSignature().append_utf8(out.MethodSignature);
     }
 
    private:
@@ -11682,30 +11682,30 @@ struct MethodLoadUnloadVerbose_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("ModuleID", ModuleID());
-      f("MethodStartAddress", MethodStartAddress());
-      f("MethodSize", MethodSize());
-      f("MethodToken", MethodToken());
-      f("MethodFlags", MethodFlags());
-      f("MethodNamespace", MethodNamespace());
-      f("MethodName", MethodName());
-      f("MethodSignature", MethodSignature());
-      f("ClrInstanceID", ClrInstanceID());
+      f("MethodID", this->MethodID());
+      f("ModuleID", this->ModuleID());
+      f("MethodStartAddress", this->MethodStartAddress());
+      f("MethodSize", this->MethodSize());
+      f("MethodToken", this->MethodToken());
+      f("MethodFlags", this->MethodFlags());
+      f("MethodNamespace", this->MethodNamespace());
+      f("MethodName", this->MethodName());
+      f("MethodSignature", this->MethodSignature());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodLoadUnloadVerbose_V1& out) const {
-      out.MethodID = MethodID();
-      out.ModuleID = ModuleID();
-      out.MethodStartAddress = MethodStartAddress();
-      out.MethodSize = MethodSize();
-      out.MethodToken = MethodToken();
-      out.MethodFlags = MethodFlags();
-      MethodNamespace().append_utf8(out.MethodNamespace);
-      MethodName().append_utf8(out.MethodName);
-      MethodSignature().append_utf8(out.MethodSignature);
-      out.ClrInstanceID = ClrInstanceID();
+      out.MethodID = this->MethodID();
+      out.ModuleID = this->ModuleID();
+      out.MethodStartAddress = this->MethodStartAddress();
+      out.MethodSize = this->MethodSize();
+      out.MethodToken = this->MethodToken();
+      out.MethodFlags = this->MethodFlags();
+      this->MethodNamespace().append_utf8(out.MethodNamespace);
+      this->MethodName().append_utf8(out.MethodName);
+      this->MethodSignature().append_utf8(out.MethodSignature);
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -11854,32 +11854,32 @@ struct MethodLoadUnloadVerbose_V2 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("ModuleID", ModuleID());
-      f("MethodStartAddress", MethodStartAddress());
-      f("MethodSize", MethodSize());
-      f("MethodToken", MethodToken());
-      f("MethodFlags", MethodFlags());
-      f("MethodNamespace", MethodNamespace());
-      f("MethodName", MethodName());
-      f("MethodSignature", MethodSignature());
-      f("ClrInstanceID", ClrInstanceID());
-      f("ReJITID", ReJITID());
+      f("MethodID", this->MethodID());
+      f("ModuleID", this->ModuleID());
+      f("MethodStartAddress", this->MethodStartAddress());
+      f("MethodSize", this->MethodSize());
+      f("MethodToken", this->MethodToken());
+      f("MethodFlags", this->MethodFlags());
+      f("MethodNamespace", this->MethodNamespace());
+      f("MethodName", this->MethodName());
+      f("MethodSignature", this->MethodSignature());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("ReJITID", this->ReJITID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodLoadUnloadVerbose_V2& out) const {
-      out.MethodID = MethodID();
-      out.ModuleID = ModuleID();
-      out.MethodStartAddress = MethodStartAddress();
-      out.MethodSize = MethodSize();
-      out.MethodToken = MethodToken();
-      out.MethodFlags = MethodFlags();
-      MethodNamespace().append_utf8(out.MethodNamespace);
-      MethodName().append_utf8(out.MethodName);
-      MethodSignature().append_utf8(out.MethodSignature);
-      out.ClrInstanceID = ClrInstanceID();
-      out.ReJITID = ReJITID();
+      out.MethodID = this->MethodID();
+      out.ModuleID = this->ModuleID();
+      out.MethodStartAddress = this->MethodStartAddress();
+      out.MethodSize = this->MethodSize();
+      out.MethodToken = this->MethodToken();
+      out.MethodFlags = this->MethodFlags();
+      this->MethodNamespace().append_utf8(out.MethodNamespace);
+      this->MethodName().append_utf8(out.MethodName);
+      this->MethodSignature().append_utf8(out.MethodSignature);
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.ReJITID = this->ReJITID();
     }
 
    private:
@@ -12012,24 +12012,24 @@ struct MethodJittingStarted {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("ModuleID", ModuleID());
-      f("MethodToken", MethodToken());
-      f("MethodILSize", MethodILSize());
-      f("MethodNamespace", MethodNamespace());
-      f("MethodName", MethodName());
-      f("MethodSignature", MethodSignature());
+      f("MethodID", this->MethodID());
+      f("ModuleID", this->ModuleID());
+      f("MethodToken", this->MethodToken());
+      f("MethodILSize", this->MethodILSize());
+      f("MethodNamespace", this->MethodNamespace());
+      f("MethodName", this->MethodName());
+      f("MethodSignature", this->MethodSignature());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodJittingStarted& out) const {
-      out.MethodID = MethodID();
-      out.ModuleID = ModuleID();
-      out.MethodToken = MethodToken();
-      out.MethodILSize = MethodILSize();
-      MethodNamespace().append_utf8(out.MethodNamespace);
-      MethodName().append_utf8(out.MethodName);
-      MethodSignature().append_utf8(out.MethodSignature);
+      out.MethodID = this->MethodID();
+      out.ModuleID = this->ModuleID();
+      out.MethodToken = this->MethodToken();
+      out.MethodILSize = this->MethodILSize();
+      this->MethodNamespace().append_utf8(out.MethodNamespace);
+      this->MethodName().append_utf8(out.MethodName);
+      this->MethodSignature().append_utf8(out.MethodSignature);
     }
 
    private:
@@ -12162,26 +12162,26 @@ struct MethodJittingStarted_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("ModuleID", ModuleID());
-      f("MethodToken", MethodToken());
-      f("MethodILSize", MethodILSize());
-      f("MethodNamespace", MethodNamespace());
-      f("MethodName", MethodName());
-      f("MethodSignature", MethodSignature());
-      f("ClrInstanceID", ClrInstanceID());
+      f("MethodID", this->MethodID());
+      f("ModuleID", this->ModuleID());
+      f("MethodToken", this->MethodToken());
+      f("MethodILSize", this->MethodILSize());
+      f("MethodNamespace", this->MethodNamespace());
+      f("MethodName", this->MethodName());
+      f("MethodSignature", this->MethodSignature());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodJittingStarted_V1& out) const {
-      out.MethodID = MethodID();
-      out.ModuleID = ModuleID();
-      out.MethodToken = MethodToken();
-      out.MethodILSize = MethodILSize();
-      MethodNamespace().append_utf8(out.MethodNamespace);
-      MethodName().append_utf8(out.MethodName);
-      MethodSignature().append_utf8(out.MethodSignature);
-      out.ClrInstanceID = ClrInstanceID();
+      out.MethodID = this->MethodID();
+      out.ModuleID = this->ModuleID();
+      out.MethodToken = this->MethodToken();
+      out.MethodILSize = this->MethodILSize();
+      this->MethodNamespace().append_utf8(out.MethodNamespace);
+      this->MethodName().append_utf8(out.MethodName);
+      this->MethodSignature().append_utf8(out.MethodSignature);
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -12326,30 +12326,30 @@ struct MethodJitInliningSucceeded {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodBeingCompiledNamespace", MethodBeingCompiledNamespace());
-      f("MethodBeingCompiledName", MethodBeingCompiledName());
-      f("MethodBeingCompiledNameSignature", MethodBeingCompiledNameSignature());
-      f("InlinerNamespace", InlinerNamespace());
-      f("InlinerName", InlinerName());
-      f("InlinerNameSignature", InlinerNameSignature());
-      f("InlineeNamespace", InlineeNamespace());
-      f("InlineeName", InlineeName());
-      f("InlineeNameSignature", InlineeNameSignature());
-      f("ClrInstanceID", ClrInstanceID());
+      f("MethodBeingCompiledNamespace", this->MethodBeingCompiledNamespace());
+      f("MethodBeingCompiledName", this->MethodBeingCompiledName());
+      f("MethodBeingCompiledNameSignature", this->MethodBeingCompiledNameSignature());
+      f("InlinerNamespace", this->InlinerNamespace());
+      f("InlinerName", this->InlinerName());
+      f("InlinerNameSignature", this->InlinerNameSignature());
+      f("InlineeNamespace", this->InlineeNamespace());
+      f("InlineeName", this->InlineeName());
+      f("InlineeNameSignature", this->InlineeNameSignature());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodJitInliningSucceeded& out) const {
-      MethodBeingCompiledNamespace().append_utf8(out.MethodBeingCompiledNamespace);
-      MethodBeingCompiledName().append_utf8(out.MethodBeingCompiledName);
-      MethodBeingCompiledNameSignature().append_utf8(out.MethodBeingCompiledNameSignature);
-      InlinerNamespace().append_utf8(out.InlinerNamespace);
-      InlinerName().append_utf8(out.InlinerName);
-      InlinerNameSignature().append_utf8(out.InlinerNameSignature);
-      InlineeNamespace().append_utf8(out.InlineeNamespace);
-      InlineeName().append_utf8(out.InlineeName);
-      InlineeNameSignature().append_utf8(out.InlineeNameSignature);
-      out.ClrInstanceID = ClrInstanceID();
+      this->MethodBeingCompiledNamespace().append_utf8(out.MethodBeingCompiledNamespace);
+      this->MethodBeingCompiledName().append_utf8(out.MethodBeingCompiledName);
+      this->MethodBeingCompiledNameSignature().append_utf8(out.MethodBeingCompiledNameSignature);
+      this->InlinerNamespace().append_utf8(out.InlinerNamespace);
+      this->InlinerName().append_utf8(out.InlinerName);
+      this->InlinerNameSignature().append_utf8(out.InlinerNameSignature);
+      this->InlineeNamespace().append_utf8(out.InlineeNamespace);
+      this->InlineeName().append_utf8(out.InlineeName);
+      this->InlineeNameSignature().append_utf8(out.InlineeNameSignature);
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -12570,34 +12570,34 @@ struct MethodJitInliningFailed {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodBeingCompiledNamespace", MethodBeingCompiledNamespace());
-      f("MethodBeingCompiledName", MethodBeingCompiledName());
-      f("MethodBeingCompiledNameSignature", MethodBeingCompiledNameSignature());
-      f("InlinerNamespace", InlinerNamespace());
-      f("InlinerName", InlinerName());
-      f("InlinerNameSignature", InlinerNameSignature());
-      f("InlineeNamespace", InlineeNamespace());
-      f("InlineeName", InlineeName());
-      f("InlineeNameSignature", InlineeNameSignature());
-      f("FailAlways", FailAlways());
-      f("FailReason", FailReason());
-      f("ClrInstanceID", ClrInstanceID());
+      f("MethodBeingCompiledNamespace", this->MethodBeingCompiledNamespace());
+      f("MethodBeingCompiledName", this->MethodBeingCompiledName());
+      f("MethodBeingCompiledNameSignature", this->MethodBeingCompiledNameSignature());
+      f("InlinerNamespace", this->InlinerNamespace());
+      f("InlinerName", this->InlinerName());
+      f("InlinerNameSignature", this->InlinerNameSignature());
+      f("InlineeNamespace", this->InlineeNamespace());
+      f("InlineeName", this->InlineeName());
+      f("InlineeNameSignature", this->InlineeNameSignature());
+      f("FailAlways", this->FailAlways());
+      f("FailReason", this->FailReason());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodJitInliningFailed& out) const {
-      MethodBeingCompiledNamespace().append_utf8(out.MethodBeingCompiledNamespace);
-      MethodBeingCompiledName().append_utf8(out.MethodBeingCompiledName);
-      MethodBeingCompiledNameSignature().append_utf8(out.MethodBeingCompiledNameSignature);
-      InlinerNamespace().append_utf8(out.InlinerNamespace);
-      InlinerName().append_utf8(out.InlinerName);
-      InlinerNameSignature().append_utf8(out.InlinerNameSignature);
-      InlineeNamespace().append_utf8(out.InlineeNamespace);
-      InlineeName().append_utf8(out.InlineeName);
-      InlineeNameSignature().append_utf8(out.InlineeNameSignature);
-      out.FailAlways = FailAlways();
-      FailReason().append_utf8(out.FailReason);
-      out.ClrInstanceID = ClrInstanceID();
+      this->MethodBeingCompiledNamespace().append_utf8(out.MethodBeingCompiledNamespace);
+      this->MethodBeingCompiledName().append_utf8(out.MethodBeingCompiledName);
+      this->MethodBeingCompiledNameSignature().append_utf8(out.MethodBeingCompiledNameSignature);
+      this->InlinerNamespace().append_utf8(out.InlinerNamespace);
+      this->InlinerName().append_utf8(out.InlinerName);
+      this->InlinerNameSignature().append_utf8(out.InlinerNameSignature);
+      this->InlineeNamespace().append_utf8(out.InlineeNamespace);
+      this->InlineeName().append_utf8(out.InlineeName);
+      this->InlineeNameSignature().append_utf8(out.InlineeNameSignature);
+      out.FailAlways = this->FailAlways();
+      this->FailReason().append_utf8(out.FailReason);
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -12834,37 +12834,37 @@ struct MethodJitInliningFailedAnsi {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodBeingCompiledNamespace", MethodBeingCompiledNamespace());
-      f("MethodBeingCompiledName", MethodBeingCompiledName());
-      f("MethodBeingCompiledNameSignature", MethodBeingCompiledNameSignature());
-      f("InlinerNamespace", InlinerNamespace());
-      f("InlinerName", InlinerName());
-      f("InlinerNameSignature", InlinerNameSignature());
-      f("InlineeNamespace", InlineeNamespace());
-      f("InlineeName", InlineeName());
-      f("InlineeNameSignature", InlineeNameSignature());
-      f("FailAlways", FailAlways());
-      f("FailReason", FailReason());
-      f("ClrInstanceID", ClrInstanceID());
+      f("MethodBeingCompiledNamespace", this->MethodBeingCompiledNamespace());
+      f("MethodBeingCompiledName", this->MethodBeingCompiledName());
+      f("MethodBeingCompiledNameSignature", this->MethodBeingCompiledNameSignature());
+      f("InlinerNamespace", this->InlinerNamespace());
+      f("InlinerName", this->InlinerName());
+      f("InlinerNameSignature", this->InlinerNameSignature());
+      f("InlineeNamespace", this->InlineeNamespace());
+      f("InlineeName", this->InlineeName());
+      f("InlineeNameSignature", this->InlineeNameSignature());
+      f("FailAlways", this->FailAlways());
+      f("FailReason", this->FailReason());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodJitInliningFailedAnsi& out) const {
-      MethodBeingCompiledNamespace().append_utf8(out.MethodBeingCompiledNamespace);
-      MethodBeingCompiledName().append_utf8(out.MethodBeingCompiledName);
-      MethodBeingCompiledNameSignature().append_utf8(out.MethodBeingCompiledNameSignature);
-      InlinerNamespace().append_utf8(out.InlinerNamespace);
-      InlinerName().append_utf8(out.InlinerName);
-      InlinerNameSignature().append_utf8(out.InlinerNameSignature);
-      InlineeNamespace().append_utf8(out.InlineeNamespace);
-      InlineeName().append_utf8(out.InlineeName);
-      InlineeNameSignature().append_utf8(out.InlineeNameSignature);
-      out.FailAlways = FailAlways();
+      this->MethodBeingCompiledNamespace().append_utf8(out.MethodBeingCompiledNamespace);
+      this->MethodBeingCompiledName().append_utf8(out.MethodBeingCompiledName);
+      this->MethodBeingCompiledNameSignature().append_utf8(out.MethodBeingCompiledNameSignature);
+      this->InlinerNamespace().append_utf8(out.InlinerNamespace);
+      this->InlinerName().append_utf8(out.InlinerName);
+      this->InlinerNameSignature().append_utf8(out.InlinerNameSignature);
+      this->InlineeNamespace().append_utf8(out.InlineeNamespace);
+      this->InlineeName().append_utf8(out.InlineeName);
+      this->InlineeNameSignature().append_utf8(out.InlineeNameSignature);
+      out.FailAlways = this->FailAlways();
       {
-        const auto v = FailReason();
+        const auto v = this->FailReason();
         out.FailReason.assign(v.begin(), v.end());
       }
-      out.ClrInstanceID = ClrInstanceID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -13103,34 +13103,34 @@ struct MethodJitTailCallSucceeded {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodBeingCompiledNamespace", MethodBeingCompiledNamespace());
-      f("MethodBeingCompiledName", MethodBeingCompiledName());
-      f("MethodBeingCompiledNameSignature", MethodBeingCompiledNameSignature());
-      f("CallerNamespace", CallerNamespace());
-      f("CallerName", CallerName());
-      f("CallerNameSignature", CallerNameSignature());
-      f("CalleeNamespace", CalleeNamespace());
-      f("CalleeName", CalleeName());
-      f("CalleeNameSignature", CalleeNameSignature());
-      f("TailPrefix", TailPrefix());
-      f("TailCallType", TailCallType());
-      f("ClrInstanceID", ClrInstanceID());
+      f("MethodBeingCompiledNamespace", this->MethodBeingCompiledNamespace());
+      f("MethodBeingCompiledName", this->MethodBeingCompiledName());
+      f("MethodBeingCompiledNameSignature", this->MethodBeingCompiledNameSignature());
+      f("CallerNamespace", this->CallerNamespace());
+      f("CallerName", this->CallerName());
+      f("CallerNameSignature", this->CallerNameSignature());
+      f("CalleeNamespace", this->CalleeNamespace());
+      f("CalleeName", this->CalleeName());
+      f("CalleeNameSignature", this->CalleeNameSignature());
+      f("TailPrefix", this->TailPrefix());
+      f("TailCallType", this->TailCallType());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodJitTailCallSucceeded& out) const {
-      MethodBeingCompiledNamespace().append_utf8(out.MethodBeingCompiledNamespace);
-      MethodBeingCompiledName().append_utf8(out.MethodBeingCompiledName);
-      MethodBeingCompiledNameSignature().append_utf8(out.MethodBeingCompiledNameSignature);
-      CallerNamespace().append_utf8(out.CallerNamespace);
-      CallerName().append_utf8(out.CallerName);
-      CallerNameSignature().append_utf8(out.CallerNameSignature);
-      CalleeNamespace().append_utf8(out.CalleeNamespace);
-      CalleeName().append_utf8(out.CalleeName);
-      CalleeNameSignature().append_utf8(out.CalleeNameSignature);
-      out.TailPrefix = TailPrefix();
-      out.TailCallType = TailCallType();
-      out.ClrInstanceID = ClrInstanceID();
+      this->MethodBeingCompiledNamespace().append_utf8(out.MethodBeingCompiledNamespace);
+      this->MethodBeingCompiledName().append_utf8(out.MethodBeingCompiledName);
+      this->MethodBeingCompiledNameSignature().append_utf8(out.MethodBeingCompiledNameSignature);
+      this->CallerNamespace().append_utf8(out.CallerNamespace);
+      this->CallerName().append_utf8(out.CallerName);
+      this->CallerNameSignature().append_utf8(out.CallerNameSignature);
+      this->CalleeNamespace().append_utf8(out.CalleeNamespace);
+      this->CalleeName().append_utf8(out.CalleeName);
+      this->CalleeNameSignature().append_utf8(out.CalleeNameSignature);
+      out.TailPrefix = this->TailPrefix();
+      out.TailCallType = this->TailCallType();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -13351,34 +13351,34 @@ struct MethodJitTailCallFailed {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodBeingCompiledNamespace", MethodBeingCompiledNamespace());
-      f("MethodBeingCompiledName", MethodBeingCompiledName());
-      f("MethodBeingCompiledNameSignature", MethodBeingCompiledNameSignature());
-      f("CallerNamespace", CallerNamespace());
-      f("CallerName", CallerName());
-      f("CallerNameSignature", CallerNameSignature());
-      f("CalleeNamespace", CalleeNamespace());
-      f("CalleeName", CalleeName());
-      f("CalleeNameSignature", CalleeNameSignature());
-      f("TailPrefix", TailPrefix());
-      f("FailReason", FailReason());
-      f("ClrInstanceID", ClrInstanceID());
+      f("MethodBeingCompiledNamespace", this->MethodBeingCompiledNamespace());
+      f("MethodBeingCompiledName", this->MethodBeingCompiledName());
+      f("MethodBeingCompiledNameSignature", this->MethodBeingCompiledNameSignature());
+      f("CallerNamespace", this->CallerNamespace());
+      f("CallerName", this->CallerName());
+      f("CallerNameSignature", this->CallerNameSignature());
+      f("CalleeNamespace", this->CalleeNamespace());
+      f("CalleeName", this->CalleeName());
+      f("CalleeNameSignature", this->CalleeNameSignature());
+      f("TailPrefix", this->TailPrefix());
+      f("FailReason", this->FailReason());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodJitTailCallFailed& out) const {
-      MethodBeingCompiledNamespace().append_utf8(out.MethodBeingCompiledNamespace);
-      MethodBeingCompiledName().append_utf8(out.MethodBeingCompiledName);
-      MethodBeingCompiledNameSignature().append_utf8(out.MethodBeingCompiledNameSignature);
-      CallerNamespace().append_utf8(out.CallerNamespace);
-      CallerName().append_utf8(out.CallerName);
-      CallerNameSignature().append_utf8(out.CallerNameSignature);
-      CalleeNamespace().append_utf8(out.CalleeNamespace);
-      CalleeName().append_utf8(out.CalleeName);
-      CalleeNameSignature().append_utf8(out.CalleeNameSignature);
-      out.TailPrefix = TailPrefix();
-      FailReason().append_utf8(out.FailReason);
-      out.ClrInstanceID = ClrInstanceID();
+      this->MethodBeingCompiledNamespace().append_utf8(out.MethodBeingCompiledNamespace);
+      this->MethodBeingCompiledName().append_utf8(out.MethodBeingCompiledName);
+      this->MethodBeingCompiledNameSignature().append_utf8(out.MethodBeingCompiledNameSignature);
+      this->CallerNamespace().append_utf8(out.CallerNamespace);
+      this->CallerName().append_utf8(out.CallerName);
+      this->CallerNameSignature().append_utf8(out.CallerNameSignature);
+      this->CalleeNamespace().append_utf8(out.CalleeNamespace);
+      this->CalleeName().append_utf8(out.CalleeName);
+      this->CalleeNameSignature().append_utf8(out.CalleeNameSignature);
+      out.TailPrefix = this->TailPrefix();
+      this->FailReason().append_utf8(out.FailReason);
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -13615,37 +13615,37 @@ struct MethodJitTailCallFailedAnsi {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodBeingCompiledNamespace", MethodBeingCompiledNamespace());
-      f("MethodBeingCompiledName", MethodBeingCompiledName());
-      f("MethodBeingCompiledNameSignature", MethodBeingCompiledNameSignature());
-      f("CallerNamespace", CallerNamespace());
-      f("CallerName", CallerName());
-      f("CallerNameSignature", CallerNameSignature());
-      f("CalleeNamespace", CalleeNamespace());
-      f("CalleeName", CalleeName());
-      f("CalleeNameSignature", CalleeNameSignature());
-      f("TailPrefix", TailPrefix());
-      f("FailReason", FailReason());
-      f("ClrInstanceID", ClrInstanceID());
+      f("MethodBeingCompiledNamespace", this->MethodBeingCompiledNamespace());
+      f("MethodBeingCompiledName", this->MethodBeingCompiledName());
+      f("MethodBeingCompiledNameSignature", this->MethodBeingCompiledNameSignature());
+      f("CallerNamespace", this->CallerNamespace());
+      f("CallerName", this->CallerName());
+      f("CallerNameSignature", this->CallerNameSignature());
+      f("CalleeNamespace", this->CalleeNamespace());
+      f("CalleeName", this->CalleeName());
+      f("CalleeNameSignature", this->CalleeNameSignature());
+      f("TailPrefix", this->TailPrefix());
+      f("FailReason", this->FailReason());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodJitTailCallFailedAnsi& out) const {
-      MethodBeingCompiledNamespace().append_utf8(out.MethodBeingCompiledNamespace);
-      MethodBeingCompiledName().append_utf8(out.MethodBeingCompiledName);
-      MethodBeingCompiledNameSignature().append_utf8(out.MethodBeingCompiledNameSignature);
-      CallerNamespace().append_utf8(out.CallerNamespace);
-      CallerName().append_utf8(out.CallerName);
-      CallerNameSignature().append_utf8(out.CallerNameSignature);
-      CalleeNamespace().append_utf8(out.CalleeNamespace);
-      CalleeName().append_utf8(out.CalleeName);
-      CalleeNameSignature().append_utf8(out.CalleeNameSignature);
-      out.TailPrefix = TailPrefix();
+      this->MethodBeingCompiledNamespace().append_utf8(out.MethodBeingCompiledNamespace);
+      this->MethodBeingCompiledName().append_utf8(out.MethodBeingCompiledName);
+      this->MethodBeingCompiledNameSignature().append_utf8(out.MethodBeingCompiledNameSignature);
+      this->CallerNamespace().append_utf8(out.CallerNamespace);
+      this->CallerName().append_utf8(out.CallerName);
+      this->CallerNameSignature().append_utf8(out.CallerNameSignature);
+      this->CalleeNamespace().append_utf8(out.CalleeNamespace);
+      this->CalleeName().append_utf8(out.CalleeName);
+      this->CalleeNameSignature().append_utf8(out.CalleeNameSignature);
+      out.TailPrefix = this->TailPrefix();
       {
-        const auto v = FailReason();
+        const auto v = this->FailReason();
         out.FailReason.assign(v.begin(), v.end());
       }
-      out.ClrInstanceID = ClrInstanceID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -13864,24 +13864,24 @@ struct MethodJitMemoryAllocatedForCode {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("ModuleID", ModuleID());
-      f("JitHotCodeRequestSize", JitHotCodeRequestSize());
-      f("JitRODataRequestSize", JitRODataRequestSize());
-      f("AllocatedSizeForJitCode", AllocatedSizeForJitCode());
-      f("JitAllocFlag", JitAllocFlag());
-      f("ClrInstanceID", ClrInstanceID());
+      f("MethodID", this->MethodID());
+      f("ModuleID", this->ModuleID());
+      f("JitHotCodeRequestSize", this->JitHotCodeRequestSize());
+      f("JitRODataRequestSize", this->JitRODataRequestSize());
+      f("AllocatedSizeForJitCode", this->AllocatedSizeForJitCode());
+      f("JitAllocFlag", this->JitAllocFlag());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodJitMemoryAllocatedForCode& out) const {
-      out.MethodID = MethodID();
-      out.ModuleID = ModuleID();
-      out.JitHotCodeRequestSize = JitHotCodeRequestSize();
-      out.JitRODataRequestSize = JitRODataRequestSize();
-      out.AllocatedSizeForJitCode = AllocatedSizeForJitCode();
-      out.JitAllocFlag = JitAllocFlag();
-      out.ClrInstanceID = ClrInstanceID();
+      out.MethodID = this->MethodID();
+      out.ModuleID = this->ModuleID();
+      out.JitHotCodeRequestSize = this->JitHotCodeRequestSize();
+      out.JitRODataRequestSize = this->JitRODataRequestSize();
+      out.AllocatedSizeForJitCode = this->AllocatedSizeForJitCode();
+      out.JitAllocFlag = this->JitAllocFlag();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -13982,30 +13982,30 @@ struct MethodILToNativeMap {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("ReJITID", ReJITID());
-      f("MethodExtent", MethodExtent());
-      f("CountOfMapEntries", CountOfMapEntries());
-      f("ILOffsets", ILOffsets());
-      f("NativeOffsets", NativeOffsets());
-      f("ClrInstanceID", ClrInstanceID());
+      f("MethodID", this->MethodID());
+      f("ReJITID", this->ReJITID());
+      f("MethodExtent", this->MethodExtent());
+      f("CountOfMapEntries", this->CountOfMapEntries());
+      f("ILOffsets", this->ILOffsets());
+      f("NativeOffsets", this->NativeOffsets());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodILToNativeMap& out) const {
-      out.MethodID = MethodID();
-      out.ReJITID = ReJITID();
-      out.MethodExtent = MethodExtent();
-      out.CountOfMapEntries = CountOfMapEntries();
+      out.MethodID = this->MethodID();
+      out.ReJITID = this->ReJITID();
+      out.MethodExtent = this->MethodExtent();
+      out.CountOfMapEntries = this->CountOfMapEntries();
       {
-        const auto v = ILOffsets();
+        const auto v = this->ILOffsets();
         out.ILOffsets.assign(v.begin(), v.end());
       }
       {
-        const auto v = NativeOffsets();
+        const auto v = this->NativeOffsets();
         out.NativeOffsets.assign(v.begin(), v.end());
       }
-      out.ClrInstanceID = ClrInstanceID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -14130,32 +14130,32 @@ struct MethodILToNativeMap_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("ReJITID", ReJITID());
-      f("MethodExtent", MethodExtent());
-      f("CountOfMapEntries", CountOfMapEntries());
-      f("ILOffsets", ILOffsets());
-      f("NativeOffsets", NativeOffsets());
-      f("ClrInstanceID", ClrInstanceID());
-      f("ILVersionID", ILVersionID());
+      f("MethodID", this->MethodID());
+      f("ReJITID", this->ReJITID());
+      f("MethodExtent", this->MethodExtent());
+      f("CountOfMapEntries", this->CountOfMapEntries());
+      f("ILOffsets", this->ILOffsets());
+      f("NativeOffsets", this->NativeOffsets());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("ILVersionID", this->ILVersionID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodILToNativeMap_V1& out) const {
-      out.MethodID = MethodID();
-      out.ReJITID = ReJITID();
-      out.MethodExtent = MethodExtent();
-      out.CountOfMapEntries = CountOfMapEntries();
+      out.MethodID = this->MethodID();
+      out.ReJITID = this->ReJITID();
+      out.MethodExtent = this->MethodExtent();
+      out.CountOfMapEntries = this->CountOfMapEntries();
       {
-        const auto v = ILOffsets();
+        const auto v = this->ILOffsets();
         out.ILOffsets.assign(v.begin(), v.end());
       }
       {
-        const auto v = NativeOffsets();
+        const auto v = this->NativeOffsets();
         out.NativeOffsets.assign(v.begin(), v.end());
       }
-      out.ClrInstanceID = ClrInstanceID();
-      out.ILVersionID = ILVersionID();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.ILVersionID = this->ILVersionID();
     }
 
    private:
@@ -14268,21 +14268,21 @@ struct ClrStackWalk {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("Reserved1", Reserved1());
-      f("Reserved2", Reserved2());
-      f("FrameCount", FrameCount());
-      f("Stack", Stack());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("Reserved1", this->Reserved1());
+      f("Reserved2", this->Reserved2());
+      f("FrameCount", this->FrameCount());
+      f("Stack", this->Stack());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ClrStackWalk& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.Reserved1 = Reserved1();
-      out.Reserved2 = Reserved2();
-      out.FrameCount = FrameCount();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.Reserved1 = this->Reserved1();
+      out.Reserved2 = this->Reserved2();
+      out.FrameCount = this->FrameCount();
       {
-        const auto v = Stack();
+        const auto v = this->Stack();
         out.Stack.assign(v.begin(), v.end());
       }
     }
@@ -14373,16 +14373,16 @@ struct AppDomainMemAllocated {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("AppDomainID", AppDomainID());
-      f("Allocated", Allocated());
-      f("ClrInstanceID", ClrInstanceID());
+      f("AppDomainID", this->AppDomainID());
+      f("Allocated", this->Allocated());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] AppDomainMemAllocated& out) const {
-      out.AppDomainID = AppDomainID();
-      out.Allocated = Allocated();
-      out.ClrInstanceID = ClrInstanceID();
+      out.AppDomainID = this->AppDomainID();
+      out.Allocated = this->Allocated();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -14471,18 +14471,18 @@ struct AppDomainMemSurvived {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("AppDomainID", AppDomainID());
-      f("Survived", Survived());
-      f("ProcessSurvived", ProcessSurvived());
-      f("ClrInstanceID", ClrInstanceID());
+      f("AppDomainID", this->AppDomainID());
+      f("Survived", this->Survived());
+      f("ProcessSurvived", this->ProcessSurvived());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] AppDomainMemSurvived& out) const {
-      out.AppDomainID = AppDomainID();
-      out.Survived = Survived();
-      out.ProcessSurvived = ProcessSurvived();
-      out.ClrInstanceID = ClrInstanceID();
+      out.AppDomainID = this->AppDomainID();
+      out.Survived = this->Survived();
+      out.ProcessSurvived = this->ProcessSurvived();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -14579,22 +14579,22 @@ struct ThreadCreated {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ManagedThreadID", ManagedThreadID());
-      f("AppDomainID", AppDomainID());
-      f("Flags", Flags());
-      f("ManagedThreadIndex", ManagedThreadIndex());
-      f("OSThreadID", OSThreadID());
-      f("ClrInstanceID", ClrInstanceID());
+      f("ManagedThreadID", this->ManagedThreadID());
+      f("AppDomainID", this->AppDomainID());
+      f("Flags", this->Flags());
+      f("ManagedThreadIndex", this->ManagedThreadIndex());
+      f("OSThreadID", this->OSThreadID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ThreadCreated& out) const {
-      out.ManagedThreadID = ManagedThreadID();
-      out.AppDomainID = AppDomainID();
-      out.Flags = Flags();
-      out.ManagedThreadIndex = ManagedThreadIndex();
-      out.OSThreadID = OSThreadID();
-      out.ClrInstanceID = ClrInstanceID();
+      out.ManagedThreadID = this->ManagedThreadID();
+      out.AppDomainID = this->AppDomainID();
+      out.Flags = this->Flags();
+      out.ManagedThreadIndex = this->ManagedThreadIndex();
+      out.OSThreadID = this->OSThreadID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -14679,16 +14679,16 @@ struct ThreadTerminatedOrTransition {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ManagedThreadID", ManagedThreadID());
-      f("AppDomainID", AppDomainID());
-      f("ClrInstanceID", ClrInstanceID());
+      f("ManagedThreadID", this->ManagedThreadID());
+      f("AppDomainID", this->AppDomainID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ThreadTerminatedOrTransition& out) const {
-      out.ManagedThreadID = ManagedThreadID();
-      out.AppDomainID = AppDomainID();
-      out.ClrInstanceID = ClrInstanceID();
+      out.ManagedThreadID = this->ManagedThreadID();
+      out.AppDomainID = this->AppDomainID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -14805,32 +14805,32 @@ struct ILStubGenerated {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("ModuleID", ModuleID());
-      f("StubMethodID", StubMethodID());
-      f("StubFlags", StubFlags());
-      f("ManagedInteropMethodToken", ManagedInteropMethodToken());
-      f("ManagedInteropMethodNamespace", ManagedInteropMethodNamespace());
-      f("ManagedInteropMethodName", ManagedInteropMethodName());
-      f("ManagedInteropMethodSignature", ManagedInteropMethodSignature());
-      f("NativeMethodSignature", NativeMethodSignature());
-      f("StubMethodSignature", StubMethodSignature());
-      f("StubMethodILCode", StubMethodILCode());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("ModuleID", this->ModuleID());
+      f("StubMethodID", this->StubMethodID());
+      f("StubFlags", this->StubFlags());
+      f("ManagedInteropMethodToken", this->ManagedInteropMethodToken());
+      f("ManagedInteropMethodNamespace", this->ManagedInteropMethodNamespace());
+      f("ManagedInteropMethodName", this->ManagedInteropMethodName());
+      f("ManagedInteropMethodSignature", this->ManagedInteropMethodSignature());
+      f("NativeMethodSignature", this->NativeMethodSignature());
+      f("StubMethodSignature", this->StubMethodSignature());
+      f("StubMethodILCode", this->StubMethodILCode());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ILStubGenerated& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.ModuleID = ModuleID();
-      out.StubMethodID = StubMethodID();
-      out.StubFlags = StubFlags();
-      out.ManagedInteropMethodToken = ManagedInteropMethodToken();
-      ManagedInteropMethodNamespace().append_utf8(out.ManagedInteropMethodNamespace);
-      ManagedInteropMethodName().append_utf8(out.ManagedInteropMethodName);
-      ManagedInteropMethodSignature().append_utf8(out.ManagedInteropMethodSignature);
-      NativeMethodSignature().append_utf8(out.NativeMethodSignature);
-      StubMethodSignature().append_utf8(out.StubMethodSignature);
-      StubMethodILCode().append_utf8(out.StubMethodILCode);
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.ModuleID = this->ModuleID();
+      out.StubMethodID = this->StubMethodID();
+      out.StubFlags = this->StubFlags();
+      out.ManagedInteropMethodToken = this->ManagedInteropMethodToken();
+      this->ManagedInteropMethodNamespace().append_utf8(out.ManagedInteropMethodNamespace);
+      this->ManagedInteropMethodName().append_utf8(out.ManagedInteropMethodName);
+      this->ManagedInteropMethodSignature().append_utf8(out.ManagedInteropMethodSignature);
+      this->NativeMethodSignature().append_utf8(out.NativeMethodSignature);
+      this->StubMethodSignature().append_utf8(out.StubMethodSignature);
+      this->StubMethodILCode().append_utf8(out.StubMethodILCode);
     }
 
    private:
@@ -14995,24 +14995,24 @@ struct ILStubCacheHit {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("ModuleID", ModuleID());
-      f("StubMethodID", StubMethodID());
-      f("ManagedInteropMethodToken", ManagedInteropMethodToken());
-      f("ManagedInteropMethodNamespace", ManagedInteropMethodNamespace());
-      f("ManagedInteropMethodName", ManagedInteropMethodName());
-      f("ManagedInteropMethodSignature", ManagedInteropMethodSignature());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("ModuleID", this->ModuleID());
+      f("StubMethodID", this->StubMethodID());
+      f("ManagedInteropMethodToken", this->ManagedInteropMethodToken());
+      f("ManagedInteropMethodNamespace", this->ManagedInteropMethodNamespace());
+      f("ManagedInteropMethodName", this->ManagedInteropMethodName());
+      f("ManagedInteropMethodSignature", this->ManagedInteropMethodSignature());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ILStubCacheHit& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.ModuleID = ModuleID();
-      out.StubMethodID = StubMethodID();
-      out.ManagedInteropMethodToken = ManagedInteropMethodToken();
-      ManagedInteropMethodNamespace().append_utf8(out.ManagedInteropMethodNamespace);
-      ManagedInteropMethodName().append_utf8(out.ManagedInteropMethodName);
-      ManagedInteropMethodSignature().append_utf8(out.ManagedInteropMethodSignature);
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.ModuleID = this->ModuleID();
+      out.StubMethodID = this->StubMethodID();
+      out.ManagedInteropMethodToken = this->ManagedInteropMethodToken();
+      this->ManagedInteropMethodNamespace().append_utf8(out.ManagedInteropMethodNamespace);
+      this->ManagedInteropMethodName().append_utf8(out.ManagedInteropMethodName);
+      this->ManagedInteropMethodSignature().append_utf8(out.ManagedInteropMethodSignature);
     }
 
    private:
@@ -15133,20 +15133,20 @@ struct ModuleRange {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("ModuleID", ModuleID());
-      f("RangeBegin", RangeBegin());
-      f("RangeSize", RangeSize());
-      f("RangeType", RangeType());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("ModuleID", this->ModuleID());
+      f("RangeBegin", this->RangeBegin());
+      f("RangeSize", this->RangeSize());
+      f("RangeType", this->RangeType());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ModuleRange& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.ModuleID = ModuleID();
-      out.RangeBegin = RangeBegin();
-      out.RangeSize = RangeSize();
-      out.RangeType = RangeType();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.ModuleID = this->ModuleID();
+      out.RangeBegin = this->RangeBegin();
+      out.RangeSize = this->RangeSize();
+      out.RangeType = this->RangeType();
     }
 
    private:
@@ -15251,27 +15251,27 @@ struct BulkType_Values {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("TypeID", TypeID());
-      f("ModuleID", ModuleID());
-      f("TypeNameID", TypeNameID());
-      f("Flags", Flags());
-      f("CorElementType", CorElementType());
-      f("Name", Name());
-      f("TypeParameterCount", TypeParameterCount());
-      f("TypeParameters", TypeParameters());
+      f("TypeID", this->TypeID());
+      f("ModuleID", this->ModuleID());
+      f("TypeNameID", this->TypeNameID());
+      f("Flags", this->Flags());
+      f("CorElementType", this->CorElementType());
+      f("Name", this->Name());
+      f("TypeParameterCount", this->TypeParameterCount());
+      f("TypeParameters", this->TypeParameters());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] BulkType_Values& out) const {
-      out.TypeID = TypeID();
-      out.ModuleID = ModuleID();
-      out.TypeNameID = TypeNameID();
-      out.Flags = Flags();
-      out.CorElementType = CorElementType();
-      Name().append_utf8(out.Name);
-      out.TypeParameterCount = TypeParameterCount();
+      out.TypeID = this->TypeID();
+      out.ModuleID = this->ModuleID();
+      out.TypeNameID = this->TypeNameID();
+      out.Flags = this->Flags();
+      out.CorElementType = this->CorElementType();
+      this->Name().append_utf8(out.Name);
+      out.TypeParameterCount = this->TypeParameterCount();
       {
-        const auto v = TypeParameters();
+        const auto v = this->TypeParameters();
         out.TypeParameters.assign(v.begin(), v.end());
       }
     }
@@ -15402,18 +15402,18 @@ struct GCBulkRootEdge_Values {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("RootedNodeAddress", RootedNodeAddress());
-      f("GCRootKind", GCRootKind());
-      f("GCRootFlag", GCRootFlag());
-      f("GCRootID", GCRootID());
+      f("RootedNodeAddress", this->RootedNodeAddress());
+      f("GCRootKind", this->GCRootKind());
+      f("GCRootFlag", this->GCRootFlag());
+      f("GCRootID", this->GCRootID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCBulkRootEdge_Values& out) const {
-      out.RootedNodeAddress = RootedNodeAddress();
-      out.GCRootKind = GCRootKind();
-      out.GCRootFlag = GCRootFlag();
-      out.GCRootID = GCRootID();
+      out.RootedNodeAddress = this->RootedNodeAddress();
+      out.GCRootKind = this->GCRootKind();
+      out.GCRootFlag = this->GCRootFlag();
+      out.GCRootID = this->GCRootID();
     }
 
    private:
@@ -15502,19 +15502,19 @@ struct GCBulkRootEdge {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Index", Index());
-      f("Count", Count());
-      f("ClrInstanceID", ClrInstanceID());
-      f("Values", Values());
+      f("Index", this->Index());
+      f("Count", this->Count());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("Values", this->Values());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCBulkRootEdge& out) const {
-      out.Index = Index();
-      out.Count = Count();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Index = this->Index();
+      out.Count = this->Count();
+      out.ClrInstanceID = this->ClrInstanceID();
       {
-        const auto r = Values();
+        const auto r = this->Values();
         out.Values.resize(r.size());
         for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
       }
@@ -15622,24 +15622,24 @@ struct GCBulkRootCCW_Values {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("GCRootID", GCRootID());
-      f("ObjectID", ObjectID());
-      f("TypeID", TypeID());
-      f("IUnknown", IUnknown());
-      f("RefCount", RefCount());
-      f("PeggedRefCount", PeggedRefCount());
-      f("Flags", Flags());
+      f("GCRootID", this->GCRootID());
+      f("ObjectID", this->ObjectID());
+      f("TypeID", this->TypeID());
+      f("IUnknown", this->IUnknown());
+      f("RefCount", this->RefCount());
+      f("PeggedRefCount", this->PeggedRefCount());
+      f("Flags", this->Flags());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCBulkRootCCW_Values& out) const {
-      out.GCRootID = GCRootID();
-      out.ObjectID = ObjectID();
-      out.TypeID = TypeID();
-      out.IUnknown = IUnknown();
-      out.RefCount = RefCount();
-      out.PeggedRefCount = PeggedRefCount();
-      out.Flags = Flags();
+      out.GCRootID = this->GCRootID();
+      out.ObjectID = this->ObjectID();
+      out.TypeID = this->TypeID();
+      out.IUnknown = this->IUnknown();
+      out.RefCount = this->RefCount();
+      out.PeggedRefCount = this->PeggedRefCount();
+      out.Flags = this->Flags();
     }
 
    private:
@@ -15724,17 +15724,17 @@ struct GCBulkRootCCW {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Count", Count());
-      f("ClrInstanceID", ClrInstanceID());
-      f("Values", Values());
+      f("Count", this->Count());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("Values", this->Values());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCBulkRootCCW& out) const {
-      out.Count = Count();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Count = this->Count();
+      out.ClrInstanceID = this->ClrInstanceID();
       {
-        const auto r = Values();
+        const auto r = this->Values();
         out.Values.resize(r.size());
         for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
       }
@@ -15838,22 +15838,22 @@ struct GCBulkRCW_Values {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ObjectID", ObjectID());
-      f("TypeID", TypeID());
-      f("IUnknown", IUnknown());
-      f("VTable", VTable());
-      f("RefCount", RefCount());
-      f("Flags", Flags());
+      f("ObjectID", this->ObjectID());
+      f("TypeID", this->TypeID());
+      f("IUnknown", this->IUnknown());
+      f("VTable", this->VTable());
+      f("RefCount", this->RefCount());
+      f("Flags", this->Flags());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCBulkRCW_Values& out) const {
-      out.ObjectID = ObjectID();
-      out.TypeID = TypeID();
-      out.IUnknown = IUnknown();
-      out.VTable = VTable();
-      out.RefCount = RefCount();
-      out.Flags = Flags();
+      out.ObjectID = this->ObjectID();
+      out.TypeID = this->TypeID();
+      out.IUnknown = this->IUnknown();
+      out.VTable = this->VTable();
+      out.RefCount = this->RefCount();
+      out.Flags = this->Flags();
     }
 
    private:
@@ -15938,17 +15938,17 @@ struct GCBulkRCW {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Count", Count());
-      f("ClrInstanceID", ClrInstanceID());
-      f("Values", Values());
+      f("Count", this->Count());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("Values", this->Values());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCBulkRCW& out) const {
-      out.Count = Count();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Count = this->Count();
+      out.ClrInstanceID = this->ClrInstanceID();
       {
-        const auto r = Values();
+        const auto r = this->Values();
         out.Values.resize(r.size());
         for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
       }
@@ -16048,20 +16048,20 @@ struct GCBulkRootStaticVar_Values {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("GCRootID", GCRootID());
-      f("ObjectID", ObjectID());
-      f("TypeID", TypeID());
-      f("Flags", Flags());
-      f("FieldName", FieldName());
+      f("GCRootID", this->GCRootID());
+      f("ObjectID", this->ObjectID());
+      f("TypeID", this->TypeID());
+      f("Flags", this->Flags());
+      f("FieldName", this->FieldName());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCBulkRootStaticVar_Values& out) const {
-      out.GCRootID = GCRootID();
-      out.ObjectID = ObjectID();
-      out.TypeID = TypeID();
-      out.Flags = Flags();
-      FieldName().append_utf8(out.FieldName);
+      out.GCRootID = this->GCRootID();
+      out.ObjectID = this->ObjectID();
+      out.TypeID = this->TypeID();
+      out.Flags = this->Flags();
+      this->FieldName().append_utf8(out.FieldName);
     }
 
    private:
@@ -16172,16 +16172,16 @@ struct GCBulkRootConditionalWeakTableElementEdge_Values {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("GCKeyNodeID", GCKeyNodeID());
-      f("GCValueNodeID", GCValueNodeID());
-      f("GCRootID", GCRootID());
+      f("GCKeyNodeID", this->GCKeyNodeID());
+      f("GCValueNodeID", this->GCValueNodeID());
+      f("GCRootID", this->GCRootID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCBulkRootConditionalWeakTableElementEdge_Values& out) const {
-      out.GCKeyNodeID = GCKeyNodeID();
-      out.GCValueNodeID = GCValueNodeID();
-      out.GCRootID = GCRootID();
+      out.GCKeyNodeID = this->GCKeyNodeID();
+      out.GCValueNodeID = this->GCValueNodeID();
+      out.GCRootID = this->GCRootID();
     }
 
    private:
@@ -16270,19 +16270,19 @@ struct GCBulkRootConditionalWeakTableElementEdge {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Index", Index());
-      f("Count", Count());
-      f("ClrInstanceID", ClrInstanceID());
-      f("Values", Values());
+      f("Index", this->Index());
+      f("Count", this->Count());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("Values", this->Values());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCBulkRootConditionalWeakTableElementEdge& out) const {
-      out.Index = Index();
-      out.Count = Count();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Index = this->Index();
+      out.Count = this->Count();
+      out.ClrInstanceID = this->ClrInstanceID();
       {
-        const auto r = Values();
+        const auto r = this->Values();
         out.Values.resize(r.size());
         for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
       }
@@ -16378,18 +16378,18 @@ struct GCBulkNode_Values {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Address", Address());
-      f("Size", Size());
-      f("TypeID", TypeID());
-      f("EdgeCount", EdgeCount());
+      f("Address", this->Address());
+      f("Size", this->Size());
+      f("TypeID", this->TypeID());
+      f("EdgeCount", this->EdgeCount());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCBulkNode_Values& out) const {
-      out.Address = Address();
-      out.Size = Size();
-      out.TypeID = TypeID();
-      out.EdgeCount = EdgeCount();
+      out.Address = this->Address();
+      out.Size = this->Size();
+      out.TypeID = this->TypeID();
+      out.EdgeCount = this->EdgeCount();
     }
 
    private:
@@ -16478,19 +16478,19 @@ struct GCBulkNode {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Index", Index());
-      f("Count", Count());
-      f("ClrInstanceID", ClrInstanceID());
-      f("Values", Values());
+      f("Index", this->Index());
+      f("Count", this->Count());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("Values", this->Values());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCBulkNode& out) const {
-      out.Index = Index();
-      out.Count = Count();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Index = this->Index();
+      out.Count = this->Count();
+      out.ClrInstanceID = this->ClrInstanceID();
       {
-        const auto r = Values();
+        const auto r = this->Values();
         out.Values.resize(r.size());
         for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
       }
@@ -16578,14 +16578,14 @@ struct GCBulkEdge_Values {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Value", Value());
-      f("ReferencingFieldID", ReferencingFieldID());
+      f("Value", this->Value());
+      f("ReferencingFieldID", this->ReferencingFieldID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCBulkEdge_Values& out) const {
-      out.Value = Value();
-      out.ReferencingFieldID = ReferencingFieldID();
+      out.Value = this->Value();
+      out.ReferencingFieldID = this->ReferencingFieldID();
     }
 
    private:
@@ -16674,19 +16674,19 @@ struct GCBulkEdge {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Index", Index());
-      f("Count", Count());
-      f("ClrInstanceID", ClrInstanceID());
-      f("Values", Values());
+      f("Index", this->Index());
+      f("Count", this->Count());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("Values", this->Values());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCBulkEdge& out) const {
-      out.Index = Index();
-      out.Count = Count();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Index = this->Index();
+      out.Count = this->Count();
+      out.ClrInstanceID = this->ClrInstanceID();
       {
-        const auto r = Values();
+        const auto r = this->Values();
         out.Values.resize(r.size());
         for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
       }
@@ -16786,20 +16786,20 @@ struct GCSampledObjectAllocation {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Address", Address());
-      f("TypeID", TypeID());
-      f("ObjectCountForTypeSample", ObjectCountForTypeSample());
-      f("TotalSizeForTypeSample", TotalSizeForTypeSample());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Address", this->Address());
+      f("TypeID", this->TypeID());
+      f("ObjectCountForTypeSample", this->ObjectCountForTypeSample());
+      f("TotalSizeForTypeSample", this->TotalSizeForTypeSample());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCSampledObjectAllocation& out) const {
-      out.Address = Address();
-      out.TypeID = TypeID();
-      out.ObjectCountForTypeSample = ObjectCountForTypeSample();
-      out.TotalSizeForTypeSample = TotalSizeForTypeSample();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Address = this->Address();
+      out.TypeID = this->TypeID();
+      out.ObjectCountForTypeSample = this->ObjectCountForTypeSample();
+      out.TotalSizeForTypeSample = this->TotalSizeForTypeSample();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -16880,14 +16880,14 @@ struct GCBulkSurvivingObjectRanges_Values {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("RangeBase", RangeBase());
-      f("RangeLength", RangeLength());
+      f("RangeBase", this->RangeBase());
+      f("RangeLength", this->RangeLength());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCBulkSurvivingObjectRanges_Values& out) const {
-      out.RangeBase = RangeBase();
-      out.RangeLength = RangeLength();
+      out.RangeBase = this->RangeBase();
+      out.RangeLength = this->RangeLength();
     }
 
    private:
@@ -16976,19 +16976,19 @@ struct GCBulkSurvivingObjectRanges {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Index", Index());
-      f("Count", Count());
-      f("ClrInstanceID", ClrInstanceID());
-      f("Values", Values());
+      f("Index", this->Index());
+      f("Count", this->Count());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("Values", this->Values());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCBulkSurvivingObjectRanges& out) const {
-      out.Index = Index();
-      out.Count = Count();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Index = this->Index();
+      out.Count = this->Count();
+      out.ClrInstanceID = this->ClrInstanceID();
       {
-        const auto r = Values();
+        const auto r = this->Values();
         out.Values.resize(r.size());
         for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
       }
@@ -17080,16 +17080,16 @@ struct GCBulkMovedObjectRanges_Values {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("OldRangeBase", OldRangeBase());
-      f("NewRangeBase", NewRangeBase());
-      f("RangeLength", RangeLength());
+      f("OldRangeBase", this->OldRangeBase());
+      f("NewRangeBase", this->NewRangeBase());
+      f("RangeLength", this->RangeLength());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCBulkMovedObjectRanges_Values& out) const {
-      out.OldRangeBase = OldRangeBase();
-      out.NewRangeBase = NewRangeBase();
-      out.RangeLength = RangeLength();
+      out.OldRangeBase = this->OldRangeBase();
+      out.NewRangeBase = this->NewRangeBase();
+      out.RangeLength = this->RangeLength();
     }
 
    private:
@@ -17178,19 +17178,19 @@ struct GCBulkMovedObjectRanges {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Index", Index());
-      f("Count", Count());
-      f("ClrInstanceID", ClrInstanceID());
-      f("Values", Values());
+      f("Index", this->Index());
+      f("Count", this->Count());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("Values", this->Values());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCBulkMovedObjectRanges& out) const {
-      out.Index = Index();
-      out.Count = Count();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Index = this->Index();
+      out.Count = this->Count();
+      out.ClrInstanceID = this->ClrInstanceID();
       {
-        const auto r = Values();
+        const auto r = this->Values();
         out.Values.resize(r.size());
         for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
       }
@@ -17290,20 +17290,20 @@ struct GCGenerationRange {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Generation", Generation());
-      f("RangeStart", RangeStart());
-      f("RangeUsedLength", RangeUsedLength());
-      f("RangeReservedLength", RangeReservedLength());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Generation", this->Generation());
+      f("RangeStart", this->RangeStart());
+      f("RangeUsedLength", this->RangeUsedLength());
+      f("RangeReservedLength", this->RangeReservedLength());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCGenerationRange& out) const {
-      out.Generation = Generation();
-      out.RangeStart = RangeStart();
-      out.RangeUsedLength = RangeUsedLength();
-      out.RangeReservedLength = RangeReservedLength();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Generation = this->Generation();
+      out.RangeStart = this->RangeStart();
+      out.RangeUsedLength = this->RangeUsedLength();
+      out.RangeReservedLength = this->RangeReservedLength();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -17406,12 +17406,12 @@ struct TieredCompilationEmpty {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] TieredCompilationEmpty& out) const {
-      out.ClrInstanceID = ClrInstanceID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -17492,14 +17492,14 @@ struct TieredCompilationSettings {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("Flags", Flags());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("Flags", this->Flags());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] TieredCompilationSettings& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.Flags = Flags();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.Flags = this->Flags();
     }
 
    private:
@@ -17580,14 +17580,14 @@ struct TieredCompilationResume {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("NewMethodCount", NewMethodCount());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("NewMethodCount", this->NewMethodCount());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] TieredCompilationResume& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.NewMethodCount = NewMethodCount();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.NewMethodCount = this->NewMethodCount();
     }
 
    private:
@@ -17668,14 +17668,14 @@ struct TieredCompilationBackgroundJitStart {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("PendingMethodCount", PendingMethodCount());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("PendingMethodCount", this->PendingMethodCount());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] TieredCompilationBackgroundJitStart& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.PendingMethodCount = PendingMethodCount();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.PendingMethodCount = this->PendingMethodCount();
     }
 
    private:
@@ -17760,16 +17760,16 @@ struct TieredCompilationBackgroundJitStop {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("PendingMethodCount", PendingMethodCount());
-      f("JittedMethodCount", JittedMethodCount());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("PendingMethodCount", this->PendingMethodCount());
+      f("JittedMethodCount", this->JittedMethodCount());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] TieredCompilationBackgroundJitStop& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.PendingMethodCount = PendingMethodCount();
-      out.JittedMethodCount = JittedMethodCount();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.PendingMethodCount = this->PendingMethodCount();
+      out.JittedMethodCount = this->JittedMethodCount();
     }
 
    private:
@@ -17912,16 +17912,16 @@ struct ExecutionCheckpoint {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("Name", Name());
-      f("Timestamp", Timestamp());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("Name", this->Name());
+      f("Timestamp", this->Timestamp());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ExecutionCheckpoint& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      Name().append_utf8(out.Name);
-      out.Timestamp = Timestamp();
+      out.ClrInstanceID = this->ClrInstanceID();
+      this->Name().append_utf8(out.Name);
+      out.Timestamp = this->Timestamp();
     }
 
    private:
@@ -18010,14 +18010,14 @@ struct ProfilerMessage {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("Message", Message());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("Message", this->Message());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ProfilerMessage& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      Message().append_utf8(out.Message);
+      out.ClrInstanceID = this->ClrInstanceID();
+      this->Message().append_utf8(out.Message);
     }
 
    private:
@@ -18106,16 +18106,16 @@ struct YieldProcessorMeasurement {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("NsPerYield", NsPerYield());
-      f("EstablishedNsPerYield", EstablishedNsPerYield());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("NsPerYield", this->NsPerYield());
+      f("EstablishedNsPerYield", this->EstablishedNsPerYield());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] YieldProcessorMeasurement& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.NsPerYield = NsPerYield();
-      out.EstablishedNsPerYield = EstablishedNsPerYield();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.NsPerYield = this->NsPerYield();
+      out.EstablishedNsPerYield = this->EstablishedNsPerYield();
     }
 
    private:
@@ -18200,16 +18200,16 @@ struct LockCreated {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("LockID", LockID());
-      f("AssociatedObjectID", AssociatedObjectID());
-      f("ClrInstanceID", ClrInstanceID());
+      f("LockID", this->LockID());
+      f("AssociatedObjectID", this->AssociatedObjectID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] LockCreated& out) const {
-      out.LockID = LockID();
-      out.AssociatedObjectID = AssociatedObjectID();
-      out.ClrInstanceID = ClrInstanceID();
+      out.LockID = this->LockID();
+      out.AssociatedObjectID = this->AssociatedObjectID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -18294,16 +18294,16 @@ struct WaitHandleWaitStart {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("WaitSource", WaitSource());
-      f("AssociatedObjectID", AssociatedObjectID());
-      f("ClrInstanceID", ClrInstanceID());
+      f("WaitSource", this->WaitSource());
+      f("AssociatedObjectID", this->AssociatedObjectID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] WaitHandleWaitStart& out) const {
-      out.WaitSource = WaitSource();
-      out.AssociatedObjectID = AssociatedObjectID();
-      out.ClrInstanceID = ClrInstanceID();
+      out.WaitSource = this->WaitSource();
+      out.AssociatedObjectID = this->AssociatedObjectID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -18380,12 +18380,12 @@ struct WaitHandleWaitStop {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] WaitHandleWaitStop& out) const {
-      out.ClrInstanceID = ClrInstanceID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -18486,24 +18486,24 @@ struct AllocationSampled {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("AllocationKind", AllocationKind());
-      f("ClrInstanceID", ClrInstanceID());
-      f("TypeID", TypeID());
-      f("TypeName", TypeName());
-      f("Address", Address());
-      f("ObjectSize", ObjectSize());
-      f("SampledByteOffset", SampledByteOffset());
+      f("AllocationKind", this->AllocationKind());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("TypeID", this->TypeID());
+      f("TypeName", this->TypeName());
+      f("Address", this->Address());
+      f("ObjectSize", this->ObjectSize());
+      f("SampledByteOffset", this->SampledByteOffset());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] AllocationSampled& out) const {
-      out.AllocationKind = AllocationKind();
-      out.ClrInstanceID = ClrInstanceID();
-      out.TypeID = TypeID();
-      TypeName().append_utf8(out.TypeName);
-      out.Address = Address();
-      out.ObjectSize = ObjectSize();
-      out.SampledByteOffset = SampledByteOffset();
+      out.AllocationKind = this->AllocationKind();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.TypeID = this->TypeID();
+      this->TypeName().append_utf8(out.TypeName);
+      out.Address = this->Address();
+      out.ObjectSize = this->ObjectSize();
+      out.SampledByteOffset = this->SampledByteOffset();
     }
 
    private:

@@ -289,16 +289,16 @@ struct ContextLoadedUnloaded {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ObjectID", ObjectID());
-      f("AppDomainID", AppDomainID());
-      f("ContextID", ContextID());
+      f("ObjectID", this->ObjectID());
+      f("AppDomainID", this->AppDomainID());
+      f("ContextID", this->ContextID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ContextLoadedUnloaded& out) const {
-      out.ObjectID = ObjectID();
-      out.AppDomainID = AppDomainID();
-      out.ContextID = ContextID();
+      out.ObjectID = this->ObjectID();
+      out.AppDomainID = this->AppDomainID();
+      out.ContextID = this->ContextID();
     }
 
    private:
@@ -375,12 +375,12 @@ struct AppDomainLoadUnload {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("AppDomainID", AppDomainID());
+      f("AppDomainID", this->AppDomainID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] AppDomainLoadUnload& out) const {
-      out.AppDomainID = AppDomainID();
+      out.AppDomainID = this->AppDomainID();
     }
 
    private:
@@ -461,14 +461,14 @@ struct AppDomainName {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("AppDomainID", AppDomainID());
-      f("AppDomainName", AppDomainName_());
+      f("AppDomainID", this->AppDomainID());
+      f("AppDomainName", this->AppDomainName_());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] AppDomainName& out) const {
-      out.AppDomainID = AppDomainID();
-      AppDomainName_().append_utf8(out.AppDomainName_);
+      out.AppDomainID = this->AppDomainID();
+      this->AppDomainName_().append_utf8(out.AppDomainName_);
     }
 
    private:
@@ -557,16 +557,16 @@ struct JitBeginFailedDone {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("ModuleID", ModuleID());
-      f("MethodToken", MethodToken());
+      f("MethodID", this->MethodID());
+      f("ModuleID", this->ModuleID());
+      f("MethodToken", this->MethodToken());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] JitBeginFailedDone& out) const {
-      out.MethodID = MethodID();
-      out.ModuleID = ModuleID();
-      out.MethodToken = MethodToken();
+      out.MethodID = this->MethodID();
+      out.ModuleID = this->ModuleID();
+      out.MethodToken = this->MethodToken();
     }
 
    private:
@@ -647,14 +647,14 @@ struct JitChunkCreated {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ChunkID", ChunkID());
-      f("ChunkSize", ChunkSize());
+      f("ChunkID", this->ChunkID());
+      f("ChunkSize", this->ChunkSize());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] JitChunkCreated& out) const {
-      out.ChunkID = ChunkID();
-      out.ChunkSize = ChunkSize();
+      out.ChunkID = this->ChunkID();
+      out.ChunkSize = this->ChunkSize();
     }
 
    private:
@@ -731,12 +731,12 @@ struct JitChunkDestroyed {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ChunkID", ChunkID());
+      f("ChunkID", this->ChunkID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] JitChunkDestroyed& out) const {
-      out.ChunkID = ChunkID();
+      out.ChunkID = this->ChunkID();
     }
 
    private:
@@ -821,16 +821,16 @@ struct JitCodeBuffer {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("BufferID", BufferID());
-      f("BufferSize", BufferSize());
-      f("BufferType", BufferType());
+      f("BufferID", this->BufferID());
+      f("BufferSize", this->BufferSize());
+      f("BufferType", this->BufferType());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] JitCodeBuffer& out) const {
-      out.BufferID = BufferID();
-      out.BufferSize = BufferSize();
-      out.BufferType = BufferType();
+      out.BufferID = this->BufferID();
+      out.BufferSize = this->BufferSize();
+      out.BufferType = this->BufferType();
     }
 
    private:
@@ -911,14 +911,14 @@ struct ClassLoadingFailed {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClassID", ClassID());
-      f("ModuleID", ModuleID());
+      f("ClassID", this->ClassID());
+      f("ModuleID", this->ModuleID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ClassLoadingFailed& out) const {
-      out.ClassID = ClassID();
-      out.ModuleID = ModuleID();
+      out.ClassID = this->ClassID();
+      out.ModuleID = this->ModuleID();
     }
 
    private:
@@ -1003,16 +1003,16 @@ struct ClassLoaded {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClassID", ClassID());
-      f("ModuleID", ModuleID());
-      f("ClassName", ClassName());
+      f("ClassID", this->ClassID());
+      f("ModuleID", this->ModuleID());
+      f("ClassName", this->ClassName());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ClassLoaded& out) const {
-      out.ClassID = ClassID();
-      out.ModuleID = ModuleID();
-      ClassName().append_utf8(out.ClassName);
+      out.ClassID = this->ClassID();
+      out.ModuleID = this->ModuleID();
+      this->ClassName().append_utf8(out.ClassName);
     }
 
    private:
@@ -1101,16 +1101,16 @@ struct VTableLoadingFailedLoaded {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("VTableID", VTableID());
-      f("ClassID", ClassID());
-      f("AppDomainID", AppDomainID());
+      f("VTableID", this->VTableID());
+      f("ClassID", this->ClassID());
+      f("AppDomainID", this->AppDomainID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] VTableLoadingFailedLoaded& out) const {
-      out.VTableID = VTableID();
-      out.ClassID = ClassID();
-      out.AppDomainID = AppDomainID();
+      out.VTableID = this->VTableID();
+      out.ClassID = this->ClassID();
+      out.AppDomainID = this->AppDomainID();
     }
 
    private:
@@ -1187,12 +1187,12 @@ struct ModuleLoadingUnloadingFailed {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ModuleID", ModuleID());
+      f("ModuleID", this->ModuleID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ModuleLoadingUnloadingFailed& out) const {
-      out.ModuleID = ModuleID();
+      out.ModuleID = this->ModuleID();
     }
 
    private:
@@ -1277,16 +1277,16 @@ struct ModuleLoadedUnloaded {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ModuleID", ModuleID());
-      f("ModuleName", ModuleName());
-      f("ModuleSignature", ModuleSignature());
+      f("ModuleID", this->ModuleID());
+      f("ModuleName", this->ModuleName());
+      f("ModuleSignature", this->ModuleSignature());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ModuleLoadedUnloaded& out) const {
-      out.ModuleID = ModuleID();
-      ModuleName().append_utf8(out.ModuleName);
-      ModuleSignature().append_utf8(out.ModuleSignature);
+      out.ModuleID = this->ModuleID();
+      this->ModuleName().append_utf8(out.ModuleName);
+      this->ModuleSignature().append_utf8(out.ModuleSignature);
     }
 
    private:
@@ -1383,14 +1383,14 @@ struct AssemblyLoadingUnloading {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("AssemblyID", AssemblyID());
-      f("ModuleID", ModuleID());
+      f("AssemblyID", this->AssemblyID());
+      f("ModuleID", this->ModuleID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] AssemblyLoadingUnloading& out) const {
-      out.AssemblyID = AssemblyID();
-      out.ModuleID = ModuleID();
+      out.AssemblyID = this->AssemblyID();
+      out.ModuleID = this->ModuleID();
     }
 
    private:
@@ -1475,16 +1475,16 @@ struct AssemblyLoadedUnloaded {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("AssemblyID", AssemblyID());
-      f("ModuleID", ModuleID());
-      f("AssemblyName", AssemblyName());
+      f("AssemblyID", this->AssemblyID());
+      f("ModuleID", this->ModuleID());
+      f("AssemblyName", this->AssemblyName());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] AssemblyLoadedUnloaded& out) const {
-      out.AssemblyID = AssemblyID();
-      out.ModuleID = ModuleID();
-      AssemblyName().append_utf8(out.AssemblyName);
+      out.AssemblyID = this->AssemblyID();
+      out.ModuleID = this->ModuleID();
+      this->AssemblyName().append_utf8(out.AssemblyName);
     }
 
    private:
@@ -1565,12 +1565,12 @@ struct MethodTracing {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
+      f("MethodID", this->MethodID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodTracing& out) const {
-      out.MethodID = MethodID();
+      out.MethodID = this->MethodID();
     }
 
    private:
@@ -1651,14 +1651,14 @@ struct ExceptionThrow {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("TypeID", TypeID());
-      f("ObjectID", ObjectID());
+      f("TypeID", this->TypeID());
+      f("ObjectID", this->ObjectID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ExceptionThrow& out) const {
-      out.TypeID = TypeID();
-      out.ObjectID = ObjectID();
+      out.TypeID = this->TypeID();
+      out.ObjectID = this->ObjectID();
     }
 
    private:
@@ -1751,20 +1751,20 @@ struct ExceptionClause {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClauseType", ClauseType());
-      f("ClauseIdx", ClauseIdx());
-      f("MethodID", MethodID());
-      f("TypeID", TypeID());
-      f("ObjectID", ObjectID());
+      f("ClauseType", this->ClauseType());
+      f("ClauseIdx", this->ClauseIdx());
+      f("MethodID", this->MethodID());
+      f("TypeID", this->TypeID());
+      f("ObjectID", this->ObjectID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ExceptionClause& out) const {
-      out.ClauseType = ClauseType();
-      out.ClauseIdx = ClauseIdx();
-      out.MethodID = MethodID();
-      out.TypeID = TypeID();
-      out.ObjectID = ObjectID();
+      out.ClauseType = this->ClauseType();
+      out.ClauseIdx = this->ClauseIdx();
+      out.MethodID = this->MethodID();
+      out.TypeID = this->TypeID();
+      out.ObjectID = this->ObjectID();
     }
 
    private:
@@ -1845,14 +1845,14 @@ struct GCEvent {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("GCEventType", GCEventType());
-      f("GCGeneration", GCGeneration());
+      f("GCEventType", this->GCEventType());
+      f("GCGeneration", this->GCGeneration());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCEvent& out) const {
-      out.GCEventType = GCEventType();
-      out.GCGeneration = GCGeneration();
+      out.GCEventType = this->GCEventType();
+      out.GCGeneration = this->GCGeneration();
     }
 
    private:
@@ -1937,16 +1937,16 @@ struct GCAllocation {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("VTableID", VTableID());
-      f("ObjectID", ObjectID());
-      f("ObjectSize", ObjectSize());
+      f("VTableID", this->VTableID());
+      f("ObjectID", this->ObjectID());
+      f("ObjectSize", this->ObjectSize());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCAllocation& out) const {
-      out.VTableID = VTableID();
-      out.ObjectID = ObjectID();
-      out.ObjectSize = ObjectSize();
+      out.VTableID = this->VTableID();
+      out.ObjectID = this->ObjectID();
+      out.ObjectSize = this->ObjectSize();
     }
 
    private:
@@ -2027,14 +2027,14 @@ struct GCMoves_Values {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ObjectID", ObjectID());
-      f("AddressID", AddressID());
+      f("ObjectID", this->ObjectID());
+      f("AddressID", this->AddressID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCMoves_Values& out) const {
-      out.ObjectID = ObjectID();
-      out.AddressID = AddressID();
+      out.ObjectID = this->ObjectID();
+      out.AddressID = this->AddressID();
     }
 
    private:
@@ -2115,15 +2115,15 @@ struct GCMoves {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Count", Count());
-      f("Values", Values());
+      f("Count", this->Count());
+      f("Values", this->Values());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCMoves& out) const {
-      out.Count = Count();
+      out.Count = this->Count();
       {
-        const auto r = Values();
+        const auto r = this->Values();
         out.Values.resize(r.size());
         for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
       }
@@ -2207,12 +2207,12 @@ struct GCResize {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("NewSize", NewSize());
+      f("NewSize", this->NewSize());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCResize& out) const {
-      out.NewSize = NewSize();
+      out.NewSize = this->NewSize();
     }
 
    private:
@@ -2297,16 +2297,16 @@ struct GCHandleCreated {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("HandleID", HandleID());
-      f("HandleType", HandleType());
-      f("ObjectID", ObjectID());
+      f("HandleID", this->HandleID());
+      f("HandleType", this->HandleType());
+      f("ObjectID", this->ObjectID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCHandleCreated& out) const {
-      out.HandleID = HandleID();
-      out.HandleType = HandleType();
-      out.ObjectID = ObjectID();
+      out.HandleID = this->HandleID();
+      out.HandleType = this->HandleType();
+      out.ObjectID = this->ObjectID();
     }
 
    private:
@@ -2387,14 +2387,14 @@ struct GCHandleDeleted {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("HandleID", HandleID());
-      f("HandleType", HandleType());
+      f("HandleID", this->HandleID());
+      f("HandleType", this->HandleType());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCHandleDeleted& out) const {
-      out.HandleID = HandleID();
-      out.HandleType = HandleType();
+      out.HandleID = this->HandleID();
+      out.HandleType = this->HandleType();
     }
 
    private:
@@ -2471,12 +2471,12 @@ struct GCFinalizingFinalizedObject {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ObjectID", ObjectID());
+      f("ObjectID", this->ObjectID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCFinalizingFinalizedObject& out) const {
-      out.ObjectID = ObjectID();
+      out.ObjectID = this->ObjectID();
     }
 
    private:
@@ -2569,20 +2569,20 @@ struct GCRootRegister {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("RootID", RootID());
-      f("RootSize", RootSize());
-      f("RootType", RootType());
-      f("RootKeyID", RootKeyID());
-      f("RootKeyName", RootKeyName());
+      f("RootID", this->RootID());
+      f("RootSize", this->RootSize());
+      f("RootType", this->RootType());
+      f("RootKeyID", this->RootKeyID());
+      f("RootKeyName", this->RootKeyName());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCRootRegister& out) const {
-      out.RootID = RootID();
-      out.RootSize = RootSize();
-      out.RootType = RootType();
-      out.RootKeyID = RootKeyID();
-      RootKeyName().append_utf8(out.RootKeyName);
+      out.RootID = this->RootID();
+      out.RootSize = this->RootSize();
+      out.RootType = this->RootType();
+      out.RootKeyID = this->RootKeyID();
+      this->RootKeyName().append_utf8(out.RootKeyName);
     }
 
    private:
@@ -2663,12 +2663,12 @@ struct GCRootUnregister {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("RootID", RootID());
+      f("RootID", this->RootID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCRootUnregister& out) const {
-      out.RootID = RootID();
+      out.RootID = this->RootID();
     }
 
    private:
@@ -2749,14 +2749,14 @@ struct GCRoots_Values {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ObjectID", ObjectID());
-      f("AddressID", AddressID());
+      f("ObjectID", this->ObjectID());
+      f("AddressID", this->AddressID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCRoots_Values& out) const {
-      out.ObjectID = ObjectID();
-      out.AddressID = AddressID();
+      out.ObjectID = this->ObjectID();
+      out.AddressID = this->AddressID();
     }
 
    private:
@@ -2837,15 +2837,15 @@ struct GCRoots {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Count", Count());
-      f("Values", Values());
+      f("Count", this->Count());
+      f("Values", this->Values());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCRoots& out) const {
-      out.Count = Count();
+      out.Count = this->Count();
       {
-        const auto r = Values();
+        const auto r = this->Values();
         out.Values.resize(r.size());
         for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
       }
@@ -2929,12 +2929,12 @@ struct GCHeapDumpStart {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("HeapCollectParam", HeapCollectParam());
+      f("HeapCollectParam", this->HeapCollectParam());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCHeapDumpStart& out) const {
-      HeapCollectParam().append_utf8(out.HeapCollectParam);
+      this->HeapCollectParam().append_utf8(out.HeapCollectParam);
     }
 
    private:
@@ -3015,14 +3015,14 @@ struct GCHeapDumpObjectReference_Values {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ReferenceOffset", ReferenceOffset());
-      f("ObjectID", ObjectID());
+      f("ReferenceOffset", this->ReferenceOffset());
+      f("ObjectID", this->ObjectID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCHeapDumpObjectReference_Values& out) const {
-      out.ReferenceOffset = ReferenceOffset();
-      out.ObjectID = ObjectID();
+      out.ReferenceOffset = this->ReferenceOffset();
+      out.ObjectID = this->ObjectID();
     }
 
    private:
@@ -3119,23 +3119,23 @@ struct GCHeapDumpObjectReference {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ObjectID", ObjectID());
-      f("VTableID", VTableID());
-      f("ObjectSize", ObjectSize());
-      f("ObjectGeneration", ObjectGeneration());
-      f("Count", Count());
-      f("Values", Values());
+      f("ObjectID", this->ObjectID());
+      f("VTableID", this->VTableID());
+      f("ObjectSize", this->ObjectSize());
+      f("ObjectGeneration", this->ObjectGeneration());
+      f("Count", this->Count());
+      f("Values", this->Values());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCHeapDumpObjectReference& out) const {
-      out.ObjectID = ObjectID();
-      out.VTableID = VTableID();
-      out.ObjectSize = ObjectSize();
-      out.ObjectGeneration = ObjectGeneration();
-      out.Count = Count();
+      out.ObjectID = this->ObjectID();
+      out.VTableID = this->VTableID();
+      out.ObjectSize = this->ObjectSize();
+      out.ObjectGeneration = this->ObjectGeneration();
+      out.Count = this->Count();
       {
-        const auto r = Values();
+        const auto r = this->Values();
         out.Values.resize(r.size());
         for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
       }
@@ -3219,12 +3219,12 @@ struct MonitorContentionFailedAcquired {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ObjectID", ObjectID());
+      f("ObjectID", this->ObjectID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MonitorContentionFailedAcquired& out) const {
-      out.ObjectID = ObjectID();
+      out.ObjectID = this->ObjectID();
     }
 
    private:
@@ -3301,12 +3301,12 @@ struct ThreadStartedStoppingStoppedExited {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ThreadID", ThreadID());
+      f("ThreadID", this->ThreadID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ThreadStartedStoppingStoppedExited& out) const {
-      out.ThreadID = ThreadID();
+      out.ThreadID = this->ThreadID();
     }
 
    private:
@@ -3387,14 +3387,14 @@ struct ThreadName {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ThreadID", ThreadID());
-      f("ThreadName", ThreadName_());
+      f("ThreadID", this->ThreadID());
+      f("ThreadName", this->ThreadName_());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ThreadName& out) const {
-      out.ThreadID = ThreadID();
-      ThreadName_().append_utf8(out.ThreadName_);
+      out.ThreadID = this->ThreadID();
+      this->ThreadName_().append_utf8(out.ThreadName_);
     }
 
    private:
@@ -3487,18 +3487,18 @@ struct JitDoneVerbose {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("MethodNamespace", MethodNamespace());
-      f("MethodName", MethodName());
-      f("MethodSignature", MethodSignature());
+      f("MethodID", this->MethodID());
+      f("MethodNamespace", this->MethodNamespace());
+      f("MethodName", this->MethodName());
+      f("MethodSignature", this->MethodSignature());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] JitDoneVerbose& out) const {
-      out.MethodID = MethodID();
-      MethodNamespace().append_utf8(out.MethodNamespace);
-      MethodName().append_utf8(out.MethodName);
-      MethodSignature().append_utf8(out.MethodSignature);
+      out.MethodID = this->MethodID();
+      this->MethodNamespace().append_utf8(out.MethodNamespace);
+      this->MethodName().append_utf8(out.MethodName);
+      this->MethodSignature().append_utf8(out.MethodSignature);
     }
 
    private:
@@ -3607,14 +3607,14 @@ struct JitDone_V1_Values {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Type", Type());
-      f("ClassID", ClassID());
+      f("Type", this->Type());
+      f("ClassID", this->ClassID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] JitDone_V1_Values& out) const {
-      out.Type = Type();
-      out.ClassID = ClassID();
+      out.Type = this->Type();
+      out.ClassID = this->ClassID();
     }
 
    private:
@@ -3707,21 +3707,21 @@ struct JitDone_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("ModuleID", ModuleID());
-      f("MethodToken", MethodToken());
-      f("Count", Count());
-      f("Values", Values());
+      f("MethodID", this->MethodID());
+      f("ModuleID", this->ModuleID());
+      f("MethodToken", this->MethodToken());
+      f("Count", this->Count());
+      f("Values", this->Values());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] JitDone_V1& out) const {
-      out.MethodID = MethodID();
-      out.ModuleID = ModuleID();
-      out.MethodToken = MethodToken();
-      out.Count = Count();
+      out.MethodID = this->MethodID();
+      out.ModuleID = this->ModuleID();
+      out.MethodToken = this->MethodToken();
+      out.Count = this->Count();
       {
-        const auto r = Values();
+        const auto r = this->Values();
         out.Values.resize(r.size());
         for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
       }
@@ -3809,14 +3809,14 @@ struct ClassLoaded_V1_Values {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Type", Type());
-      f("ClassID", ClassID());
+      f("Type", this->Type());
+      f("ClassID", this->ClassID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ClassLoaded_V1_Values& out) const {
-      out.Type = Type();
-      out.ClassID = ClassID();
+      out.Type = this->Type();
+      out.ClassID = this->ClassID();
     }
 
    private:
@@ -3909,21 +3909,21 @@ struct ClassLoaded_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClassID", ClassID());
-      f("ModuleID", ModuleID());
-      f("ClassName", ClassName());
-      f("Count", Count());
-      f("Values", Values());
+      f("ClassID", this->ClassID());
+      f("ModuleID", this->ModuleID());
+      f("ClassName", this->ClassName());
+      f("Count", this->Count());
+      f("Values", this->Values());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ClassLoaded_V1& out) const {
-      out.ClassID = ClassID();
-      out.ModuleID = ModuleID();
-      ClassName().append_utf8(out.ClassName);
-      out.Count = Count();
+      out.ClassID = this->ClassID();
+      out.ModuleID = this->ModuleID();
+      this->ClassName().append_utf8(out.ClassName);
+      out.Count = this->Count();
       {
-        const auto r = Values();
+        const auto r = this->Values();
         out.Values.resize(r.size());
         for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(out.Values[k]);
       }
@@ -4035,18 +4035,18 @@ struct GCHeapDumpVTableClassReference {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("VTableID", VTableID());
-      f("ClassID", ClassID());
-      f("ModuleID", ModuleID());
-      f("ClassName", ClassName());
+      f("VTableID", this->VTableID());
+      f("ClassID", this->ClassID());
+      f("ModuleID", this->ModuleID());
+      f("ClassName", this->ClassName());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCHeapDumpVTableClassReference& out) const {
-      out.VTableID = VTableID();
-      out.ClassID = ClassID();
-      out.ModuleID = ModuleID();
-      ClassName().append_utf8(out.ClassName);
+      out.VTableID = this->VTableID();
+      out.ClassID = this->ClassID();
+      out.ModuleID = this->ModuleID();
+      this->ClassName().append_utf8(out.ClassName);
     }
 
    private:

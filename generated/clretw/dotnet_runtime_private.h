@@ -434,21 +434,21 @@ struct ClrStackWalk {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("Reserved1", Reserved1());
-      f("Reserved2", Reserved2());
-      f("FrameCount", FrameCount());
-      f("Stack", Stack());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("Reserved1", this->Reserved1());
+      f("Reserved2", this->Reserved2());
+      f("FrameCount", this->FrameCount());
+      f("Stack", this->Stack());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ClrStackWalk& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.Reserved1 = Reserved1();
-      out.Reserved2 = Reserved2();
-      out.FrameCount = FrameCount();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.Reserved1 = this->Reserved1();
+      out.Reserved2 = this->Reserved2();
+      out.FrameCount = this->FrameCount();
       {
-        const auto v = Stack();
+        const auto v = this->Stack();
         out.Stack.assign(v.begin(), v.end());
       }
     }
@@ -543,18 +543,18 @@ struct EvidenceGenerated {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Type", Type());
-      f("AppDomain", AppDomain());
-      f("ILImage", ILImage());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Type", this->Type());
+      f("AppDomain", this->AppDomain());
+      f("ILImage", this->ILImage());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] EvidenceGenerated& out) const {
-      out.Type = Type();
-      out.AppDomain = AppDomain();
-      ILImage().append_utf8(out.ILImage);
-      out.ClrInstanceID = ClrInstanceID();
+      out.Type = this->Type();
+      out.AppDomain = this->AppDomain();
+      this->ILImage().append_utf8(out.ILImage);
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -639,12 +639,12 @@ struct GCDecision {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("DoCompact", DoCompact());
+      f("DoCompact", this->DoCompact());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCDecision& out) const {
-      out.DoCompact = DoCompact();
+      out.DoCompact = this->DoCompact();
     }
 
    private:
@@ -725,14 +725,14 @@ struct GCDecision_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("DoCompact", DoCompact());
-      f("ClrInstanceID", ClrInstanceID());
+      f("DoCompact", this->DoCompact());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCDecision_V1& out) const {
-      out.DoCompact = DoCompact();
-      out.ClrInstanceID = ClrInstanceID();
+      out.DoCompact = this->DoCompact();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -809,12 +809,12 @@ struct PrvGCMark {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("HeapNum", HeapNum());
+      f("HeapNum", this->HeapNum());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] PrvGCMark& out) const {
-      out.HeapNum = HeapNum();
+      out.HeapNum = this->HeapNum();
     }
 
    private:
@@ -895,14 +895,14 @@ struct PrvGCMark_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("HeapNum", HeapNum());
-      f("ClrInstanceID", ClrInstanceID());
+      f("HeapNum", this->HeapNum());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] PrvGCMark_V1& out) const {
-      out.HeapNum = HeapNum();
-      out.ClrInstanceID = ClrInstanceID();
+      out.HeapNum = this->HeapNum();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -1053,12 +1053,12 @@ struct GCPerHeapHistory_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCPerHeapHistory_V1& out) const {
-      out.ClrInstanceID = ClrInstanceID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -1155,22 +1155,22 @@ struct GCGlobalHeap {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("FinalYoungestDesired", FinalYoungestDesired());
-      f("NumHeaps", NumHeaps());
-      f("CondemnedGeneration", CondemnedGeneration());
-      f("Gen0ReductionCount", Gen0ReductionCount());
-      f("Reason", Reason());
-      f("GlobalMechanisms", GlobalMechanisms());
+      f("FinalYoungestDesired", this->FinalYoungestDesired());
+      f("NumHeaps", this->NumHeaps());
+      f("CondemnedGeneration", this->CondemnedGeneration());
+      f("Gen0ReductionCount", this->Gen0ReductionCount());
+      f("Reason", this->Reason());
+      f("GlobalMechanisms", this->GlobalMechanisms());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCGlobalHeap& out) const {
-      out.FinalYoungestDesired = FinalYoungestDesired();
-      out.NumHeaps = NumHeaps();
-      out.CondemnedGeneration = CondemnedGeneration();
-      out.Gen0ReductionCount = Gen0ReductionCount();
-      out.Reason = Reason();
-      out.GlobalMechanisms = GlobalMechanisms();
+      out.FinalYoungestDesired = this->FinalYoungestDesired();
+      out.NumHeaps = this->NumHeaps();
+      out.CondemnedGeneration = this->CondemnedGeneration();
+      out.Gen0ReductionCount = this->Gen0ReductionCount();
+      out.Reason = this->Reason();
+      out.GlobalMechanisms = this->GlobalMechanisms();
     }
 
    private:
@@ -1271,24 +1271,24 @@ struct GCGlobalHeap_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("FinalYoungestDesired", FinalYoungestDesired());
-      f("NumHeaps", NumHeaps());
-      f("CondemnedGeneration", CondemnedGeneration());
-      f("Gen0ReductionCount", Gen0ReductionCount());
-      f("Reason", Reason());
-      f("GlobalMechanisms", GlobalMechanisms());
-      f("ClrInstanceID", ClrInstanceID());
+      f("FinalYoungestDesired", this->FinalYoungestDesired());
+      f("NumHeaps", this->NumHeaps());
+      f("CondemnedGeneration", this->CondemnedGeneration());
+      f("Gen0ReductionCount", this->Gen0ReductionCount());
+      f("Reason", this->Reason());
+      f("GlobalMechanisms", this->GlobalMechanisms());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCGlobalHeap_V1& out) const {
-      out.FinalYoungestDesired = FinalYoungestDesired();
-      out.NumHeaps = NumHeaps();
-      out.CondemnedGeneration = CondemnedGeneration();
-      out.Gen0ReductionCount = Gen0ReductionCount();
-      out.Reason = Reason();
-      out.GlobalMechanisms = GlobalMechanisms();
-      out.ClrInstanceID = ClrInstanceID();
+      out.FinalYoungestDesired = this->FinalYoungestDesired();
+      out.NumHeaps = this->NumHeaps();
+      out.CondemnedGeneration = this->CondemnedGeneration();
+      out.Gen0ReductionCount = this->Gen0ReductionCount();
+      out.Reason = this->Reason();
+      out.GlobalMechanisms = this->GlobalMechanisms();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -1373,16 +1373,16 @@ struct GCJoin {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Heap", Heap());
-      f("JoinTime", JoinTime());
-      f("JoinType", JoinType());
+      f("Heap", this->Heap());
+      f("JoinTime", this->JoinTime());
+      f("JoinType", this->JoinType());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCJoin& out) const {
-      out.Heap = Heap();
-      out.JoinTime = JoinTime();
-      out.JoinType = JoinType();
+      out.Heap = this->Heap();
+      out.JoinTime = this->JoinTime();
+      out.JoinType = this->JoinType();
     }
 
    private:
@@ -1471,18 +1471,18 @@ struct GCJoin_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Heap", Heap());
-      f("JoinTime", JoinTime());
-      f("JoinType", JoinType());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Heap", this->Heap());
+      f("JoinTime", this->JoinTime());
+      f("JoinType", this->JoinType());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCJoin_V1& out) const {
-      out.Heap = Heap();
-      out.JoinTime = JoinTime();
-      out.JoinType = JoinType();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Heap = this->Heap();
+      out.JoinTime = this->JoinTime();
+      out.JoinType = this->JoinType();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -1567,16 +1567,16 @@ struct GCOptimized {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("DesiredAllocation", DesiredAllocation());
-      f("NewAllocation", NewAllocation());
-      f("GenerationNumber", GenerationNumber());
+      f("DesiredAllocation", this->DesiredAllocation());
+      f("NewAllocation", this->NewAllocation());
+      f("GenerationNumber", this->GenerationNumber());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCOptimized& out) const {
-      out.DesiredAllocation = DesiredAllocation();
-      out.NewAllocation = NewAllocation();
-      out.GenerationNumber = GenerationNumber();
+      out.DesiredAllocation = this->DesiredAllocation();
+      out.NewAllocation = this->NewAllocation();
+      out.GenerationNumber = this->GenerationNumber();
     }
 
    private:
@@ -1665,18 +1665,18 @@ struct GCOptimized_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("DesiredAllocation", DesiredAllocation());
-      f("NewAllocation", NewAllocation());
-      f("GenerationNumber", GenerationNumber());
-      f("ClrInstanceID", ClrInstanceID());
+      f("DesiredAllocation", this->DesiredAllocation());
+      f("NewAllocation", this->NewAllocation());
+      f("GenerationNumber", this->GenerationNumber());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCOptimized_V1& out) const {
-      out.DesiredAllocation = DesiredAllocation();
-      out.NewAllocation = NewAllocation();
-      out.GenerationNumber = GenerationNumber();
-      out.ClrInstanceID = ClrInstanceID();
+      out.DesiredAllocation = this->DesiredAllocation();
+      out.NewAllocation = this->NewAllocation();
+      out.GenerationNumber = this->GenerationNumber();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -1761,16 +1761,16 @@ struct GCSettings {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("SegmentSize", SegmentSize());
-      f("LargeObjectSegmentSize", LargeObjectSegmentSize());
-      f("ServerGC", ServerGC());
+      f("SegmentSize", this->SegmentSize());
+      f("LargeObjectSegmentSize", this->LargeObjectSegmentSize());
+      f("ServerGC", this->ServerGC());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCSettings& out) const {
-      out.SegmentSize = SegmentSize();
-      out.LargeObjectSegmentSize = LargeObjectSegmentSize();
-      out.ServerGC = ServerGC();
+      out.SegmentSize = this->SegmentSize();
+      out.LargeObjectSegmentSize = this->LargeObjectSegmentSize();
+      out.ServerGC = this->ServerGC();
     }
 
    private:
@@ -1859,18 +1859,18 @@ struct GCSettings_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("SegmentSize", SegmentSize());
-      f("LargeObjectSegmentSize", LargeObjectSegmentSize());
-      f("ServerGC", ServerGC());
-      f("ClrInstanceID", ClrInstanceID());
+      f("SegmentSize", this->SegmentSize());
+      f("LargeObjectSegmentSize", this->LargeObjectSegmentSize());
+      f("ServerGC", this->ServerGC());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCSettings_V1& out) const {
-      out.SegmentSize = SegmentSize();
-      out.LargeObjectSegmentSize = LargeObjectSegmentSize();
-      out.ServerGC = ServerGC();
-      out.ClrInstanceID = ClrInstanceID();
+      out.SegmentSize = this->SegmentSize();
+      out.LargeObjectSegmentSize = this->LargeObjectSegmentSize();
+      out.ServerGC = this->ServerGC();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -1951,14 +1951,14 @@ struct BGCDrainMark {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Objects", Objects());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Objects", this->Objects());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] BGCDrainMark& out) const {
-      out.Objects = Objects();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Objects = this->Objects();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -2047,18 +2047,18 @@ struct BGCRevisit {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Pages", Pages());
-      f("Objects", Objects());
-      f("IsLarge", IsLarge());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Pages", this->Pages());
+      f("Objects", this->Objects());
+      f("IsLarge", this->IsLarge());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] BGCRevisit& out) const {
-      out.Pages = Pages();
-      out.Objects = Objects();
-      out.IsLarge = IsLarge();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Pages = this->Pages();
+      out.Objects = this->Objects();
+      out.IsLarge = this->IsLarge();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -2151,20 +2151,20 @@ struct BGCOverflow {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Min", Min());
-      f("Max", Max());
-      f("Objects", Objects());
-      f("IsLarge", IsLarge());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Min", this->Min());
+      f("Max", this->Max());
+      f("Objects", this->Objects());
+      f("IsLarge", this->IsLarge());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] BGCOverflow& out) const {
-      out.Min = Min();
-      out.Max = Max();
-      out.Objects = Objects();
-      out.IsLarge = IsLarge();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Min = this->Min();
+      out.Max = this->Max();
+      out.Objects = this->Objects();
+      out.IsLarge = this->IsLarge();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -2261,22 +2261,22 @@ struct BGCOverflow_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Min", Min());
-      f("Max", Max());
-      f("Objects", Objects());
-      f("IsLarge", IsLarge());
-      f("ClrInstanceID", ClrInstanceID());
-      f("GenNumber", GenNumber());
+      f("Min", this->Min());
+      f("Max", this->Max());
+      f("Objects", this->Objects());
+      f("IsLarge", this->IsLarge());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("GenNumber", this->GenNumber());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] BGCOverflow_V1& out) const {
-      out.Min = Min();
-      out.Max = Max();
-      out.Objects = Objects();
-      out.IsLarge = IsLarge();
-      out.ClrInstanceID = ClrInstanceID();
-      out.GenNumber = GenNumber();
+      out.Min = this->Min();
+      out.Max = this->Max();
+      out.Objects = this->Objects();
+      out.IsLarge = this->IsLarge();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.GenNumber = this->GenNumber();
     }
 
    private:
@@ -2357,14 +2357,14 @@ struct BGCAllocWait {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Reason", Reason());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Reason", this->Reason());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] BGCAllocWait& out) const {
-      out.Reason = Reason();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Reason = this->Reason();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -2445,14 +2445,14 @@ struct GCFullNotify {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("GenNumber", GenNumber());
-      f("IsAlloc", IsAlloc());
+      f("GenNumber", this->GenNumber());
+      f("IsAlloc", this->IsAlloc());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCFullNotify& out) const {
-      out.GenNumber = GenNumber();
-      out.IsAlloc = IsAlloc();
+      out.GenNumber = this->GenNumber();
+      out.IsAlloc = this->IsAlloc();
     }
 
    private:
@@ -2537,16 +2537,16 @@ struct GCFullNotify_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("GenNumber", GenNumber());
-      f("IsAlloc", IsAlloc());
-      f("ClrInstanceID", ClrInstanceID());
+      f("GenNumber", this->GenNumber());
+      f("IsAlloc", this->IsAlloc());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCFullNotify_V1& out) const {
-      out.GenNumber = GenNumber();
-      out.IsAlloc = IsAlloc();
-      out.ClrInstanceID = ClrInstanceID();
+      out.GenNumber = this->GenNumber();
+      out.IsAlloc = this->IsAlloc();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -2627,14 +2627,14 @@ struct BGC1stSweepEnd {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("GenNumber", GenNumber());
-      f("ClrInstanceID", ClrInstanceID());
+      f("GenNumber", this->GenNumber());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] BGC1stSweepEnd& out) const {
-      out.GenNumber = GenNumber();
-      out.ClrInstanceID = ClrInstanceID();
+      out.GenNumber = this->GenNumber();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -2711,12 +2711,12 @@ struct GCNoUserData {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCNoUserData& out) const {
-      out.ClrInstanceID = ClrInstanceID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -2867,12 +2867,12 @@ struct Startup_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] Startup_V1& out) const {
-      out.ClrInstanceID = ClrInstanceID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -2957,16 +2957,16 @@ struct FusionMessage {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("Prepend", Prepend());
-      f("Message", Message());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("Prepend", this->Prepend());
+      f("Message", this->Message());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] FusionMessage& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.Prepend = Prepend();
-      Message().append_utf8(out.Message);
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.Prepend = this->Prepend();
+      this->Message().append_utf8(out.Message);
     }
 
    private:
@@ -3055,16 +3055,16 @@ struct FusionErrorCode {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("Category", Category());
-      f("ErrorCode", ErrorCode());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("Category", this->Category());
+      f("ErrorCode", this->ErrorCode());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] FusionErrorCode& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.Category = Category();
-      out.ErrorCode = ErrorCode();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.Category = this->Category();
+      out.ErrorCode = this->ErrorCode();
     }
 
    private:
@@ -3165,24 +3165,24 @@ struct Binding {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("AppDomainID", AppDomainID());
-      f("LoadContextID", LoadContextID());
-      f("FromLoaderCache", FromLoaderCache());
-      f("DynamicLoad", DynamicLoad());
-      f("AssemblyCodebase", AssemblyCodebase());
-      f("AssemblyName", AssemblyName());
-      f("ClrInstanceID", ClrInstanceID());
+      f("AppDomainID", this->AppDomainID());
+      f("LoadContextID", this->LoadContextID());
+      f("FromLoaderCache", this->FromLoaderCache());
+      f("DynamicLoad", this->DynamicLoad());
+      f("AssemblyCodebase", this->AssemblyCodebase());
+      f("AssemblyName", this->AssemblyName());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] Binding& out) const {
-      out.AppDomainID = AppDomainID();
-      out.LoadContextID = LoadContextID();
-      out.FromLoaderCache = FromLoaderCache();
-      out.DynamicLoad = DynamicLoad();
-      AssemblyCodebase().append_utf8(out.AssemblyCodebase);
-      AssemblyName().append_utf8(out.AssemblyName);
-      out.ClrInstanceID = ClrInstanceID();
+      out.AppDomainID = this->AppDomainID();
+      out.LoadContextID = this->LoadContextID();
+      out.FromLoaderCache = this->FromLoaderCache();
+      out.DynamicLoad = this->DynamicLoad();
+      this->AssemblyCodebase().append_utf8(out.AssemblyCodebase);
+      this->AssemblyName().append_utf8(out.AssemblyName);
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -3291,18 +3291,18 @@ struct NgenBindEvent {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("BindingID", BindingID());
-      f("ReasonCode", ReasonCode());
-      f("AssemblyName", AssemblyName());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("BindingID", this->BindingID());
+      f("ReasonCode", this->ReasonCode());
+      f("AssemblyName", this->AssemblyName());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] NgenBindEvent& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.BindingID = BindingID();
-      out.ReasonCode = ReasonCode();
-      AssemblyName().append_utf8(out.AssemblyName);
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.BindingID = this->BindingID();
+      out.ReasonCode = this->ReasonCode();
+      this->AssemblyName().append_utf8(out.AssemblyName);
     }
 
    private:
@@ -3419,16 +3419,16 @@ struct ModuleTransparencyCalculation {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Module", Module());
-      f("AppDomainID", AppDomainID());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Module", this->Module());
+      f("AppDomainID", this->AppDomainID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ModuleTransparencyCalculation& out) const {
-      Module().append_utf8(out.Module);
-      out.AppDomainID = AppDomainID();
-      out.ClrInstanceID = ClrInstanceID();
+      this->Module().append_utf8(out.Module);
+      out.AppDomainID = this->AppDomainID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -3521,18 +3521,18 @@ struct TypeTransparencyCalculation {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Type", Type());
-      f("Module", Module());
-      f("AppDomainID", AppDomainID());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Type", this->Type());
+      f("Module", this->Module());
+      f("AppDomainID", this->AppDomainID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] TypeTransparencyCalculation& out) const {
-      Type().append_utf8(out.Type);
-      Module().append_utf8(out.Module);
-      out.AppDomainID = AppDomainID();
-      out.ClrInstanceID = ClrInstanceID();
+      this->Type().append_utf8(out.Type);
+      this->Module().append_utf8(out.Module);
+      out.AppDomainID = this->AppDomainID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -3637,18 +3637,18 @@ struct MethodTransparencyCalculation {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Method", Method());
-      f("Module", Module());
-      f("AppDomainID", AppDomainID());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Method", this->Method());
+      f("Module", this->Module());
+      f("AppDomainID", this->AppDomainID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodTransparencyCalculation& out) const {
-      Method().append_utf8(out.Method);
-      Module().append_utf8(out.Module);
-      out.AppDomainID = AppDomainID();
-      out.ClrInstanceID = ClrInstanceID();
+      this->Method().append_utf8(out.Method);
+      this->Module().append_utf8(out.Module);
+      out.AppDomainID = this->AppDomainID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -3753,18 +3753,18 @@ struct FieldTransparencyCalculation {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Field", Field());
-      f("Module", Module());
-      f("AppDomainID", AppDomainID());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Field", this->Field());
+      f("Module", this->Module());
+      f("AppDomainID", this->AppDomainID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] FieldTransparencyCalculation& out) const {
-      Field().append_utf8(out.Field);
-      Module().append_utf8(out.Module);
-      out.AppDomainID = AppDomainID();
-      out.ClrInstanceID = ClrInstanceID();
+      this->Field().append_utf8(out.Field);
+      this->Module().append_utf8(out.Module);
+      out.AppDomainID = this->AppDomainID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -3869,18 +3869,18 @@ struct TokenTransparencyCalculation {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Token", Token());
-      f("Module", Module());
-      f("AppDomainID", AppDomainID());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Token", this->Token());
+      f("Module", this->Module());
+      f("AppDomainID", this->AppDomainID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] TokenTransparencyCalculation& out) const {
-      out.Token = Token();
-      Module().append_utf8(out.Module);
-      out.AppDomainID = AppDomainID();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Token = this->Token();
+      this->Module().append_utf8(out.Module);
+      out.AppDomainID = this->AppDomainID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -3993,26 +3993,26 @@ struct ModuleTransparencyCalculationResult {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Module", Module());
-      f("AppDomainID", AppDomainID());
-      f("IsAllCritical", IsAllCritical());
-      f("IsAllTransparent", IsAllTransparent());
-      f("IsTreatAsSafe", IsTreatAsSafe());
-      f("IsOpportunisticallyCritical", IsOpportunisticallyCritical());
-      f("SecurityRuleSet", SecurityRuleSet());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Module", this->Module());
+      f("AppDomainID", this->AppDomainID());
+      f("IsAllCritical", this->IsAllCritical());
+      f("IsAllTransparent", this->IsAllTransparent());
+      f("IsTreatAsSafe", this->IsTreatAsSafe());
+      f("IsOpportunisticallyCritical", this->IsOpportunisticallyCritical());
+      f("SecurityRuleSet", this->SecurityRuleSet());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ModuleTransparencyCalculationResult& out) const {
-      Module().append_utf8(out.Module);
-      out.AppDomainID = AppDomainID();
-      out.IsAllCritical = IsAllCritical();
-      out.IsAllTransparent = IsAllTransparent();
-      out.IsTreatAsSafe = IsTreatAsSafe();
-      out.IsOpportunisticallyCritical = IsOpportunisticallyCritical();
-      out.SecurityRuleSet = SecurityRuleSet();
-      out.ClrInstanceID = ClrInstanceID();
+      this->Module().append_utf8(out.Module);
+      out.AppDomainID = this->AppDomainID();
+      out.IsAllCritical = this->IsAllCritical();
+      out.IsAllTransparent = this->IsAllTransparent();
+      out.IsTreatAsSafe = this->IsTreatAsSafe();
+      out.IsOpportunisticallyCritical = this->IsOpportunisticallyCritical();
+      out.SecurityRuleSet = this->SecurityRuleSet();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -4121,26 +4121,26 @@ struct TypeTransparencyCalculationResult {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Type", Type());
-      f("Module", Module());
-      f("AppDomainID", AppDomainID());
-      f("IsAllCritical", IsAllCritical());
-      f("IsAllTransparent", IsAllTransparent());
-      f("IsCritical", IsCritical());
-      f("IsTreatAsSafe", IsTreatAsSafe());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Type", this->Type());
+      f("Module", this->Module());
+      f("AppDomainID", this->AppDomainID());
+      f("IsAllCritical", this->IsAllCritical());
+      f("IsAllTransparent", this->IsAllTransparent());
+      f("IsCritical", this->IsCritical());
+      f("IsTreatAsSafe", this->IsTreatAsSafe());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] TypeTransparencyCalculationResult& out) const {
-      Type().append_utf8(out.Type);
-      Module().append_utf8(out.Module);
-      out.AppDomainID = AppDomainID();
-      out.IsAllCritical = IsAllCritical();
-      out.IsAllTransparent = IsAllTransparent();
-      out.IsCritical = IsCritical();
-      out.IsTreatAsSafe = IsTreatAsSafe();
-      out.ClrInstanceID = ClrInstanceID();
+      this->Type().append_utf8(out.Type);
+      this->Module().append_utf8(out.Module);
+      out.AppDomainID = this->AppDomainID();
+      out.IsAllCritical = this->IsAllCritical();
+      out.IsAllTransparent = this->IsAllTransparent();
+      out.IsCritical = this->IsCritical();
+      out.IsTreatAsSafe = this->IsTreatAsSafe();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -4253,22 +4253,22 @@ struct MethodTransparencyCalculationResult {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Method", Method());
-      f("Module", Module());
-      f("AppDomainID", AppDomainID());
-      f("IsCritical", IsCritical());
-      f("IsTreatAsSafe", IsTreatAsSafe());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Method", this->Method());
+      f("Module", this->Module());
+      f("AppDomainID", this->AppDomainID());
+      f("IsCritical", this->IsCritical());
+      f("IsTreatAsSafe", this->IsTreatAsSafe());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodTransparencyCalculationResult& out) const {
-      Method().append_utf8(out.Method);
-      Module().append_utf8(out.Module);
-      out.AppDomainID = AppDomainID();
-      out.IsCritical = IsCritical();
-      out.IsTreatAsSafe = IsTreatAsSafe();
-      out.ClrInstanceID = ClrInstanceID();
+      this->Method().append_utf8(out.Method);
+      this->Module().append_utf8(out.Module);
+      out.AppDomainID = this->AppDomainID();
+      out.IsCritical = this->IsCritical();
+      out.IsTreatAsSafe = this->IsTreatAsSafe();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -4381,22 +4381,22 @@ struct FieldTransparencyCalculationResult {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Field", Field());
-      f("Module", Module());
-      f("AppDomainID", AppDomainID());
-      f("IsCritical", IsCritical());
-      f("IsTreatAsSafe", IsTreatAsSafe());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Field", this->Field());
+      f("Module", this->Module());
+      f("AppDomainID", this->AppDomainID());
+      f("IsCritical", this->IsCritical());
+      f("IsTreatAsSafe", this->IsTreatAsSafe());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] FieldTransparencyCalculationResult& out) const {
-      Field().append_utf8(out.Field);
-      Module().append_utf8(out.Module);
-      out.AppDomainID = AppDomainID();
-      out.IsCritical = IsCritical();
-      out.IsTreatAsSafe = IsTreatAsSafe();
-      out.ClrInstanceID = ClrInstanceID();
+      this->Field().append_utf8(out.Field);
+      this->Module().append_utf8(out.Module);
+      out.AppDomainID = this->AppDomainID();
+      out.IsCritical = this->IsCritical();
+      out.IsTreatAsSafe = this->IsTreatAsSafe();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -4509,22 +4509,22 @@ struct TokenTransparencyCalculationResult {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Token", Token());
-      f("Module", Module());
-      f("AppDomainID", AppDomainID());
-      f("IsCritical", IsCritical());
-      f("IsTreatAsSafe", IsTreatAsSafe());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Token", this->Token());
+      f("Module", this->Module());
+      f("AppDomainID", this->AppDomainID());
+      f("IsCritical", this->IsCritical());
+      f("IsTreatAsSafe", this->IsTreatAsSafe());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] TokenTransparencyCalculationResult& out) const {
-      out.Token = Token();
-      Module().append_utf8(out.Module);
-      out.AppDomainID = AppDomainID();
-      out.IsCritical = IsCritical();
-      out.IsTreatAsSafe = IsTreatAsSafe();
-      out.ClrInstanceID = ClrInstanceID();
+      out.Token = this->Token();
+      this->Module().append_utf8(out.Module);
+      out.AppDomainID = this->AppDomainID();
+      out.IsCritical = this->IsCritical();
+      out.IsTreatAsSafe = this->IsTreatAsSafe();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -4625,20 +4625,20 @@ struct FailFast {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("FailFastUserMessage", FailFastUserMessage());
-      f("FailedEIP", FailedEIP());
-      f("OSExitCode", OSExitCode());
-      f("ClrExitCode", ClrExitCode());
-      f("ClrInstanceID", ClrInstanceID());
+      f("FailFastUserMessage", this->FailFastUserMessage());
+      f("FailedEIP", this->FailedEIP());
+      f("OSExitCode", this->OSExitCode());
+      f("ClrExitCode", this->ClrExitCode());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] FailFast& out) const {
-      FailFastUserMessage().append_utf8(out.FailFastUserMessage);
-      out.FailedEIP = FailedEIP();
-      out.OSExitCode = OSExitCode();
-      out.ClrExitCode = ClrExitCode();
-      out.ClrInstanceID = ClrInstanceID();
+      this->FailFastUserMessage().append_utf8(out.FailFastUserMessage);
+      out.FailedEIP = this->FailedEIP();
+      out.OSExitCode = this->OSExitCode();
+      out.ClrExitCode = this->ClrExitCode();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -4731,18 +4731,18 @@ struct PrvFinalizeObject {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("TypeID", TypeID());
-      f("ObjectID", ObjectID());
-      f("ClrInstanceID", ClrInstanceID());
-      f("TypeName", TypeName());
+      f("TypeID", this->TypeID());
+      f("ObjectID", this->ObjectID());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("TypeName", this->TypeName());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] PrvFinalizeObject& out) const {
-      out.TypeID = TypeID();
-      out.ObjectID = ObjectID();
-      out.ClrInstanceID = ClrInstanceID();
-      TypeName().append_utf8(out.TypeName);
+      out.TypeID = this->TypeID();
+      out.ObjectID = this->ObjectID();
+      out.ClrInstanceID = this->ClrInstanceID();
+      this->TypeName().append_utf8(out.TypeName);
     }
 
    private:
@@ -4855,28 +4855,28 @@ struct CCWRefCountChange {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("HandleID", HandleID());
-      f("ObjectID", ObjectID());
-      f("COMInterfacePointer", COMInterfacePointer());
-      f("NewRefCount", NewRefCount());
-      f("AppDomainID", AppDomainID());
-      f("ClassName", ClassName());
-      f("NameSpace", NameSpace());
-      f("Operation", Operation());
-      f("ClrInstanceID", ClrInstanceID());
+      f("HandleID", this->HandleID());
+      f("ObjectID", this->ObjectID());
+      f("COMInterfacePointer", this->COMInterfacePointer());
+      f("NewRefCount", this->NewRefCount());
+      f("AppDomainID", this->AppDomainID());
+      f("ClassName", this->ClassName());
+      f("NameSpace", this->NameSpace());
+      f("Operation", this->Operation());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] CCWRefCountChange& out) const {
-      out.HandleID = HandleID();
-      out.ObjectID = ObjectID();
-      out.COMInterfacePointer = COMInterfacePointer();
-      out.NewRefCount = NewRefCount();
-      out.AppDomainID = AppDomainID();
-      ClassName().append_utf8(out.ClassName);
-      NameSpace().append_utf8(out.NameSpace);
-      Operation().append_utf8(out.Operation);
-      out.ClrInstanceID = ClrInstanceID();
+      out.HandleID = this->HandleID();
+      out.ObjectID = this->ObjectID();
+      out.COMInterfacePointer = this->COMInterfacePointer();
+      out.NewRefCount = this->NewRefCount();
+      out.AppDomainID = this->AppDomainID();
+      this->ClassName().append_utf8(out.ClassName);
+      this->NameSpace().append_utf8(out.NameSpace);
+      this->Operation().append_utf8(out.Operation);
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -5017,34 +5017,34 @@ struct CCWRefCountChangeAnsi {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("HandleID", HandleID());
-      f("ObjectID", ObjectID());
-      f("COMInterfacePointer", COMInterfacePointer());
-      f("NewRefCount", NewRefCount());
-      f("AppDomainID", AppDomainID());
-      f("ClassName", ClassName());
-      f("NameSpace", NameSpace());
-      f("Operation", Operation());
-      f("ClrInstanceID", ClrInstanceID());
+      f("HandleID", this->HandleID());
+      f("ObjectID", this->ObjectID());
+      f("COMInterfacePointer", this->COMInterfacePointer());
+      f("NewRefCount", this->NewRefCount());
+      f("AppDomainID", this->AppDomainID());
+      f("ClassName", this->ClassName());
+      f("NameSpace", this->NameSpace());
+      f("Operation", this->Operation());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] CCWRefCountChangeAnsi& out) const {
-      out.HandleID = HandleID();
-      out.ObjectID = ObjectID();
-      out.COMInterfacePointer = COMInterfacePointer();
-      out.NewRefCount = NewRefCount();
-      out.AppDomainID = AppDomainID();
+      out.HandleID = this->HandleID();
+      out.ObjectID = this->ObjectID();
+      out.COMInterfacePointer = this->COMInterfacePointer();
+      out.NewRefCount = this->NewRefCount();
+      out.AppDomainID = this->AppDomainID();
       {
-        const auto v = ClassName();
+        const auto v = this->ClassName();
         out.ClassName.assign(v.begin(), v.end());
       }
       {
-        const auto v = NameSpace();
+        const auto v = this->NameSpace();
         out.NameSpace.assign(v.begin(), v.end());
       }
-      Operation().append_utf8(out.Operation);
-      out.ClrInstanceID = ClrInstanceID();
+      this->Operation().append_utf8(out.Operation);
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -5169,18 +5169,18 @@ struct PinPlugAtGCTime {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("PlugStart", PlugStart());
-      f("PlugEnd", PlugEnd());
-      f("GapBeforeSize", GapBeforeSize());
-      f("ClrInstanceID", ClrInstanceID());
+      f("PlugStart", this->PlugStart());
+      f("PlugEnd", this->PlugEnd());
+      f("GapBeforeSize", this->GapBeforeSize());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] PinPlugAtGCTime& out) const {
-      out.PlugStart = PlugStart();
-      out.PlugEnd = PlugEnd();
-      out.GapBeforeSize = GapBeforeSize();
-      out.ClrInstanceID = ClrInstanceID();
+      out.PlugStart = this->PlugStart();
+      out.PlugEnd = this->PlugEnd();
+      out.GapBeforeSize = this->GapBeforeSize();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -5261,14 +5261,14 @@ struct PrvDestroyGCHandle {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("HandleID", HandleID());
-      f("ClrInstanceID", ClrInstanceID());
+      f("HandleID", this->HandleID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] PrvDestroyGCHandle& out) const {
-      out.HandleID = HandleID();
-      out.ClrInstanceID = ClrInstanceID();
+      out.HandleID = this->HandleID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -5365,22 +5365,22 @@ struct PrvSetGCHandle {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("HandleID", HandleID());
-      f("ObjectID", ObjectID());
-      f("Kind", Kind());
-      f("Generation", Generation());
-      f("AppDomainID", AppDomainID());
-      f("ClrInstanceID", ClrInstanceID());
+      f("HandleID", this->HandleID());
+      f("ObjectID", this->ObjectID());
+      f("Kind", this->Kind());
+      f("Generation", this->Generation());
+      f("AppDomainID", this->AppDomainID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] PrvSetGCHandle& out) const {
-      out.HandleID = HandleID();
-      out.ObjectID = ObjectID();
-      out.Kind = Kind();
-      out.Generation = Generation();
-      out.AppDomainID = AppDomainID();
-      out.ClrInstanceID = ClrInstanceID();
+      out.HandleID = this->HandleID();
+      out.ObjectID = this->ObjectID();
+      out.Kind = this->Kind();
+      out.Generation = this->Generation();
+      out.AppDomainID = this->AppDomainID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -5477,22 +5477,22 @@ struct LoaderHeapPrivate {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("LoaderHeapPtr", LoaderHeapPtr());
-      f("MemoryAddress", MemoryAddress());
-      f("RequestSize", RequestSize());
-      f("Unused1", Unused1());
-      f("Unused2", Unused2());
-      f("ClrInstanceID", ClrInstanceID());
+      f("LoaderHeapPtr", this->LoaderHeapPtr());
+      f("MemoryAddress", this->MemoryAddress());
+      f("RequestSize", this->RequestSize());
+      f("Unused1", this->Unused1());
+      f("Unused2", this->Unused2());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] LoaderHeapPrivate& out) const {
-      out.LoaderHeapPtr = LoaderHeapPtr();
-      out.MemoryAddress = MemoryAddress();
-      out.RequestSize = RequestSize();
-      out.Unused1 = Unused1();
-      out.Unused2 = Unused2();
-      out.ClrInstanceID = ClrInstanceID();
+      out.LoaderHeapPtr = this->LoaderHeapPtr();
+      out.MemoryAddress = this->MemoryAddress();
+      out.RequestSize = this->RequestSize();
+      out.Unused1 = this->Unused1();
+      out.Unused2 = this->Unused2();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -5593,24 +5593,24 @@ struct ModuleRangePrivate {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("ModuleID", ModuleID());
-      f("RangeBegin", RangeBegin());
-      f("RangeSize", RangeSize());
-      f("RangeType", RangeType());
-      f("IBCType", IBCType());
-      f("SectionType", SectionType());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("ModuleID", this->ModuleID());
+      f("RangeBegin", this->RangeBegin());
+      f("RangeSize", this->RangeSize());
+      f("RangeType", this->RangeType());
+      f("IBCType", this->IBCType());
+      f("SectionType", this->SectionType());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ModuleRangePrivate& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.ModuleID = ModuleID();
-      out.RangeBegin = RangeBegin();
-      out.RangeSize = RangeSize();
-      out.RangeType = RangeType();
-      out.IBCType = IBCType();
-      out.SectionType = SectionType();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.ModuleID = this->ModuleID();
+      out.RangeBegin = this->RangeBegin();
+      out.RangeSize = this->RangeSize();
+      out.RangeType = this->RangeType();
+      out.IBCType = this->IBCType();
+      out.SectionType = this->SectionType();
     }
 
    private:
@@ -5707,22 +5707,22 @@ struct MulticoreJitPrivate {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("String1", String1());
-      f("String2", String2());
-      f("Int1", Int1());
-      f("Int2", Int2());
-      f("Int3", Int3());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("String1", this->String1());
+      f("String2", this->String2());
+      f("Int1", this->Int1());
+      f("Int2", this->Int2());
+      f("Int3", this->Int3());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MulticoreJitPrivate& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      String1().append_utf8(out.String1);
-      String2().append_utf8(out.String2);
-      out.Int1 = Int1();
-      out.Int2 = Int2();
-      out.Int3 = Int3();
+      out.ClrInstanceID = this->ClrInstanceID();
+      this->String1().append_utf8(out.String1);
+      this->String2().append_utf8(out.String2);
+      out.Int1 = this->Int1();
+      out.Int2 = this->Int2();
+      out.Int3 = this->Int3();
     }
 
    private:
@@ -5827,16 +5827,16 @@ struct MulticoreJitMethodCodeReturnedPrivate {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("ModuleID", ModuleID());
-      f("MethodID", MethodID());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("ModuleID", this->ModuleID());
+      f("MethodID", this->MethodID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MulticoreJitMethodCodeReturnedPrivate& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.ModuleID = ModuleID();
-      out.MethodID = MethodID();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.ModuleID = this->ModuleID();
+      out.MethodID = this->MethodID();
     }
 
    private:
@@ -5917,14 +5917,14 @@ struct DynamicTypeUsePrivate {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("TypeName", TypeName());
-      f("ClrInstanceID", ClrInstanceID());
+      f("TypeName", this->TypeName());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] DynamicTypeUsePrivate& out) const {
-      TypeName().append_utf8(out.TypeName);
-      out.ClrInstanceID = ClrInstanceID();
+      this->TypeName().append_utf8(out.TypeName);
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -6013,16 +6013,16 @@ struct DynamicTypeUseTwoParametersPrivate {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("TypeName", TypeName());
-      f("SecondTypeName", SecondTypeName());
-      f("ClrInstanceID", ClrInstanceID());
+      f("TypeName", this->TypeName());
+      f("SecondTypeName", this->SecondTypeName());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] DynamicTypeUseTwoParametersPrivate& out) const {
-      TypeName().append_utf8(out.TypeName);
-      SecondTypeName().append_utf8(out.SecondTypeName);
-      out.ClrInstanceID = ClrInstanceID();
+      this->TypeName().append_utf8(out.TypeName);
+      this->SecondTypeName().append_utf8(out.SecondTypeName);
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -6127,18 +6127,18 @@ struct DynamicTypeUsePrivateVariance {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("TypeName", TypeName());
-      f("InterfaceTypeName", InterfaceTypeName());
-      f("VariantInterfaceTypeName", VariantInterfaceTypeName());
-      f("ClrInstanceID", ClrInstanceID());
+      f("TypeName", this->TypeName());
+      f("InterfaceTypeName", this->InterfaceTypeName());
+      f("VariantInterfaceTypeName", this->VariantInterfaceTypeName());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] DynamicTypeUsePrivateVariance& out) const {
-      TypeName().append_utf8(out.TypeName);
-      InterfaceTypeName().append_utf8(out.InterfaceTypeName);
-      VariantInterfaceTypeName().append_utf8(out.VariantInterfaceTypeName);
-      out.ClrInstanceID = ClrInstanceID();
+      this->TypeName().append_utf8(out.TypeName);
+      this->InterfaceTypeName().append_utf8(out.InterfaceTypeName);
+      this->VariantInterfaceTypeName().append_utf8(out.VariantInterfaceTypeName);
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -6251,16 +6251,16 @@ struct DynamicTypeUseStringAndIntPrivate {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("TypeName", TypeName());
-      f("Int1", Int1());
-      f("ClrInstanceID", ClrInstanceID());
+      f("TypeName", this->TypeName());
+      f("Int1", this->Int1());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] DynamicTypeUseStringAndIntPrivate& out) const {
-      TypeName().append_utf8(out.TypeName);
-      out.Int1 = Int1();
-      out.ClrInstanceID = ClrInstanceID();
+      this->TypeName().append_utf8(out.TypeName);
+      out.Int1 = this->Int1();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -6341,12 +6341,12 @@ struct DynamicTypeUseNoParametersPrivate {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] DynamicTypeUseNoParametersPrivate& out) const {
-      out.ClrInstanceID = ClrInstanceID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:

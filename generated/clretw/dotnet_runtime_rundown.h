@@ -377,26 +377,26 @@ struct GCSettingsRundown {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("HardLimit", HardLimit());
-      f("LOHThreshold", LOHThreshold());
-      f("PhysicalMemoryConfig", PhysicalMemoryConfig());
-      f("Gen0MinBudgetConfig", Gen0MinBudgetConfig());
-      f("Gen0MaxBudgetConfig", Gen0MaxBudgetConfig());
-      f("HighMemPercentConfig", HighMemPercentConfig());
-      f("BitSettings", BitSettings());
-      f("ClrInstanceID", ClrInstanceID());
+      f("HardLimit", this->HardLimit());
+      f("LOHThreshold", this->LOHThreshold());
+      f("PhysicalMemoryConfig", this->PhysicalMemoryConfig());
+      f("Gen0MinBudgetConfig", this->Gen0MinBudgetConfig());
+      f("Gen0MaxBudgetConfig", this->Gen0MaxBudgetConfig());
+      f("HighMemPercentConfig", this->HighMemPercentConfig());
+      f("BitSettings", this->BitSettings());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] GCSettingsRundown& out) const {
-      out.HardLimit = HardLimit();
-      out.LOHThreshold = LOHThreshold();
-      out.PhysicalMemoryConfig = PhysicalMemoryConfig();
-      out.Gen0MinBudgetConfig = Gen0MinBudgetConfig();
-      out.Gen0MaxBudgetConfig = Gen0MaxBudgetConfig();
-      out.HighMemPercentConfig = HighMemPercentConfig();
-      out.BitSettings = BitSettings();
-      out.ClrInstanceID = ClrInstanceID();
+      out.HardLimit = this->HardLimit();
+      out.LOHThreshold = this->LOHThreshold();
+      out.PhysicalMemoryConfig = this->PhysicalMemoryConfig();
+      out.Gen0MinBudgetConfig = this->Gen0MinBudgetConfig();
+      out.Gen0MaxBudgetConfig = this->Gen0MaxBudgetConfig();
+      out.HighMemPercentConfig = this->HighMemPercentConfig();
+      out.BitSettings = this->BitSettings();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -529,40 +529,40 @@ struct RuntimeInformationRundown {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("Sku", Sku());
-      f("BclMajorVersion", BclMajorVersion());
-      f("BclMinorVersion", BclMinorVersion());
-      f("BclBuildNumber", BclBuildNumber());
-      f("BclQfeNumber", BclQfeNumber());
-      f("VMMajorVersion", VMMajorVersion());
-      f("VMMinorVersion", VMMinorVersion());
-      f("VMBuildNumber", VMBuildNumber());
-      f("VMQfeNumber", VMQfeNumber());
-      f("StartupFlags", StartupFlags());
-      f("StartupMode", StartupMode());
-      f("CommandLine", CommandLine());
-      f("ComObjectGuid", ComObjectGuid());
-      f("RuntimeDllPath", RuntimeDllPath());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("Sku", this->Sku());
+      f("BclMajorVersion", this->BclMajorVersion());
+      f("BclMinorVersion", this->BclMinorVersion());
+      f("BclBuildNumber", this->BclBuildNumber());
+      f("BclQfeNumber", this->BclQfeNumber());
+      f("VMMajorVersion", this->VMMajorVersion());
+      f("VMMinorVersion", this->VMMinorVersion());
+      f("VMBuildNumber", this->VMBuildNumber());
+      f("VMQfeNumber", this->VMQfeNumber());
+      f("StartupFlags", this->StartupFlags());
+      f("StartupMode", this->StartupMode());
+      f("CommandLine", this->CommandLine());
+      f("ComObjectGuid", this->ComObjectGuid());
+      f("RuntimeDllPath", this->RuntimeDllPath());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] RuntimeInformationRundown& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.Sku = Sku();
-      out.BclMajorVersion = BclMajorVersion();
-      out.BclMinorVersion = BclMinorVersion();
-      out.BclBuildNumber = BclBuildNumber();
-      out.BclQfeNumber = BclQfeNumber();
-      out.VMMajorVersion = VMMajorVersion();
-      out.VMMinorVersion = VMMinorVersion();
-      out.VMBuildNumber = VMBuildNumber();
-      out.VMQfeNumber = VMQfeNumber();
-      out.StartupFlags = StartupFlags();
-      out.StartupMode = StartupMode();
-      CommandLine().append_utf8(out.CommandLine);
-      out.ComObjectGuid = ComObjectGuid();
-      RuntimeDllPath().append_utf8(out.RuntimeDllPath);
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.Sku = this->Sku();
+      out.BclMajorVersion = this->BclMajorVersion();
+      out.BclMinorVersion = this->BclMinorVersion();
+      out.BclBuildNumber = this->BclBuildNumber();
+      out.BclQfeNumber = this->BclQfeNumber();
+      out.VMMajorVersion = this->VMMajorVersion();
+      out.VMMinorVersion = this->VMMinorVersion();
+      out.VMBuildNumber = this->VMBuildNumber();
+      out.VMQfeNumber = this->VMQfeNumber();
+      out.StartupFlags = this->StartupFlags();
+      out.StartupMode = this->StartupMode();
+      this->CommandLine().append_utf8(out.CommandLine);
+      out.ComObjectGuid = this->ComObjectGuid();
+      this->RuntimeDllPath().append_utf8(out.RuntimeDllPath);
     }
 
    private:
@@ -683,24 +683,24 @@ struct DomainModuleLoadUnloadRundown {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ModuleID", ModuleID());
-      f("AssemblyID", AssemblyID());
-      f("AppDomainID", AppDomainID());
-      f("ModuleFlags", ModuleFlags());
-      f("Reserved1", Reserved1());
-      f("ModuleILPath", ModuleILPath());
-      f("ModuleNativePath", ModuleNativePath());
+      f("ModuleID", this->ModuleID());
+      f("AssemblyID", this->AssemblyID());
+      f("AppDomainID", this->AppDomainID());
+      f("ModuleFlags", this->ModuleFlags());
+      f("Reserved1", this->Reserved1());
+      f("ModuleILPath", this->ModuleILPath());
+      f("ModuleNativePath", this->ModuleNativePath());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] DomainModuleLoadUnloadRundown& out) const {
-      out.ModuleID = ModuleID();
-      out.AssemblyID = AssemblyID();
-      out.AppDomainID = AppDomainID();
-      out.ModuleFlags = ModuleFlags();
-      out.Reserved1 = Reserved1();
-      ModuleILPath().append_utf8(out.ModuleILPath);
-      ModuleNativePath().append_utf8(out.ModuleNativePath);
+      out.ModuleID = this->ModuleID();
+      out.AssemblyID = this->AssemblyID();
+      out.AppDomainID = this->AppDomainID();
+      out.ModuleFlags = this->ModuleFlags();
+      out.Reserved1 = this->Reserved1();
+      this->ModuleILPath().append_utf8(out.ModuleILPath);
+      this->ModuleNativePath().append_utf8(out.ModuleNativePath);
     }
 
    private:
@@ -821,26 +821,26 @@ struct DomainModuleLoadUnloadRundown_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ModuleID", ModuleID());
-      f("AssemblyID", AssemblyID());
-      f("AppDomainID", AppDomainID());
-      f("ModuleFlags", ModuleFlags());
-      f("Reserved1", Reserved1());
-      f("ModuleILPath", ModuleILPath());
-      f("ModuleNativePath", ModuleNativePath());
-      f("ClrInstanceID", ClrInstanceID());
+      f("ModuleID", this->ModuleID());
+      f("AssemblyID", this->AssemblyID());
+      f("AppDomainID", this->AppDomainID());
+      f("ModuleFlags", this->ModuleFlags());
+      f("Reserved1", this->Reserved1());
+      f("ModuleILPath", this->ModuleILPath());
+      f("ModuleNativePath", this->ModuleNativePath());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] DomainModuleLoadUnloadRundown_V1& out) const {
-      out.ModuleID = ModuleID();
-      out.AssemblyID = AssemblyID();
-      out.AppDomainID = AppDomainID();
-      out.ModuleFlags = ModuleFlags();
-      out.Reserved1 = Reserved1();
-      ModuleILPath().append_utf8(out.ModuleILPath);
-      ModuleNativePath().append_utf8(out.ModuleNativePath);
-      out.ClrInstanceID = ClrInstanceID();
+      out.ModuleID = this->ModuleID();
+      out.AssemblyID = this->AssemblyID();
+      out.AppDomainID = this->AppDomainID();
+      out.ModuleFlags = this->ModuleFlags();
+      out.Reserved1 = this->Reserved1();
+      this->ModuleILPath().append_utf8(out.ModuleILPath);
+      this->ModuleNativePath().append_utf8(out.ModuleNativePath);
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -957,22 +957,22 @@ struct ModuleLoadUnloadRundown {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ModuleID", ModuleID());
-      f("AssemblyID", AssemblyID());
-      f("ModuleFlags", ModuleFlags());
-      f("Reserved1", Reserved1());
-      f("ModuleILPath", ModuleILPath());
-      f("ModuleNativePath", ModuleNativePath());
+      f("ModuleID", this->ModuleID());
+      f("AssemblyID", this->AssemblyID());
+      f("ModuleFlags", this->ModuleFlags());
+      f("Reserved1", this->Reserved1());
+      f("ModuleILPath", this->ModuleILPath());
+      f("ModuleNativePath", this->ModuleNativePath());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ModuleLoadUnloadRundown& out) const {
-      out.ModuleID = ModuleID();
-      out.AssemblyID = AssemblyID();
-      out.ModuleFlags = ModuleFlags();
-      out.Reserved1 = Reserved1();
-      ModuleILPath().append_utf8(out.ModuleILPath);
-      ModuleNativePath().append_utf8(out.ModuleNativePath);
+      out.ModuleID = this->ModuleID();
+      out.AssemblyID = this->AssemblyID();
+      out.ModuleFlags = this->ModuleFlags();
+      out.Reserved1 = this->Reserved1();
+      this->ModuleILPath().append_utf8(out.ModuleILPath);
+      this->ModuleNativePath().append_utf8(out.ModuleNativePath);
     }
 
    private:
@@ -1089,24 +1089,24 @@ struct ModuleLoadUnloadRundown_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ModuleID", ModuleID());
-      f("AssemblyID", AssemblyID());
-      f("ModuleFlags", ModuleFlags());
-      f("Reserved1", Reserved1());
-      f("ModuleILPath", ModuleILPath());
-      f("ModuleNativePath", ModuleNativePath());
-      f("ClrInstanceID", ClrInstanceID());
+      f("ModuleID", this->ModuleID());
+      f("AssemblyID", this->AssemblyID());
+      f("ModuleFlags", this->ModuleFlags());
+      f("Reserved1", this->Reserved1());
+      f("ModuleILPath", this->ModuleILPath());
+      f("ModuleNativePath", this->ModuleNativePath());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ModuleLoadUnloadRundown_V1& out) const {
-      out.ModuleID = ModuleID();
-      out.AssemblyID = AssemblyID();
-      out.ModuleFlags = ModuleFlags();
-      out.Reserved1 = Reserved1();
-      ModuleILPath().append_utf8(out.ModuleILPath);
-      ModuleNativePath().append_utf8(out.ModuleNativePath);
-      out.ClrInstanceID = ClrInstanceID();
+      out.ModuleID = this->ModuleID();
+      out.AssemblyID = this->AssemblyID();
+      out.ModuleFlags = this->ModuleFlags();
+      out.Reserved1 = this->Reserved1();
+      this->ModuleILPath().append_utf8(out.ModuleILPath);
+      this->ModuleNativePath().append_utf8(out.ModuleNativePath);
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -1251,36 +1251,36 @@ struct ModuleLoadUnloadRundown_V2 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ModuleID", ModuleID());
-      f("AssemblyID", AssemblyID());
-      f("ModuleFlags", ModuleFlags());
-      f("Reserved1", Reserved1());
-      f("ModuleILPath", ModuleILPath());
-      f("ModuleNativePath", ModuleNativePath());
-      f("ClrInstanceID", ClrInstanceID());
-      f("ManagedPdbSignature", ManagedPdbSignature());
-      f("ManagedPdbAge", ManagedPdbAge());
-      f("ManagedPdbBuildPath", ManagedPdbBuildPath());
-      f("NativePdbSignature", NativePdbSignature());
-      f("NativePdbAge", NativePdbAge());
-      f("NativePdbBuildPath", NativePdbBuildPath());
+      f("ModuleID", this->ModuleID());
+      f("AssemblyID", this->AssemblyID());
+      f("ModuleFlags", this->ModuleFlags());
+      f("Reserved1", this->Reserved1());
+      f("ModuleILPath", this->ModuleILPath());
+      f("ModuleNativePath", this->ModuleNativePath());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("ManagedPdbSignature", this->ManagedPdbSignature());
+      f("ManagedPdbAge", this->ManagedPdbAge());
+      f("ManagedPdbBuildPath", this->ManagedPdbBuildPath());
+      f("NativePdbSignature", this->NativePdbSignature());
+      f("NativePdbAge", this->NativePdbAge());
+      f("NativePdbBuildPath", this->NativePdbBuildPath());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ModuleLoadUnloadRundown_V2& out) const {
-      out.ModuleID = ModuleID();
-      out.AssemblyID = AssemblyID();
-      out.ModuleFlags = ModuleFlags();
-      out.Reserved1 = Reserved1();
-      ModuleILPath().append_utf8(out.ModuleILPath);
-      ModuleNativePath().append_utf8(out.ModuleNativePath);
-      out.ClrInstanceID = ClrInstanceID();
-      out.ManagedPdbSignature = ManagedPdbSignature();
-      out.ManagedPdbAge = ManagedPdbAge();
-      ManagedPdbBuildPath().append_utf8(out.ManagedPdbBuildPath);
-      out.NativePdbSignature = NativePdbSignature();
-      out.NativePdbAge = NativePdbAge();
-      NativePdbBuildPath().append_utf8(out.NativePdbBuildPath);
+      out.ModuleID = this->ModuleID();
+      out.AssemblyID = this->AssemblyID();
+      out.ModuleFlags = this->ModuleFlags();
+      out.Reserved1 = this->Reserved1();
+      this->ModuleILPath().append_utf8(out.ModuleILPath);
+      this->ModuleNativePath().append_utf8(out.ModuleNativePath);
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.ManagedPdbSignature = this->ManagedPdbSignature();
+      out.ManagedPdbAge = this->ManagedPdbAge();
+      this->ManagedPdbBuildPath().append_utf8(out.ManagedPdbBuildPath);
+      out.NativePdbSignature = this->NativePdbSignature();
+      out.NativePdbAge = this->NativePdbAge();
+      this->NativePdbBuildPath().append_utf8(out.NativePdbBuildPath);
     }
 
    private:
@@ -1417,18 +1417,18 @@ struct AssemblyLoadUnloadRundown {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("AssemblyID", AssemblyID());
-      f("AppDomainID", AppDomainID());
-      f("AssemblyFlags", AssemblyFlags());
-      f("FullyQualifiedAssemblyName", FullyQualifiedAssemblyName());
+      f("AssemblyID", this->AssemblyID());
+      f("AppDomainID", this->AppDomainID());
+      f("AssemblyFlags", this->AssemblyFlags());
+      f("FullyQualifiedAssemblyName", this->FullyQualifiedAssemblyName());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] AssemblyLoadUnloadRundown& out) const {
-      out.AssemblyID = AssemblyID();
-      out.AppDomainID = AppDomainID();
-      out.AssemblyFlags = AssemblyFlags();
-      FullyQualifiedAssemblyName().append_utf8(out.FullyQualifiedAssemblyName);
+      out.AssemblyID = this->AssemblyID();
+      out.AppDomainID = this->AppDomainID();
+      out.AssemblyFlags = this->AssemblyFlags();
+      this->FullyQualifiedAssemblyName().append_utf8(out.FullyQualifiedAssemblyName);
     }
 
    private:
@@ -1529,22 +1529,22 @@ struct AssemblyLoadUnloadRundown_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("AssemblyID", AssemblyID());
-      f("AppDomainID", AppDomainID());
-      f("BindingID", BindingID());
-      f("AssemblyFlags", AssemblyFlags());
-      f("FullyQualifiedAssemblyName", FullyQualifiedAssemblyName());
-      f("ClrInstanceID", ClrInstanceID());
+      f("AssemblyID", this->AssemblyID());
+      f("AppDomainID", this->AppDomainID());
+      f("BindingID", this->BindingID());
+      f("AssemblyFlags", this->AssemblyFlags());
+      f("FullyQualifiedAssemblyName", this->FullyQualifiedAssemblyName());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] AssemblyLoadUnloadRundown_V1& out) const {
-      out.AssemblyID = AssemblyID();
-      out.AppDomainID = AppDomainID();
-      out.BindingID = BindingID();
-      out.AssemblyFlags = AssemblyFlags();
-      FullyQualifiedAssemblyName().append_utf8(out.FullyQualifiedAssemblyName);
-      out.ClrInstanceID = ClrInstanceID();
+      out.AssemblyID = this->AssemblyID();
+      out.AppDomainID = this->AppDomainID();
+      out.BindingID = this->BindingID();
+      out.AssemblyFlags = this->AssemblyFlags();
+      this->FullyQualifiedAssemblyName().append_utf8(out.FullyQualifiedAssemblyName);
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -1637,16 +1637,16 @@ struct AppDomainLoadUnloadRundown {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("AppDomainID", AppDomainID());
-      f("AppDomainFlags", AppDomainFlags());
-      f("AppDomainName", AppDomainName());
+      f("AppDomainID", this->AppDomainID());
+      f("AppDomainFlags", this->AppDomainFlags());
+      f("AppDomainName", this->AppDomainName());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] AppDomainLoadUnloadRundown& out) const {
-      out.AppDomainID = AppDomainID();
-      out.AppDomainFlags = AppDomainFlags();
-      AppDomainName().append_utf8(out.AppDomainName);
+      out.AppDomainID = this->AppDomainID();
+      out.AppDomainFlags = this->AppDomainFlags();
+      this->AppDomainName().append_utf8(out.AppDomainName);
     }
 
    private:
@@ -1743,20 +1743,20 @@ struct AppDomainLoadUnloadRundown_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("AppDomainID", AppDomainID());
-      f("AppDomainFlags", AppDomainFlags());
-      f("AppDomainName", AppDomainName());
-      f("AppDomainIndex", AppDomainIndex());
-      f("ClrInstanceID", ClrInstanceID());
+      f("AppDomainID", this->AppDomainID());
+      f("AppDomainFlags", this->AppDomainFlags());
+      f("AppDomainName", this->AppDomainName());
+      f("AppDomainIndex", this->AppDomainIndex());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] AppDomainLoadUnloadRundown_V1& out) const {
-      out.AppDomainID = AppDomainID();
-      out.AppDomainFlags = AppDomainFlags();
-      AppDomainName().append_utf8(out.AppDomainName);
-      out.AppDomainIndex = AppDomainIndex();
-      out.ClrInstanceID = ClrInstanceID();
+      out.AppDomainID = this->AppDomainID();
+      out.AppDomainFlags = this->AppDomainFlags();
+      this->AppDomainName().append_utf8(out.AppDomainName);
+      out.AppDomainIndex = this->AppDomainIndex();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -1861,22 +1861,22 @@ struct MethodLoadUnloadRundown {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("ModuleID", ModuleID());
-      f("MethodStartAddress", MethodStartAddress());
-      f("MethodSize", MethodSize());
-      f("MethodToken", MethodToken());
-      f("MethodFlags", MethodFlags());
+      f("MethodID", this->MethodID());
+      f("ModuleID", this->ModuleID());
+      f("MethodStartAddress", this->MethodStartAddress());
+      f("MethodSize", this->MethodSize());
+      f("MethodToken", this->MethodToken());
+      f("MethodFlags", this->MethodFlags());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodLoadUnloadRundown& out) const {
-      out.MethodID = MethodID();
-      out.ModuleID = ModuleID();
-      out.MethodStartAddress = MethodStartAddress();
-      out.MethodSize = MethodSize();
-      out.MethodToken = MethodToken();
-      out.MethodFlags = MethodFlags();
+      out.MethodID = this->MethodID();
+      out.ModuleID = this->ModuleID();
+      out.MethodStartAddress = this->MethodStartAddress();
+      out.MethodSize = this->MethodSize();
+      out.MethodToken = this->MethodToken();
+      out.MethodFlags = this->MethodFlags();
     }
 
    private:
@@ -1977,24 +1977,24 @@ struct MethodLoadUnloadRundown_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("ModuleID", ModuleID());
-      f("MethodStartAddress", MethodStartAddress());
-      f("MethodSize", MethodSize());
-      f("MethodToken", MethodToken());
-      f("MethodFlags", MethodFlags());
-      f("ClrInstanceID", ClrInstanceID());
+      f("MethodID", this->MethodID());
+      f("ModuleID", this->ModuleID());
+      f("MethodStartAddress", this->MethodStartAddress());
+      f("MethodSize", this->MethodSize());
+      f("MethodToken", this->MethodToken());
+      f("MethodFlags", this->MethodFlags());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodLoadUnloadRundown_V1& out) const {
-      out.MethodID = MethodID();
-      out.ModuleID = ModuleID();
-      out.MethodStartAddress = MethodStartAddress();
-      out.MethodSize = MethodSize();
-      out.MethodToken = MethodToken();
-      out.MethodFlags = MethodFlags();
-      out.ClrInstanceID = ClrInstanceID();
+      out.MethodID = this->MethodID();
+      out.ModuleID = this->ModuleID();
+      out.MethodStartAddress = this->MethodStartAddress();
+      out.MethodSize = this->MethodSize();
+      out.MethodToken = this->MethodToken();
+      out.MethodFlags = this->MethodFlags();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -2099,26 +2099,26 @@ struct MethodLoadUnloadRundown_V2 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("ModuleID", ModuleID());
-      f("MethodStartAddress", MethodStartAddress());
-      f("MethodSize", MethodSize());
-      f("MethodToken", MethodToken());
-      f("MethodFlags", MethodFlags());
-      f("ClrInstanceID", ClrInstanceID());
-      f("ReJITID", ReJITID());
+      f("MethodID", this->MethodID());
+      f("ModuleID", this->ModuleID());
+      f("MethodStartAddress", this->MethodStartAddress());
+      f("MethodSize", this->MethodSize());
+      f("MethodToken", this->MethodToken());
+      f("MethodFlags", this->MethodFlags());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("ReJITID", this->ReJITID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodLoadUnloadRundown_V2& out) const {
-      out.MethodID = MethodID();
-      out.ModuleID = ModuleID();
-      out.MethodStartAddress = MethodStartAddress();
-      out.MethodSize = MethodSize();
-      out.MethodToken = MethodToken();
-      out.MethodFlags = MethodFlags();
-      out.ClrInstanceID = ClrInstanceID();
-      out.ReJITID = ReJITID();
+      out.MethodID = this->MethodID();
+      out.ModuleID = this->ModuleID();
+      out.MethodStartAddress = this->MethodStartAddress();
+      out.MethodSize = this->MethodSize();
+      out.MethodToken = this->MethodToken();
+      out.MethodFlags = this->MethodFlags();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.ReJITID = this->ReJITID();
     }
 
    private:
@@ -2227,28 +2227,28 @@ struct MethodLoadUnloadRundownVerbose {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("ModuleID", ModuleID());
-      f("MethodStartAddress", MethodStartAddress());
-      f("MethodSize", MethodSize());
-      f("MethodToken", MethodToken());
-      f("MethodFlags", MethodFlags());
-      f("MethodNamespace", MethodNamespace());
-      f("MethodName", MethodName());
-      f("MethodSignature", MethodSignature());
+      f("MethodID", this->MethodID());
+      f("ModuleID", this->ModuleID());
+      f("MethodStartAddress", this->MethodStartAddress());
+      f("MethodSize", this->MethodSize());
+      f("MethodToken", this->MethodToken());
+      f("MethodFlags", this->MethodFlags());
+      f("MethodNamespace", this->MethodNamespace());
+      f("MethodName", this->MethodName());
+      f("MethodSignature", this->MethodSignature());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodLoadUnloadRundownVerbose& out) const {
-      out.MethodID = MethodID();
-      out.ModuleID = ModuleID();
-      out.MethodStartAddress = MethodStartAddress();
-      out.MethodSize = MethodSize();
-      out.MethodToken = MethodToken();
-      out.MethodFlags = MethodFlags();
-      MethodNamespace().append_utf8(out.MethodNamespace);
-      MethodName().append_utf8(out.MethodName);
-      MethodSignature().append_utf8(out.MethodSignature);
+      out.MethodID = this->MethodID();
+      out.ModuleID = this->ModuleID();
+      out.MethodStartAddress = this->MethodStartAddress();
+      out.MethodSize = this->MethodSize();
+      out.MethodToken = this->MethodToken();
+      out.MethodFlags = this->MethodFlags();
+      this->MethodNamespace().append_utf8(out.MethodNamespace);
+      this->MethodName().append_utf8(out.MethodName);
+      this->MethodSignature().append_utf8(out.MethodSignature);
     }
 
    private:
@@ -2389,30 +2389,30 @@ struct MethodLoadUnloadRundownVerbose_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("ModuleID", ModuleID());
-      f("MethodStartAddress", MethodStartAddress());
-      f("MethodSize", MethodSize());
-      f("MethodToken", MethodToken());
-      f("MethodFlags", MethodFlags());
-      f("MethodNamespace", MethodNamespace());
-      f("MethodName", MethodName());
-      f("MethodSignature", MethodSignature());
-      f("ClrInstanceID", ClrInstanceID());
+      f("MethodID", this->MethodID());
+      f("ModuleID", this->ModuleID());
+      f("MethodStartAddress", this->MethodStartAddress());
+      f("MethodSize", this->MethodSize());
+      f("MethodToken", this->MethodToken());
+      f("MethodFlags", this->MethodFlags());
+      f("MethodNamespace", this->MethodNamespace());
+      f("MethodName", this->MethodName());
+      f("MethodSignature", this->MethodSignature());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodLoadUnloadRundownVerbose_V1& out) const {
-      out.MethodID = MethodID();
-      out.ModuleID = ModuleID();
-      out.MethodStartAddress = MethodStartAddress();
-      out.MethodSize = MethodSize();
-      out.MethodToken = MethodToken();
-      out.MethodFlags = MethodFlags();
-      MethodNamespace().append_utf8(out.MethodNamespace);
-      MethodName().append_utf8(out.MethodName);
-      MethodSignature().append_utf8(out.MethodSignature);
-      out.ClrInstanceID = ClrInstanceID();
+      out.MethodID = this->MethodID();
+      out.ModuleID = this->ModuleID();
+      out.MethodStartAddress = this->MethodStartAddress();
+      out.MethodSize = this->MethodSize();
+      out.MethodToken = this->MethodToken();
+      out.MethodFlags = this->MethodFlags();
+      this->MethodNamespace().append_utf8(out.MethodNamespace);
+      this->MethodName().append_utf8(out.MethodName);
+      this->MethodSignature().append_utf8(out.MethodSignature);
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -2561,32 +2561,32 @@ struct MethodLoadUnloadRundownVerbose_V2 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("ModuleID", ModuleID());
-      f("MethodStartAddress", MethodStartAddress());
-      f("MethodSize", MethodSize());
-      f("MethodToken", MethodToken());
-      f("MethodFlags", MethodFlags());
-      f("MethodNamespace", MethodNamespace());
-      f("MethodName", MethodName());
-      f("MethodSignature", MethodSignature());
-      f("ClrInstanceID", ClrInstanceID());
-      f("ReJITID", ReJITID());
+      f("MethodID", this->MethodID());
+      f("ModuleID", this->ModuleID());
+      f("MethodStartAddress", this->MethodStartAddress());
+      f("MethodSize", this->MethodSize());
+      f("MethodToken", this->MethodToken());
+      f("MethodFlags", this->MethodFlags());
+      f("MethodNamespace", this->MethodNamespace());
+      f("MethodName", this->MethodName());
+      f("MethodSignature", this->MethodSignature());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("ReJITID", this->ReJITID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodLoadUnloadRundownVerbose_V2& out) const {
-      out.MethodID = MethodID();
-      out.ModuleID = ModuleID();
-      out.MethodStartAddress = MethodStartAddress();
-      out.MethodSize = MethodSize();
-      out.MethodToken = MethodToken();
-      out.MethodFlags = MethodFlags();
-      MethodNamespace().append_utf8(out.MethodNamespace);
-      MethodName().append_utf8(out.MethodName);
-      MethodSignature().append_utf8(out.MethodSignature);
-      out.ClrInstanceID = ClrInstanceID();
-      out.ReJITID = ReJITID();
+      out.MethodID = this->MethodID();
+      out.ModuleID = this->ModuleID();
+      out.MethodStartAddress = this->MethodStartAddress();
+      out.MethodSize = this->MethodSize();
+      out.MethodToken = this->MethodToken();
+      out.MethodFlags = this->MethodFlags();
+      this->MethodNamespace().append_utf8(out.MethodNamespace);
+      this->MethodName().append_utf8(out.MethodName);
+      this->MethodSignature().append_utf8(out.MethodSignature);
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.ReJITID = this->ReJITID();
     }
 
    private:
@@ -2719,30 +2719,30 @@ struct MethodILToNativeMapRundown {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("ReJITID", ReJITID());
-      f("MethodExtent", MethodExtent());
-      f("CountOfMapEntries", CountOfMapEntries());
-      f("ILOffsets", ILOffsets());
-      f("NativeOffsets", NativeOffsets());
-      f("ClrInstanceID", ClrInstanceID());
+      f("MethodID", this->MethodID());
+      f("ReJITID", this->ReJITID());
+      f("MethodExtent", this->MethodExtent());
+      f("CountOfMapEntries", this->CountOfMapEntries());
+      f("ILOffsets", this->ILOffsets());
+      f("NativeOffsets", this->NativeOffsets());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodILToNativeMapRundown& out) const {
-      out.MethodID = MethodID();
-      out.ReJITID = ReJITID();
-      out.MethodExtent = MethodExtent();
-      out.CountOfMapEntries = CountOfMapEntries();
+      out.MethodID = this->MethodID();
+      out.ReJITID = this->ReJITID();
+      out.MethodExtent = this->MethodExtent();
+      out.CountOfMapEntries = this->CountOfMapEntries();
       {
-        const auto v = ILOffsets();
+        const auto v = this->ILOffsets();
         out.ILOffsets.assign(v.begin(), v.end());
       }
       {
-        const auto v = NativeOffsets();
+        const auto v = this->NativeOffsets();
         out.NativeOffsets.assign(v.begin(), v.end());
       }
-      out.ClrInstanceID = ClrInstanceID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -2867,32 +2867,32 @@ struct MethodILToNativeMapRundown_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("MethodID", MethodID());
-      f("ReJITID", ReJITID());
-      f("MethodExtent", MethodExtent());
-      f("CountOfMapEntries", CountOfMapEntries());
-      f("ILOffsets", ILOffsets());
-      f("NativeOffsets", NativeOffsets());
-      f("ClrInstanceID", ClrInstanceID());
-      f("ILVersionID", ILVersionID());
+      f("MethodID", this->MethodID());
+      f("ReJITID", this->ReJITID());
+      f("MethodExtent", this->MethodExtent());
+      f("CountOfMapEntries", this->CountOfMapEntries());
+      f("ILOffsets", this->ILOffsets());
+      f("NativeOffsets", this->NativeOffsets());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("ILVersionID", this->ILVersionID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] MethodILToNativeMapRundown_V1& out) const {
-      out.MethodID = MethodID();
-      out.ReJITID = ReJITID();
-      out.MethodExtent = MethodExtent();
-      out.CountOfMapEntries = CountOfMapEntries();
+      out.MethodID = this->MethodID();
+      out.ReJITID = this->ReJITID();
+      out.MethodExtent = this->MethodExtent();
+      out.CountOfMapEntries = this->CountOfMapEntries();
       {
-        const auto v = ILOffsets();
+        const auto v = this->ILOffsets();
         out.ILOffsets.assign(v.begin(), v.end());
       }
       {
-        const auto v = NativeOffsets();
+        const auto v = this->NativeOffsets();
         out.NativeOffsets.assign(v.begin(), v.end());
       }
-      out.ClrInstanceID = ClrInstanceID();
-      out.ILVersionID = ILVersionID();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.ILVersionID = this->ILVersionID();
     }
 
    private:
@@ -2989,12 +2989,12 @@ struct DCStartEnd {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] DCStartEnd& out) const {
-      out.ClrInstanceID = ClrInstanceID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -3087,21 +3087,21 @@ struct ClrStackWalk {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("Reserved1", Reserved1());
-      f("Reserved2", Reserved2());
-      f("FrameCount", FrameCount());
-      f("Stack", Stack());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("Reserved1", this->Reserved1());
+      f("Reserved2", this->Reserved2());
+      f("FrameCount", this->FrameCount());
+      f("Stack", this->Stack());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ClrStackWalk& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.Reserved1 = Reserved1();
-      out.Reserved2 = Reserved2();
-      out.FrameCount = FrameCount();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.Reserved1 = this->Reserved1();
+      out.Reserved2 = this->Reserved2();
+      out.FrameCount = this->FrameCount();
       {
-        const auto v = Stack();
+        const auto v = this->Stack();
         out.Stack.assign(v.begin(), v.end());
       }
     }
@@ -3204,22 +3204,22 @@ struct ThreadCreatedRundown {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ManagedThreadID", ManagedThreadID());
-      f("AppDomainID", AppDomainID());
-      f("Flags", Flags());
-      f("ManagedThreadIndex", ManagedThreadIndex());
-      f("OSThreadID", OSThreadID());
-      f("ClrInstanceID", ClrInstanceID());
+      f("ManagedThreadID", this->ManagedThreadID());
+      f("AppDomainID", this->AppDomainID());
+      f("Flags", this->Flags());
+      f("ManagedThreadIndex", this->ManagedThreadIndex());
+      f("OSThreadID", this->OSThreadID());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ThreadCreatedRundown& out) const {
-      out.ManagedThreadID = ManagedThreadID();
-      out.AppDomainID = AppDomainID();
-      out.Flags = Flags();
-      out.ManagedThreadIndex = ManagedThreadIndex();
-      out.OSThreadID = OSThreadID();
-      out.ClrInstanceID = ClrInstanceID();
+      out.ManagedThreadID = this->ManagedThreadID();
+      out.AppDomainID = this->AppDomainID();
+      out.Flags = this->Flags();
+      out.ManagedThreadIndex = this->ManagedThreadIndex();
+      out.OSThreadID = this->OSThreadID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -3312,20 +3312,20 @@ struct ModuleRangeRundown {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("ModuleID", ModuleID());
-      f("RangeBegin", RangeBegin());
-      f("RangeSize", RangeSize());
-      f("RangeType", RangeType());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("ModuleID", this->ModuleID());
+      f("RangeBegin", this->RangeBegin());
+      f("RangeSize", this->RangeSize());
+      f("RangeType", this->RangeType());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ModuleRangeRundown& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.ModuleID = ModuleID();
-      out.RangeBegin = RangeBegin();
-      out.RangeSize = RangeSize();
-      out.RangeType = RangeType();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.ModuleID = this->ModuleID();
+      out.RangeBegin = this->RangeBegin();
+      out.RangeSize = this->RangeSize();
+      out.RangeType = this->RangeType();
     }
 
    private:
@@ -3406,14 +3406,14 @@ struct TieredCompilationSettings {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("Flags", Flags());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("Flags", this->Flags());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] TieredCompilationSettings& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.Flags = Flags();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.Flags = this->Flags();
     }
 
    private:
@@ -3498,16 +3498,16 @@ struct ExecutionCheckpointRundown {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("Name", Name());
-      f("Timestamp", Timestamp());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("Name", this->Name());
+      f("Timestamp", this->Timestamp());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ExecutionCheckpointRundown& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      Name().append_utf8(out.Name);
-      out.Timestamp = Timestamp();
+      out.ClrInstanceID = this->ClrInstanceID();
+      this->Name().append_utf8(out.Name);
+      out.Timestamp = this->Timestamp();
     }
 
    private:

@@ -137,17 +137,17 @@ struct StressLog {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Facility", Facility());
-      f("LogLevel", LogLevel());
-      f("Message", Message());
+      f("Facility", this->Facility());
+      f("LogLevel", this->LogLevel());
+      f("Message", this->Message());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] StressLog& out) const {
-      out.Facility = Facility();
-      out.LogLevel = LogLevel();
+      out.Facility = this->Facility();
+      out.LogLevel = this->LogLevel();
       {
-        const auto v = Message();
+        const auto v = this->Message();
         out.Message.assign(v.begin(), v.end());
       }
     }
@@ -244,21 +244,21 @@ struct StressLog_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Facility", Facility());
-      f("LogLevel", LogLevel());
-      f("Message", Message());
-      f("ClrInstanceID", ClrInstanceID());
+      f("Facility", this->Facility());
+      f("LogLevel", this->LogLevel());
+      f("Message", this->Message());
+      f("ClrInstanceID", this->ClrInstanceID());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] StressLog_V1& out) const {
-      out.Facility = Facility();
-      out.LogLevel = LogLevel();
+      out.Facility = this->Facility();
+      out.LogLevel = this->LogLevel();
       {
-        const auto v = Message();
+        const auto v = this->Message();
         out.Message.assign(v.begin(), v.end());
       }
-      out.ClrInstanceID = ClrInstanceID();
+      out.ClrInstanceID = this->ClrInstanceID();
     }
 
    private:
@@ -361,21 +361,21 @@ struct ClrStackWalk {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ClrInstanceID", ClrInstanceID());
-      f("Reserved1", Reserved1());
-      f("Reserved2", Reserved2());
-      f("FrameCount", FrameCount());
-      f("Stack", Stack());
+      f("ClrInstanceID", this->ClrInstanceID());
+      f("Reserved1", this->Reserved1());
+      f("Reserved2", this->Reserved2());
+      f("FrameCount", this->FrameCount());
+      f("Stack", this->Stack());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] ClrStackWalk& out) const {
-      out.ClrInstanceID = ClrInstanceID();
-      out.Reserved1 = Reserved1();
-      out.Reserved2 = Reserved2();
-      out.FrameCount = FrameCount();
+      out.ClrInstanceID = this->ClrInstanceID();
+      out.Reserved1 = this->Reserved1();
+      out.Reserved2 = this->Reserved2();
+      out.FrameCount = this->FrameCount();
       {
-        const auto v = Stack();
+        const auto v = this->Stack();
         out.Stack.assign(v.begin(), v.end());
       }
     }

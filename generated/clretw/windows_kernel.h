@@ -274,70 +274,70 @@ struct EventTraceHeader {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("BufferSize", BufferSize());
-      f("Version", Version());
-      f("ProviderVersion", ProviderVersion());
-      f("NumberOfProcessors", NumberOfProcessors());
-      f("EndTime", EndTime());
-      f("TimerResolution", TimerResolution());
-      f("MaxFileSize", MaxFileSize());
-      f("LogFileMode", LogFileMode());
-      f("BuffersWritten", BuffersWritten());
-      f("StartBuffers", StartBuffers());
-      f("PointerSize", PointerSize_());
-      f("EventsLost", EventsLost());
-      f("CPUSpeed", CPUSpeed());
-      f("LoggerNamePointer", LoggerNamePointer());
-      f("LogFileNamePointer", LogFileNamePointer());
-      f("TimeZoneBias", TimeZoneBias());
-      f("StandardName", StandardName());
-      f("StandardDate", StandardDate());
-      f("StandardBias", StandardBias());
-      f("DaylightName", DaylightName());
-      f("DaylightDate", DaylightDate());
-      f("DaylightBias", DaylightBias());
-      f("Alignment", Alignment());
-      f("BootTime", BootTime());
-      f("PerfFreq", PerfFreq());
-      f("StartTime", StartTime());
-      f("ReservedFlags", ReservedFlags());
-      f("BuffersLost", BuffersLost());
-      f("SessionName", SessionName());
-      f("LogFileName", LogFileName());
+      f("BufferSize", this->BufferSize());
+      f("Version", this->Version());
+      f("ProviderVersion", this->ProviderVersion());
+      f("NumberOfProcessors", this->NumberOfProcessors());
+      f("EndTime", this->EndTime());
+      f("TimerResolution", this->TimerResolution());
+      f("MaxFileSize", this->MaxFileSize());
+      f("LogFileMode", this->LogFileMode());
+      f("BuffersWritten", this->BuffersWritten());
+      f("StartBuffers", this->StartBuffers());
+      f("PointerSize", this->PointerSize_());
+      f("EventsLost", this->EventsLost());
+      f("CPUSpeed", this->CPUSpeed());
+      f("LoggerNamePointer", this->LoggerNamePointer());
+      f("LogFileNamePointer", this->LogFileNamePointer());
+      f("TimeZoneBias", this->TimeZoneBias());
+      f("StandardName", this->StandardName());
+      f("StandardDate", this->StandardDate());
+      f("StandardBias", this->StandardBias());
+      f("DaylightName", this->DaylightName());
+      f("DaylightDate", this->DaylightDate());
+      f("DaylightBias", this->DaylightBias());
+      f("Alignment", this->Alignment());
+      f("BootTime", this->BootTime());
+      f("PerfFreq", this->PerfFreq());
+      f("StartTime", this->StartTime());
+      f("ReservedFlags", this->ReservedFlags());
+      f("BuffersLost", this->BuffersLost());
+      f("SessionName", this->SessionName());
+      f("LogFileName", this->LogFileName());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] EventTraceHeader& out) const {
-      out.BufferSize = BufferSize();
-      out.Version = Version();
-      out.ProviderVersion = ProviderVersion();
-      out.NumberOfProcessors = NumberOfProcessors();
-      out.EndTime = EndTime();
-      out.TimerResolution = TimerResolution();
-      out.MaxFileSize = MaxFileSize();
-      out.LogFileMode = LogFileMode();
-      out.BuffersWritten = BuffersWritten();
-      out.StartBuffers = StartBuffers();
-      out.PointerSize = PointerSize_();
-      out.EventsLost = EventsLost();
-      out.CPUSpeed = CPUSpeed();
-      out.LoggerNamePointer = LoggerNamePointer();
-      out.LogFileNamePointer = LogFileNamePointer();
-      out.TimeZoneBias = TimeZoneBias();
-      StandardName().append_utf8(out.StandardName);
-      out.StandardDate = StandardDate();
-      out.StandardBias = StandardBias();
-      DaylightName().append_utf8(out.DaylightName);
-      out.DaylightDate = DaylightDate();
-      out.DaylightBias = DaylightBias();
-      out.Alignment = Alignment();
-      out.BootTime = BootTime();
-      out.PerfFreq = PerfFreq();
-      out.StartTime = StartTime();
-      out.ReservedFlags = ReservedFlags();
-      out.BuffersLost = BuffersLost();
-      SessionName().append_utf8(out.SessionName);
-      LogFileName().append_utf8(out.LogFileName);
+      out.BufferSize = this->BufferSize();
+      out.Version = this->Version();
+      out.ProviderVersion = this->ProviderVersion();
+      out.NumberOfProcessors = this->NumberOfProcessors();
+      out.EndTime = this->EndTime();
+      out.TimerResolution = this->TimerResolution();
+      out.MaxFileSize = this->MaxFileSize();
+      out.LogFileMode = this->LogFileMode();
+      out.BuffersWritten = this->BuffersWritten();
+      out.StartBuffers = this->StartBuffers();
+      out.PointerSize = this->PointerSize_();
+      out.EventsLost = this->EventsLost();
+      out.CPUSpeed = this->CPUSpeed();
+      out.LoggerNamePointer = this->LoggerNamePointer();
+      out.LogFileNamePointer = this->LogFileNamePointer();
+      out.TimeZoneBias = this->TimeZoneBias();
+      this->StandardName().append_utf8(out.StandardName);
+      out.StandardDate = this->StandardDate();
+      out.StandardBias = this->StandardBias();
+      this->DaylightName().append_utf8(out.DaylightName);
+      out.DaylightDate = this->DaylightDate();
+      out.DaylightBias = this->DaylightBias();
+      out.Alignment = this->Alignment();
+      out.BootTime = this->BootTime();
+      out.PerfFreq = this->PerfFreq();
+      out.StartTime = this->StartTime();
+      out.ReservedFlags = this->ReservedFlags();
+      out.BuffersLost = this->BuffersLost();
+      this->SessionName().append_utf8(out.SessionName);
+      this->LogFileName().append_utf8(out.LogFileName);
     }
 
    private:
@@ -524,38 +524,38 @@ struct Thread_V3 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ProcessId", ProcessId());
-      f("TThreadId", TThreadId());
-      f("StackBase", StackBase());
-      f("StackLimit", StackLimit());
-      f("UserStackBase", UserStackBase());
-      f("UserStackLimit", UserStackLimit());
-      f("Affinity", Affinity());
-      f("Win32StartAddr", Win32StartAddr());
-      f("TebBase", TebBase());
-      f("SubProcessTag", SubProcessTag());
-      f("BasePriority", BasePriority());
-      f("PagePriority", PagePriority());
-      f("IoPriority", IoPriority());
-      f("ThreadFlags", ThreadFlags());
+      f("ProcessId", this->ProcessId());
+      f("TThreadId", this->TThreadId());
+      f("StackBase", this->StackBase());
+      f("StackLimit", this->StackLimit());
+      f("UserStackBase", this->UserStackBase());
+      f("UserStackLimit", this->UserStackLimit());
+      f("Affinity", this->Affinity());
+      f("Win32StartAddr", this->Win32StartAddr());
+      f("TebBase", this->TebBase());
+      f("SubProcessTag", this->SubProcessTag());
+      f("BasePriority", this->BasePriority());
+      f("PagePriority", this->PagePriority());
+      f("IoPriority", this->IoPriority());
+      f("ThreadFlags", this->ThreadFlags());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] Thread_V3& out) const {
-      out.ProcessId = ProcessId();
-      out.TThreadId = TThreadId();
-      out.StackBase = StackBase();
-      out.StackLimit = StackLimit();
-      out.UserStackBase = UserStackBase();
-      out.UserStackLimit = UserStackLimit();
-      out.Affinity = Affinity();
-      out.Win32StartAddr = Win32StartAddr();
-      out.TebBase = TebBase();
-      out.SubProcessTag = SubProcessTag();
-      out.BasePriority = BasePriority();
-      out.PagePriority = PagePriority();
-      out.IoPriority = IoPriority();
-      out.ThreadFlags = ThreadFlags();
+      out.ProcessId = this->ProcessId();
+      out.TThreadId = this->TThreadId();
+      out.StackBase = this->StackBase();
+      out.StackLimit = this->StackLimit();
+      out.UserStackBase = this->UserStackBase();
+      out.UserStackLimit = this->UserStackLimit();
+      out.Affinity = this->Affinity();
+      out.Win32StartAddr = this->Win32StartAddr();
+      out.TebBase = this->TebBase();
+      out.SubProcessTag = this->SubProcessTag();
+      out.BasePriority = this->BasePriority();
+      out.PagePriority = this->PagePriority();
+      out.IoPriority = this->IoPriority();
+      out.ThreadFlags = this->ThreadFlags();
     }
 
    private:
@@ -676,34 +676,34 @@ struct Image {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("ImageBase", ImageBase());
-      f("ImageSize", ImageSize());
-      f("ProcessId", ProcessId());
-      f("ImageChecksum", ImageChecksum());
-      f("TimeDateStamp", TimeDateStamp());
-      f("Reserved0", Reserved0());
-      f("DefaultBase", DefaultBase());
-      f("Reserved1", Reserved1());
-      f("Reserved2", Reserved2());
-      f("Reserved3", Reserved3());
-      f("Reserved4", Reserved4());
-      f("FileName", FileName());
+      f("ImageBase", this->ImageBase());
+      f("ImageSize", this->ImageSize());
+      f("ProcessId", this->ProcessId());
+      f("ImageChecksum", this->ImageChecksum());
+      f("TimeDateStamp", this->TimeDateStamp());
+      f("Reserved0", this->Reserved0());
+      f("DefaultBase", this->DefaultBase());
+      f("Reserved1", this->Reserved1());
+      f("Reserved2", this->Reserved2());
+      f("Reserved3", this->Reserved3());
+      f("Reserved4", this->Reserved4());
+      f("FileName", this->FileName());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] Image& out) const {
-      out.ImageBase = ImageBase();
-      out.ImageSize = ImageSize();
-      out.ProcessId = ProcessId();
-      out.ImageChecksum = ImageChecksum();
-      out.TimeDateStamp = TimeDateStamp();
-      out.Reserved0 = Reserved0();
-      out.DefaultBase = DefaultBase();
-      out.Reserved1 = Reserved1();
-      out.Reserved2 = Reserved2();
-      out.Reserved3 = Reserved3();
-      out.Reserved4 = Reserved4();
-      FileName().append_utf8(out.FileName);
+      out.ImageBase = this->ImageBase();
+      out.ImageSize = this->ImageSize();
+      out.ProcessId = this->ProcessId();
+      out.ImageChecksum = this->ImageChecksum();
+      out.TimeDateStamp = this->TimeDateStamp();
+      out.Reserved0 = this->Reserved0();
+      out.DefaultBase = this->DefaultBase();
+      out.Reserved1 = this->Reserved1();
+      out.Reserved2 = this->Reserved2();
+      out.Reserved3 = this->Reserved3();
+      out.Reserved4 = this->Reserved4();
+      this->FileName().append_utf8(out.FileName);
     }
 
    private:
@@ -796,18 +796,18 @@ struct SampledProfile {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("InstructionPointer", InstructionPointer());
-      f("ThreadId", ThreadId());
-      f("Count", Count());
-      f("Reserved", Reserved());
+      f("InstructionPointer", this->InstructionPointer());
+      f("ThreadId", this->ThreadId());
+      f("Count", this->Count());
+      f("Reserved", this->Reserved());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] SampledProfile& out) const {
-      out.InstructionPointer = InstructionPointer();
-      out.ThreadId = ThreadId();
-      out.Count = Count();
-      out.Reserved = Reserved();
+      out.InstructionPointer = this->InstructionPointer();
+      out.ThreadId = this->ThreadId();
+      out.Count = this->Count();
+      out.Reserved = this->Reserved();
     }
 
    private:
@@ -892,16 +892,16 @@ struct StackWalk {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("EventTimeStamp", EventTimeStamp());
-      f("StackProcess", StackProcess());
-      f("StackThread", StackThread());
+      f("EventTimeStamp", this->EventTimeStamp());
+      f("StackProcess", this->StackProcess());
+      f("StackThread", this->StackThread());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] StackWalk& out) const {
-      out.EventTimeStamp = EventTimeStamp();
-      out.StackProcess = StackProcess();
-      out.StackThread = StackThread();
+      out.EventTimeStamp = this->EventTimeStamp();
+      out.StackProcess = this->StackProcess();
+      out.StackThread = this->StackThread();
     }
 
    private:

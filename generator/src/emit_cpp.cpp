@@ -753,17 +753,19 @@ class Emitter {
       }
       const std::string aname = scope.take(mnames[i], "_", c.field_origin.at(&f));
       accessors += "    // " + member_comment(r, f) + "\n    " + type + " " + aname + "() const noexcept { " + body + " }\n";
-      visits += "      f(" + cpp_string(f.name) + ", " + aname + "());\n";
+      // Accessors through this->: a parameter or local may bear a field's name.
+      const std::string call = "this->" + aname + "()";
+      visits += "      f(" + cpp_string(f.name) + ", " + call + ");\n";
       const std::string m = "out." + mnames[i];
       if (f.type == InType::Struct) {
-        copies += "      {\n        const auto r = " + aname + "();\n        " + m + ".resize(r.size());\n"
+        copies += "      {\n        const auto r = " + call + ";\n        " + m + ".resize(r.size());\n"
                   "        for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(" + m + "[k]);\n      }\n";
       } else if (f.type == InType::UnicodeString) {
-        copies += "      " + aname + "().append_utf8(" + m + ");\n";
+        copies += "      " + call + ".append_utf8(" + m + ");\n";
       } else if (f.type == InType::AnsiString || f.type == InType::Binary || array) {
-        copies += "      {\n        const auto v = " + aname + "();\n        " + m + ".assign(v.begin(), v.end());\n      }\n";
+        copies += "      {\n        const auto v = " + call + ";\n        " + m + ".assign(v.begin(), v.end());\n      }\n";
       } else {
-        copies += "      " + m + " = " + aname + "();\n";
+        copies += "      " + m + " = " + call + ";\n";
       }
     }
     std::string out;

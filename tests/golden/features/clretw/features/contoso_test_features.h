@@ -225,48 +225,48 @@ struct Scalars {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("I8", I8());
-      f("U8", U8());
-      f("I16", I16());
-      f("U16", U16());
-      f("I32", I32());
-      f("U32", U32());
-      f("I64", I64());
-      f("U64", U64());
-      f("H32", H32());
-      f("H64", H64());
-      f("F32", F32());
-      f("F64", F64());
-      f("Flag", Flag());
-      f("Id", Id());
-      f("Ptr", Ptr());
-      f("After", After());
-      f("When", When());
-      f("Clock", Clock());
-      f("Access", Access());
+      f("I8", this->I8());
+      f("U8", this->U8());
+      f("I16", this->I16());
+      f("U16", this->U16());
+      f("I32", this->I32());
+      f("U32", this->U32());
+      f("I64", this->I64());
+      f("U64", this->U64());
+      f("H32", this->H32());
+      f("H64", this->H64());
+      f("F32", this->F32());
+      f("F64", this->F64());
+      f("Flag", this->Flag());
+      f("Id", this->Id());
+      f("Ptr", this->Ptr());
+      f("After", this->After());
+      f("When", this->When());
+      f("Clock", this->Clock());
+      f("Access", this->Access());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] Scalars& out) const {
-      out.I8 = I8();
-      out.U8 = U8();
-      out.I16 = I16();
-      out.U16 = U16();
-      out.I32 = I32();
-      out.U32 = U32();
-      out.I64 = I64();
-      out.U64 = U64();
-      out.H32 = H32();
-      out.H64 = H64();
-      out.F32 = F32();
-      out.F64 = F64();
-      out.Flag = Flag();
-      out.Id = Id();
-      out.Ptr = Ptr();
-      out.After = After();
-      out.When = When();
-      out.Clock = Clock();
-      out.Access = Access();
+      out.I8 = this->I8();
+      out.U8 = this->U8();
+      out.I16 = this->I16();
+      out.U16 = this->U16();
+      out.I32 = this->I32();
+      out.U32 = this->U32();
+      out.I64 = this->I64();
+      out.U64 = this->U64();
+      out.H32 = this->H32();
+      out.H64 = this->H64();
+      out.F32 = this->F32();
+      out.F64 = this->F64();
+      out.Flag = this->Flag();
+      out.Id = this->Id();
+      out.Ptr = this->Ptr();
+      out.After = this->After();
+      out.When = this->When();
+      out.Clock = this->Clock();
+      out.Access = this->Access();
     }
 
    private:
@@ -411,19 +411,19 @@ struct Nested_Items {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Key", Key());
-      f("Label", Label());
-      f("ArgCount", ArgCount());
-      f("Args", Args());
+      f("Key", this->Key());
+      f("Label", this->Label());
+      f("ArgCount", this->ArgCount());
+      f("Args", this->Args());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] Nested_Items& out) const {
-      out.Key = Key();
-      Label().append_utf8(out.Label);
-      out.ArgCount = ArgCount();
+      out.Key = this->Key();
+      this->Label().append_utf8(out.Label);
+      out.ArgCount = this->ArgCount();
       {
-        const auto v = Args();
+        const auto v = this->Args();
         out.Args.assign(v.begin(), v.end());
       }
     }
@@ -526,14 +526,14 @@ struct Nested_Points {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("X", X());
-      f("Y", Y());
+      f("X", this->X());
+      f("Y", this->Y());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] Nested_Points& out) const {
-      out.X = X();
-      out.Y = Y();
+      out.X = this->X();
+      out.Y = this->Y();
     }
 
    private:
@@ -636,14 +636,14 @@ struct Versioned {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Count", Count());
-      f("Depth", Depth());
+      f("Count", this->Count());
+      f("Depth", this->Depth());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] Versioned& out) const {
-      out.Count = Count();
-      out.Depth = Depth();
+      out.Count = this->Count();
+      out.Depth = this->Depth();
     }
 
    private:
@@ -732,18 +732,18 @@ struct Versioned_V1 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Count", Count());
-      f("Inserted", Inserted());
-      f("Depth", Depth());
-      f("Name", Name());
+      f("Count", this->Count());
+      f("Inserted", this->Inserted());
+      f("Depth", this->Depth());
+      f("Name", this->Name());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] Versioned_V1& out) const {
-      out.Count = Count();
-      out.Inserted = Inserted();
-      out.Depth = Depth();
-      Name().append_utf8(out.Name);
+      out.Count = this->Count();
+      out.Inserted = this->Inserted();
+      out.Depth = this->Depth();
+      this->Name().append_utf8(out.Name);
     }
 
    private:
@@ -844,22 +844,22 @@ struct Versioned_V2 {
     // Calls f(field name, value) for every field, in wire order.
     template <class F>
     void for_each_field([[maybe_unused]] F&& f) const {
-      f("Count", Count());
-      f("Inserted", Inserted());
-      f("Depth", Depth());
-      f("Name", Name());
-      f("Extra", Extra());
-      f("Color", Color());
+      f("Count", this->Count());
+      f("Inserted", this->Inserted());
+      f("Depth", this->Depth());
+      f("Name", this->Name());
+      f("Extra", this->Extra());
+      f("Color", this->Color());
     }
     // Copies every field into an owning struct as it is after construction (what decode()
     // does when the payload verifies).
     void copy_to([[maybe_unused]] Versioned_V2& out) const {
-      out.Count = Count();
-      out.Inserted = Inserted();
-      out.Depth = Depth();
-      Name().append_utf8(out.Name);
-      out.Extra = Extra();
-      out.Color = Color();
+      out.Count = this->Count();
+      out.Inserted = this->Inserted();
+      out.Depth = this->Depth();
+      this->Name().append_utf8(out.Name);
+      out.Extra = this->Extra();
+      out.Color = this->Color();
     }
 
    private:
