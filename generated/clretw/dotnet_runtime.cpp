@@ -451,7 +451,8 @@ constexpr ::clretw::RecordDesc kRecord_EventSource{
     .fields = kFieldsEventSource,
     .layout = {{kPlacesEventSource[0], kSegmentsEventSource[0], 4}, {kPlacesEventSource[1], kSegmentsEventSource[1], 4}},
 
-    .line = 558};
+    .line = 558,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::EventSource>};
 
 // "StrongNameVerification", line 564
 constexpr ::clretw::FieldDesc kFieldsStrongNameVerification[] = {
@@ -468,7 +469,8 @@ constexpr ::clretw::RecordDesc kRecord_StrongNameVerification{
     .fields = kFieldsStrongNameVerification,
     .layout = {{kPlacesStrongNameVerification[0], kSegmentsStrongNameVerification[0], 8}, {kPlacesStrongNameVerification[1], kSegmentsStrongNameVerification[1], 8}},
 
-    .line = 564};
+    .line = 564,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::StrongNameVerification>};
 
 // "StrongNameVerification_V1", line 569
 constexpr ::clretw::FieldDesc kFieldsStrongNameVerification_V1[] = {
@@ -486,7 +488,8 @@ constexpr ::clretw::RecordDesc kRecord_StrongNameVerification_V1{
     .fields = kFieldsStrongNameVerification_V1,
     .layout = {{kPlacesStrongNameVerification_V1[0], kSegmentsStrongNameVerification_V1[0], 10}, {kPlacesStrongNameVerification_V1[1], kSegmentsStrongNameVerification_V1[1], 10}},
 
-    .line = 569};
+    .line = 569,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::StrongNameVerification_V1>};
 
 // "AuthenticodeVerification", line 575
 constexpr ::clretw::FieldDesc kFieldsAuthenticodeVerification[] = {
@@ -503,7 +506,8 @@ constexpr ::clretw::RecordDesc kRecord_AuthenticodeVerification{
     .fields = kFieldsAuthenticodeVerification,
     .layout = {{kPlacesAuthenticodeVerification[0], kSegmentsAuthenticodeVerification[0], 8}, {kPlacesAuthenticodeVerification[1], kSegmentsAuthenticodeVerification[1], 8}},
 
-    .line = 575};
+    .line = 575,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::AuthenticodeVerification>};
 
 // "AuthenticodeVerification_V1", line 580
 constexpr ::clretw::FieldDesc kFieldsAuthenticodeVerification_V1[] = {
@@ -521,7 +525,8 @@ constexpr ::clretw::RecordDesc kRecord_AuthenticodeVerification_V1{
     .fields = kFieldsAuthenticodeVerification_V1,
     .layout = {{kPlacesAuthenticodeVerification_V1[0], kSegmentsAuthenticodeVerification_V1[0], 10}, {kPlacesAuthenticodeVerification_V1[1], kSegmentsAuthenticodeVerification_V1[1], 10}},
 
-    .line = 580};
+    .line = 580,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::AuthenticodeVerification_V1>};
 
 // "RuntimeInformation", line 586
 constexpr ::clretw::FieldDesc kFieldsRuntimeInformation[] = {
@@ -550,7 +555,8 @@ constexpr ::clretw::RecordDesc kRecord_RuntimeInformation{
     .fields = kFieldsRuntimeInformation,
     .layout = {{kPlacesRuntimeInformation[0], kSegmentsRuntimeInformation[0], 41}, {kPlacesRuntimeInformation[1], kSegmentsRuntimeInformation[1], 41}},
 
-    .line = 586};
+    .line = 586,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::RuntimeInformation>};
 
 // "GCStart", line 603
 constexpr ::clretw::FieldDesc kFieldsGCStart[] = {
@@ -906,7 +912,8 @@ constexpr ::clretw::RecordDesc kRecord_GCAllocationTick_V2{
     .fields = kFieldsGCAllocationTick_V2,
     .layout = {{kPlacesGCAllocationTick_V2[0], kSegmentsGCAllocationTick_V2[0], 26}, {kPlacesGCAllocationTick_V2[1], kSegmentsGCAllocationTick_V2[1], 30}},
 
-    .line = 722};
+    .line = 722,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::GCAllocationTick_V2>};
 
 // "GCAllocationTick_V3", line 731
 constexpr ::clretw::FieldDesc kFieldsGCAllocationTick_V3[] = {
@@ -928,7 +935,8 @@ constexpr ::clretw::RecordDesc kRecord_GCAllocationTick_V3{
     .fields = kFieldsGCAllocationTick_V3,
     .layout = {{kPlacesGCAllocationTick_V3[0], kSegmentsGCAllocationTick_V3[0], 30}, {kPlacesGCAllocationTick_V3[1], kSegmentsGCAllocationTick_V3[1], 38}},
 
-    .line = 731};
+    .line = 731,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::GCAllocationTick_V3>};
 
 // "GCAllocationTick_V4", line 741
 constexpr ::clretw::FieldDesc kFieldsGCAllocationTick_V4[] = {
@@ -951,7 +959,8 @@ constexpr ::clretw::RecordDesc kRecord_GCAllocationTick_V4{
     .fields = kFieldsGCAllocationTick_V4,
     .layout = {{kPlacesGCAllocationTick_V4[0], kSegmentsGCAllocationTick_V4[0], 38}, {kPlacesGCAllocationTick_V4[1], kSegmentsGCAllocationTick_V4[1], 46}},
 
-    .line = 741};
+    .line = 741,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::GCAllocationTick_V4>};
 
 // "GCCreateConcurrentThread", line 752
 constexpr ::clretw::FieldDesc kFieldsGCCreateConcurrentThread[] = {
@@ -1119,7 +1128,8 @@ constexpr ::clretw::RecordDesc kRecord_GCPerHeapHistory_V3{
     .fields = kFieldsGCPerHeapHistory_V3,
     .layout = {{kPlacesGCPerHeapHistory_V3[0], kSegmentsGCPerHeapHistory_V3[0], 58}, {kPlacesGCPerHeapHistory_V3[1], kSegmentsGCPerHeapHistory_V3[1], 86}},
 
-    .line = 782};
+    .line = 782,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::GCPerHeapHistory_V3>};
 
 // "GCGlobalHeap_V2", line 811
 constexpr ::clretw::FieldDesc kFieldsGCGlobalHeap_V2[] = {
@@ -1209,7 +1219,8 @@ constexpr ::clretw::RecordDesc kRecord_GCGlobalHeap_V4{
     .fields = kFieldsGCGlobalHeap_V4,
     .layout = {{kPlacesGCGlobalHeap_V4[0], kSegmentsGCGlobalHeap_V4[0], 50}, {kPlacesGCGlobalHeap_V4[1], kSegmentsGCGlobalHeap_V4[1], 50}},
 
-    .line = 835};
+    .line = 835,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::GCGlobalHeap_V4>};
 
 // "Values", line 855
 constexpr ::clretw::FieldDesc kFieldsGCLOHCompact_Values[] = {
@@ -1246,7 +1257,8 @@ constexpr ::clretw::RecordDesc kRecord_GCLOHCompact{
     .fields = kFieldsGCLOHCompact,
     .layout = {{kPlacesGCLOHCompact[0], kSegmentsGCLOHCompact[0], 4}, {kPlacesGCLOHCompact[1], kSegmentsGCLOHCompact[1], 4}},
 
-    .line = 852};
+    .line = 852,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::GCLOHCompact>};
 
 // "Values", line 868
 constexpr ::clretw::FieldDesc kFieldsGCFitBucketInfo_Values[] = {
@@ -1283,7 +1295,8 @@ constexpr ::clretw::RecordDesc kRecord_GCFitBucketInfo{
     .fields = kFieldsGCFitBucketInfo,
     .layout = {{kPlacesGCFitBucketInfo[0], kSegmentsGCFitBucketInfo[0], 14}, {kPlacesGCFitBucketInfo[1], kSegmentsGCFitBucketInfo[1], 14}},
 
-    .line = 863};
+    .line = 863,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::GCFitBucketInfo>};
 
 // "FinalizeObject", line 874
 constexpr ::clretw::FieldDesc kFieldsFinalizeObject[] = {
@@ -1371,7 +1384,8 @@ constexpr ::clretw::RecordDesc kRecord_PinObjectAtGCTime{
     .fields = kFieldsPinObjectAtGCTime,
     .layout = {{kPlacesPinObjectAtGCTime[0], kSegmentsPinObjectAtGCTime[0], 18}, {kPlacesPinObjectAtGCTime[1], kSegmentsPinObjectAtGCTime[1], 26}},
 
-    .line = 895};
+    .line = 895,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::PinObjectAtGCTime>};
 
 // "GCDynamicEvent", line 902
 constexpr ::clretw::FieldDesc kFieldsGCDynamicEvent[] = {
@@ -1684,7 +1698,8 @@ constexpr ::clretw::RecordDesc kRecord_Exception{
     .fields = kFieldsException,
     .layout = {{kPlacesException[0], kSegmentsException[0], 12}, {kPlacesException[1], kSegmentsException[1], 16}},
 
-    .line = 991};
+    .line = 991,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::Exception>};
 
 // "ExceptionHandling", line 999
 constexpr ::clretw::FieldDesc kFieldsExceptionHandling[] = {
@@ -1702,7 +1717,8 @@ constexpr ::clretw::RecordDesc kRecord_ExceptionHandling{
     .fields = kFieldsExceptionHandling,
     .layout = {{kPlacesExceptionHandling[0], kSegmentsExceptionHandling[0], 18}, {kPlacesExceptionHandling[1], kSegmentsExceptionHandling[1], 18}},
 
-    .line = 999};
+    .line = 999,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::ExceptionHandling>};
 
 // "Contention", line 1005
 constexpr ::clretw::FieldDesc kFieldsContention[] = {
@@ -1775,7 +1791,8 @@ constexpr ::clretw::RecordDesc kRecord_DomainModuleLoadUnload{
     .fields = kFieldsDomainModuleLoadUnload,
     .layout = {{kPlacesDomainModuleLoadUnload[0], kSegmentsDomainModuleLoadUnload[0], 32}, {kPlacesDomainModuleLoadUnload[1], kSegmentsDomainModuleLoadUnload[1], 32}},
 
-    .line = 1021};
+    .line = 1021,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::DomainModuleLoadUnload>};
 
 // "DomainModuleLoadUnload_V1", line 1030
 constexpr ::clretw::FieldDesc kFieldsDomainModuleLoadUnload_V1[] = {
@@ -1797,7 +1814,8 @@ constexpr ::clretw::RecordDesc kRecord_DomainModuleLoadUnload_V1{
     .fields = kFieldsDomainModuleLoadUnload_V1,
     .layout = {{kPlacesDomainModuleLoadUnload_V1[0], kSegmentsDomainModuleLoadUnload_V1[0], 34}, {kPlacesDomainModuleLoadUnload_V1[1], kSegmentsDomainModuleLoadUnload_V1[1], 34}},
 
-    .line = 1030};
+    .line = 1030,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::DomainModuleLoadUnload_V1>};
 
 // "ModuleLoadUnload", line 1040
 constexpr ::clretw::FieldDesc kFieldsModuleLoadUnload[] = {
@@ -1817,7 +1835,8 @@ constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnload{
     .fields = kFieldsModuleLoadUnload,
     .layout = {{kPlacesModuleLoadUnload[0], kSegmentsModuleLoadUnload[0], 24}, {kPlacesModuleLoadUnload[1], kSegmentsModuleLoadUnload[1], 24}},
 
-    .line = 1040};
+    .line = 1040,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::ModuleLoadUnload>};
 
 // "ModuleLoadUnload_V1", line 1048
 constexpr ::clretw::FieldDesc kFieldsModuleLoadUnload_V1[] = {
@@ -1838,7 +1857,8 @@ constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnload_V1{
     .fields = kFieldsModuleLoadUnload_V1,
     .layout = {{kPlacesModuleLoadUnload_V1[0], kSegmentsModuleLoadUnload_V1[0], 26}, {kPlacesModuleLoadUnload_V1[1], kSegmentsModuleLoadUnload_V1[1], 26}},
 
-    .line = 1048};
+    .line = 1048,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::ModuleLoadUnload_V1>};
 
 // "ModuleLoadUnload_V2", line 1057
 constexpr ::clretw::FieldDesc kFieldsModuleLoadUnload_V2[] = {
@@ -1865,7 +1885,8 @@ constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnload_V2{
     .fields = kFieldsModuleLoadUnload_V2,
     .layout = {{kPlacesModuleLoadUnload_V2[0], kSegmentsModuleLoadUnload_V2[0], 66}, {kPlacesModuleLoadUnload_V2[1], kSegmentsModuleLoadUnload_V2[1], 66}},
 
-    .line = 1057};
+    .line = 1057,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::ModuleLoadUnload_V2>};
 
 // "AssemblyLoadUnload", line 1072
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadUnload[] = {
@@ -1883,7 +1904,8 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadUnload{
     .fields = kFieldsAssemblyLoadUnload,
     .layout = {{kPlacesAssemblyLoadUnload[0], kSegmentsAssemblyLoadUnload[0], 20}, {kPlacesAssemblyLoadUnload[1], kSegmentsAssemblyLoadUnload[1], 20}},
 
-    .line = 1072};
+    .line = 1072,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::AssemblyLoadUnload>};
 
 // "AssemblyLoadUnload_V1", line 1078
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadUnload_V1[] = {
@@ -1903,7 +1925,8 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadUnload_V1{
     .fields = kFieldsAssemblyLoadUnload_V1,
     .layout = {{kPlacesAssemblyLoadUnload_V1[0], kSegmentsAssemblyLoadUnload_V1[0], 30}, {kPlacesAssemblyLoadUnload_V1[1], kSegmentsAssemblyLoadUnload_V1[1], 30}},
 
-    .line = 1078};
+    .line = 1078,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::AssemblyLoadUnload_V1>};
 
 // "AppDomainLoadUnload", line 1086
 constexpr ::clretw::FieldDesc kFieldsAppDomainLoadUnload[] = {
@@ -1920,7 +1943,8 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainLoadUnload{
     .fields = kFieldsAppDomainLoadUnload,
     .layout = {{kPlacesAppDomainLoadUnload[0], kSegmentsAppDomainLoadUnload[0], 12}, {kPlacesAppDomainLoadUnload[1], kSegmentsAppDomainLoadUnload[1], 12}},
 
-    .line = 1086};
+    .line = 1086,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::AppDomainLoadUnload>};
 
 // "AppDomainLoadUnload_V1", line 1091
 constexpr ::clretw::FieldDesc kFieldsAppDomainLoadUnload_V1[] = {
@@ -1939,7 +1963,8 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainLoadUnload_V1{
     .fields = kFieldsAppDomainLoadUnload_V1,
     .layout = {{kPlacesAppDomainLoadUnload_V1[0], kSegmentsAppDomainLoadUnload_V1[0], 18}, {kPlacesAppDomainLoadUnload_V1[1], kSegmentsAppDomainLoadUnload_V1[1], 18}},
 
-    .line = 1091};
+    .line = 1091,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::AppDomainLoadUnload_V1>};
 
 // "AssemblyLoadStart", line 1098
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadStart[] = {
@@ -1959,7 +1984,8 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadStart{
     .fields = kFieldsAssemblyLoadStart,
     .layout = {{kPlacesAssemblyLoadStart[0], kSegmentsAssemblyLoadStart[0], 2}, {kPlacesAssemblyLoadStart[1], kSegmentsAssemblyLoadStart[1], 2}},
 
-    .line = 1098};
+    .line = 1098,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::AssemblyLoadStart>};
 
 // "AssemblyLoadStop", line 1106
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadStop[] = {
@@ -1983,7 +2009,8 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadStop{
     .fields = kFieldsAssemblyLoadStop,
     .layout = {{kPlacesAssemblyLoadStop[0], kSegmentsAssemblyLoadStop[0], 10}, {kPlacesAssemblyLoadStop[1], kSegmentsAssemblyLoadStop[1], 10}},
 
-    .line = 1106};
+    .line = 1106,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::AssemblyLoadStop>};
 
 // "ResolutionAttempted", line 1118
 constexpr ::clretw::FieldDesc kFieldsResolutionAttempted[] = {
@@ -2005,7 +2032,8 @@ constexpr ::clretw::RecordDesc kRecord_ResolutionAttempted{
     .fields = kFieldsResolutionAttempted,
     .layout = {{kPlacesResolutionAttempted[0], kSegmentsResolutionAttempted[0], 6}, {kPlacesResolutionAttempted[1], kSegmentsResolutionAttempted[1], 6}},
 
-    .line = 1118};
+    .line = 1118,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::ResolutionAttempted>};
 
 // "AssemblyLoadContextResolvingHandlerInvoked", line 1128
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadContextResolvingHandlerInvoked[] = {
@@ -2025,7 +2053,8 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadContextResolvingHandlerInvoke
     .fields = kFieldsAssemblyLoadContextResolvingHandlerInvoked,
     .layout = {{kPlacesAssemblyLoadContextResolvingHandlerInvoked[0], kSegmentsAssemblyLoadContextResolvingHandlerInvoked[0], 2}, {kPlacesAssemblyLoadContextResolvingHandlerInvoked[1], kSegmentsAssemblyLoadContextResolvingHandlerInvoked[1], 2}},
 
-    .line = 1128};
+    .line = 1128,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::AssemblyLoadContextResolvingHandlerInvoked>};
 
 // "AppDomainAssemblyResolveHandlerInvoked", line 1136
 constexpr ::clretw::FieldDesc kFieldsAppDomainAssemblyResolveHandlerInvoked[] = {
@@ -2044,7 +2073,8 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainAssemblyResolveHandlerInvoked{
     .fields = kFieldsAppDomainAssemblyResolveHandlerInvoked,
     .layout = {{kPlacesAppDomainAssemblyResolveHandlerInvoked[0], kSegmentsAppDomainAssemblyResolveHandlerInvoked[0], 2}, {kPlacesAppDomainAssemblyResolveHandlerInvoked[1], kSegmentsAppDomainAssemblyResolveHandlerInvoked[1], 2}},
 
-    .line = 1136};
+    .line = 1136,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::AppDomainAssemblyResolveHandlerInvoked>};
 
 // "AssemblyLoadFromResolveHandlerInvoked", line 1143
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadFromResolveHandlerInvoked[] = {
@@ -2063,7 +2093,8 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadFromResolveHandlerInvoked{
     .fields = kFieldsAssemblyLoadFromResolveHandlerInvoked,
     .layout = {{kPlacesAssemblyLoadFromResolveHandlerInvoked[0], kSegmentsAssemblyLoadFromResolveHandlerInvoked[0], 6}, {kPlacesAssemblyLoadFromResolveHandlerInvoked[1], kSegmentsAssemblyLoadFromResolveHandlerInvoked[1], 6}},
 
-    .line = 1143};
+    .line = 1143,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::AssemblyLoadFromResolveHandlerInvoked>};
 
 // "KnownPathProbed", line 1150
 constexpr ::clretw::FieldDesc kFieldsKnownPathProbed[] = {
@@ -2081,7 +2112,8 @@ constexpr ::clretw::RecordDesc kRecord_KnownPathProbed{
     .fields = kFieldsKnownPathProbed,
     .layout = {{kPlacesKnownPathProbed[0], kSegmentsKnownPathProbed[0], 8}, {kPlacesKnownPathProbed[1], kSegmentsKnownPathProbed[1], 8}},
 
-    .line = 1150};
+    .line = 1150,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::KnownPathProbed>};
 
 // "MethodDetails", line 1156
 constexpr ::clretw::FieldDesc kFieldsMethodDetails[] = {
@@ -2101,7 +2133,8 @@ constexpr ::clretw::RecordDesc kRecord_MethodDetails{
     .fields = kFieldsMethodDetails,
     .layout = {{kPlacesMethodDetails[0], kSegmentsMethodDetails[0], 32}, {kPlacesMethodDetails[1], kSegmentsMethodDetails[1], 32}},
 
-    .line = 1156};
+    .line = 1156,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::MethodDetails>};
 
 // "TypeLoadStart", line 1164
 constexpr ::clretw::FieldDesc kFieldsTypeLoadStart[] = {
@@ -2136,7 +2169,8 @@ constexpr ::clretw::RecordDesc kRecord_TypeLoadStop{
     .fields = kFieldsTypeLoadStop,
     .layout = {{kPlacesTypeLoadStop[0], kSegmentsTypeLoadStop[0], 16}, {kPlacesTypeLoadStop[1], kSegmentsTypeLoadStop[1], 16}},
 
-    .line = 1168};
+    .line = 1168,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::TypeLoadStop>};
 
 // "MethodLoadUnload", line 1175
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnload[] = {
@@ -2219,7 +2253,8 @@ constexpr ::clretw::RecordDesc kRecord_R2RGetEntryPoint{
     .fields = kFieldsR2RGetEntryPoint,
     .layout = {{kPlacesR2RGetEntryPoint[0], kSegmentsR2RGetEntryPoint[0], 18}, {kPlacesR2RGetEntryPoint[1], kSegmentsR2RGetEntryPoint[1], 18}},
 
-    .line = 1202};
+    .line = 1202,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::R2RGetEntryPoint>};
 
 // "R2RGetEntryPointStart", line 1210
 constexpr ::clretw::FieldDesc kFieldsR2RGetEntryPointStart[] = {
@@ -2258,7 +2293,8 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadVerbose{
     .fields = kFieldsMethodLoadUnloadVerbose,
     .layout = {{kPlacesMethodLoadUnloadVerbose[0], kSegmentsMethodLoadUnloadVerbose[0], 36}, {kPlacesMethodLoadUnloadVerbose[1], kSegmentsMethodLoadUnloadVerbose[1], 36}},
 
-    .line = 1214};
+    .line = 1214,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::MethodLoadUnloadVerbose>};
 
 // "MethodLoadUnloadVerbose_V1", line 1225
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadVerbose_V1[] = {
@@ -2282,7 +2318,8 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadVerbose_V1{
     .fields = kFieldsMethodLoadUnloadVerbose_V1,
     .layout = {{kPlacesMethodLoadUnloadVerbose_V1[0], kSegmentsMethodLoadUnloadVerbose_V1[0], 38}, {kPlacesMethodLoadUnloadVerbose_V1[1], kSegmentsMethodLoadUnloadVerbose_V1[1], 38}},
 
-    .line = 1225};
+    .line = 1225,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::MethodLoadUnloadVerbose_V1>};
 
 // "MethodLoadUnloadVerbose_V2", line 1237
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadVerbose_V2[] = {
@@ -2307,7 +2344,8 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadVerbose_V2{
     .fields = kFieldsMethodLoadUnloadVerbose_V2,
     .layout = {{kPlacesMethodLoadUnloadVerbose_V2[0], kSegmentsMethodLoadUnloadVerbose_V2[0], 46}, {kPlacesMethodLoadUnloadVerbose_V2[1], kSegmentsMethodLoadUnloadVerbose_V2[1], 46}},
 
-    .line = 1237};
+    .line = 1237,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::MethodLoadUnloadVerbose_V2>};
 
 // "MethodJittingStarted", line 1250
 constexpr ::clretw::FieldDesc kFieldsMethodJittingStarted[] = {
@@ -2328,7 +2366,8 @@ constexpr ::clretw::RecordDesc kRecord_MethodJittingStarted{
     .fields = kFieldsMethodJittingStarted,
     .layout = {{kPlacesMethodJittingStarted[0], kSegmentsMethodJittingStarted[0], 24}, {kPlacesMethodJittingStarted[1], kSegmentsMethodJittingStarted[1], 24}},
 
-    .line = 1250};
+    .line = 1250,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::MethodJittingStarted>};
 
 // "MethodJittingStarted_V1", line 1259
 constexpr ::clretw::FieldDesc kFieldsMethodJittingStarted_V1[] = {
@@ -2350,7 +2389,8 @@ constexpr ::clretw::RecordDesc kRecord_MethodJittingStarted_V1{
     .fields = kFieldsMethodJittingStarted_V1,
     .layout = {{kPlacesMethodJittingStarted_V1[0], kSegmentsMethodJittingStarted_V1[0], 26}, {kPlacesMethodJittingStarted_V1[1], kSegmentsMethodJittingStarted_V1[1], 26}},
 
-    .line = 1259};
+    .line = 1259,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::MethodJittingStarted_V1>};
 
 // "MethodJitInliningSucceeded", line 1269
 constexpr ::clretw::FieldDesc kFieldsMethodJitInliningSucceeded[] = {
@@ -2374,7 +2414,8 @@ constexpr ::clretw::RecordDesc kRecord_MethodJitInliningSucceeded{
     .fields = kFieldsMethodJitInliningSucceeded,
     .layout = {{kPlacesMethodJitInliningSucceeded[0], kSegmentsMethodJitInliningSucceeded[0], 2}, {kPlacesMethodJitInliningSucceeded[1], kSegmentsMethodJitInliningSucceeded[1], 2}},
 
-    .line = 1269};
+    .line = 1269,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::MethodJitInliningSucceeded>};
 
 // "MethodJitInliningFailed", line 1281
 constexpr ::clretw::FieldDesc kFieldsMethodJitInliningFailed[] = {
@@ -2400,7 +2441,8 @@ constexpr ::clretw::RecordDesc kRecord_MethodJitInliningFailed{
     .fields = kFieldsMethodJitInliningFailed,
     .layout = {{kPlacesMethodJitInliningFailed[0], kSegmentsMethodJitInliningFailed[0], 6}, {kPlacesMethodJitInliningFailed[1], kSegmentsMethodJitInliningFailed[1], 6}},
 
-    .line = 1281};
+    .line = 1281,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::MethodJitInliningFailed>};
 
 // "MethodJitInliningFailedAnsi", line 1295
 constexpr ::clretw::FieldDesc kFieldsMethodJitInliningFailedAnsi[] = {
@@ -2426,7 +2468,8 @@ constexpr ::clretw::RecordDesc kRecord_MethodJitInliningFailedAnsi{
     .fields = kFieldsMethodJitInliningFailedAnsi,
     .layout = {{kPlacesMethodJitInliningFailedAnsi[0], kSegmentsMethodJitInliningFailedAnsi[0], 6}, {kPlacesMethodJitInliningFailedAnsi[1], kSegmentsMethodJitInliningFailedAnsi[1], 6}},
 
-    .line = 1295};
+    .line = 1295,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::MethodJitInliningFailedAnsi>};
 
 // "MethodJitTailCallSucceeded", line 1309
 constexpr ::clretw::FieldDesc kFieldsMethodJitTailCallSucceeded[] = {
@@ -2452,7 +2495,8 @@ constexpr ::clretw::RecordDesc kRecord_MethodJitTailCallSucceeded{
     .fields = kFieldsMethodJitTailCallSucceeded,
     .layout = {{kPlacesMethodJitTailCallSucceeded[0], kSegmentsMethodJitTailCallSucceeded[0], 10}, {kPlacesMethodJitTailCallSucceeded[1], kSegmentsMethodJitTailCallSucceeded[1], 10}},
 
-    .line = 1309};
+    .line = 1309,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::MethodJitTailCallSucceeded>};
 
 // "MethodJitTailCallFailed", line 1323
 constexpr ::clretw::FieldDesc kFieldsMethodJitTailCallFailed[] = {
@@ -2478,7 +2522,8 @@ constexpr ::clretw::RecordDesc kRecord_MethodJitTailCallFailed{
     .fields = kFieldsMethodJitTailCallFailed,
     .layout = {{kPlacesMethodJitTailCallFailed[0], kSegmentsMethodJitTailCallFailed[0], 6}, {kPlacesMethodJitTailCallFailed[1], kSegmentsMethodJitTailCallFailed[1], 6}},
 
-    .line = 1323};
+    .line = 1323,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::MethodJitTailCallFailed>};
 
 // "MethodJitTailCallFailedAnsi", line 1337
 constexpr ::clretw::FieldDesc kFieldsMethodJitTailCallFailedAnsi[] = {
@@ -2504,7 +2549,8 @@ constexpr ::clretw::RecordDesc kRecord_MethodJitTailCallFailedAnsi{
     .fields = kFieldsMethodJitTailCallFailedAnsi,
     .layout = {{kPlacesMethodJitTailCallFailedAnsi[0], kSegmentsMethodJitTailCallFailedAnsi[0], 6}, {kPlacesMethodJitTailCallFailedAnsi[1], kSegmentsMethodJitTailCallFailedAnsi[1], 6}},
 
-    .line = 1337};
+    .line = 1337,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::MethodJitTailCallFailedAnsi>};
 
 // "MethodJitMemoryAllocatedForCode", line 1351
 constexpr ::clretw::FieldDesc kFieldsMethodJitMemoryAllocatedForCode[] = {
@@ -2546,7 +2592,8 @@ constexpr ::clretw::RecordDesc kRecord_MethodILToNativeMap{
     .fields = kFieldsMethodILToNativeMap,
     .layout = {{kPlacesMethodILToNativeMap[0], kSegmentsMethodILToNativeMap[0], 21}, {kPlacesMethodILToNativeMap[1], kSegmentsMethodILToNativeMap[1], 21}},
 
-    .line = 1360};
+    .line = 1360,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::MethodILToNativeMap>};
 
 // "MethodILToNativeMap_V1", line 1369
 constexpr ::clretw::FieldDesc kFieldsMethodILToNativeMap_V1[] = {
@@ -2568,7 +2615,8 @@ constexpr ::clretw::RecordDesc kRecord_MethodILToNativeMap_V1{
     .fields = kFieldsMethodILToNativeMap_V1,
     .layout = {{kPlacesMethodILToNativeMap_V1[0], kSegmentsMethodILToNativeMap_V1[0], 29}, {kPlacesMethodILToNativeMap_V1[1], kSegmentsMethodILToNativeMap_V1[1], 29}},
 
-    .line = 1369};
+    .line = 1369,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::MethodILToNativeMap_V1>};
 
 // "ClrStackWalk", line 1379
 constexpr ::clretw::FieldDesc kFieldsClrStackWalk[] = {
@@ -2587,7 +2635,8 @@ constexpr ::clretw::RecordDesc kRecord_ClrStackWalk{
     .fields = kFieldsClrStackWalk,
     .layout = {{kPlacesClrStackWalk[0], kSegmentsClrStackWalk[0], 8}, {kPlacesClrStackWalk[1], kSegmentsClrStackWalk[1], 8}},
 
-    .line = 1379};
+    .line = 1379,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::ClrStackWalk>};
 
 // "AppDomainMemAllocated", line 1386
 constexpr ::clretw::FieldDesc kFieldsAppDomainMemAllocated[] = {
@@ -2684,7 +2733,8 @@ constexpr ::clretw::RecordDesc kRecord_ILStubGenerated{
     .fields = kFieldsILStubGenerated,
     .layout = {{kPlacesILStubGenerated[0], kSegmentsILStubGenerated[0], 26}, {kPlacesILStubGenerated[1], kSegmentsILStubGenerated[1], 26}},
 
-    .line = 1410};
+    .line = 1410,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::ILStubGenerated>};
 
 // "ILStubCacheHit", line 1423
 constexpr ::clretw::FieldDesc kFieldsILStubCacheHit[] = {
@@ -2705,7 +2755,8 @@ constexpr ::clretw::RecordDesc kRecord_ILStubCacheHit{
     .fields = kFieldsILStubCacheHit,
     .layout = {{kPlacesILStubCacheHit[0], kSegmentsILStubCacheHit[0], 22}, {kPlacesILStubCacheHit[1], kSegmentsILStubCacheHit[1], 22}},
 
-    .line = 1423};
+    .line = 1423,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::ILStubCacheHit>};
 
 // "ModuleRange", line 1432
 constexpr ::clretw::FieldDesc kFieldsModuleRange[] = {
@@ -2799,7 +2850,8 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRootEdge{
     .fields = kFieldsGCBulkRootEdge,
     .layout = {{kPlacesGCBulkRootEdge[0], kSegmentsGCBulkRootEdge[0], 10}, {kPlacesGCBulkRootEdge[1], kSegmentsGCBulkRootEdge[1], 10}},
 
-    .line = 1453};
+    .line = 1453,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::GCBulkRootEdge>};
 
 // "Values", line 1467
 constexpr ::clretw::FieldDesc kFieldsGCBulkRootCCW_Values[] = {
@@ -2837,7 +2889,8 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRootCCW{
     .fields = kFieldsGCBulkRootCCW,
     .layout = {{kPlacesGCBulkRootCCW[0], kSegmentsGCBulkRootCCW[0], 6}, {kPlacesGCBulkRootCCW[1], kSegmentsGCBulkRootCCW[1], 6}},
 
-    .line = 1464};
+    .line = 1464,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::GCBulkRootCCW>};
 
 // "Values", line 1480
 constexpr ::clretw::FieldDesc kFieldsGCBulkRCW_Values[] = {
@@ -2874,7 +2927,8 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRCW{
     .fields = kFieldsGCBulkRCW,
     .layout = {{kPlacesGCBulkRCW[0], kSegmentsGCBulkRCW[0], 6}, {kPlacesGCBulkRCW[1], kSegmentsGCBulkRCW[1], 6}},
 
-    .line = 1477};
+    .line = 1477,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::GCBulkRCW>};
 
 // "Values", line 1493
 constexpr ::clretw::FieldDesc kFieldsGCBulkRootStaticVar_Values[] = {
@@ -2946,7 +3000,8 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRootConditionalWeakTableElementEdge
     .fields = kFieldsGCBulkRootConditionalWeakTableElementEdge,
     .layout = {{kPlacesGCBulkRootConditionalWeakTableElementEdge[0], kSegmentsGCBulkRootConditionalWeakTableElementEdge[0], 10}, {kPlacesGCBulkRootConditionalWeakTableElementEdge[1], kSegmentsGCBulkRootConditionalWeakTableElementEdge[1], 10}},
 
-    .line = 1501};
+    .line = 1501,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::GCBulkRootConditionalWeakTableElementEdge>};
 
 // "Values", line 1515
 constexpr ::clretw::FieldDesc kFieldsGCBulkNode_Values[] = {
@@ -2982,7 +3037,8 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkNode{
     .fields = kFieldsGCBulkNode,
     .layout = {{kPlacesGCBulkNode[0], kSegmentsGCBulkNode[0], 10}, {kPlacesGCBulkNode[1], kSegmentsGCBulkNode[1], 10}},
 
-    .line = 1511};
+    .line = 1511,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::GCBulkNode>};
 
 // "Values", line 1526
 constexpr ::clretw::FieldDesc kFieldsGCBulkEdge_Values[] = {
@@ -3016,7 +3072,8 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkEdge{
     .fields = kFieldsGCBulkEdge,
     .layout = {{kPlacesGCBulkEdge[0], kSegmentsGCBulkEdge[0], 10}, {kPlacesGCBulkEdge[1], kSegmentsGCBulkEdge[1], 10}},
 
-    .line = 1522};
+    .line = 1522,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::GCBulkEdge>};
 
 // "GCSampledObjectAllocation", line 1531
 constexpr ::clretw::FieldDesc kFieldsGCSampledObjectAllocation[] = {
@@ -3069,7 +3126,8 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkSurvivingObjectRanges{
     .fields = kFieldsGCBulkSurvivingObjectRanges,
     .layout = {{kPlacesGCBulkSurvivingObjectRanges[0], kSegmentsGCBulkSurvivingObjectRanges[0], 10}, {kPlacesGCBulkSurvivingObjectRanges[1], kSegmentsGCBulkSurvivingObjectRanges[1], 10}},
 
-    .line = 1538};
+    .line = 1538,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::GCBulkSurvivingObjectRanges>};
 
 // "Values", line 1551
 constexpr ::clretw::FieldDesc kFieldsGCBulkMovedObjectRanges_Values[] = {
@@ -3104,7 +3162,8 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkMovedObjectRanges{
     .fields = kFieldsGCBulkMovedObjectRanges,
     .layout = {{kPlacesGCBulkMovedObjectRanges[0], kSegmentsGCBulkMovedObjectRanges[0], 10}, {kPlacesGCBulkMovedObjectRanges[1], kSegmentsGCBulkMovedObjectRanges[1], 10}},
 
-    .line = 1547};
+    .line = 1547,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::GCBulkMovedObjectRanges>};
 
 // "GCGenerationRange", line 1557
 constexpr ::clretw::FieldDesc kFieldsGCGenerationRange[] = {
@@ -3283,7 +3342,8 @@ constexpr ::clretw::RecordDesc kRecord_ExecutionCheckpoint{
     .fields = kFieldsExecutionCheckpoint,
     .layout = {{kPlacesExecutionCheckpoint[0], kSegmentsExecutionCheckpoint[0], 10}, {kPlacesExecutionCheckpoint[1], kSegmentsExecutionCheckpoint[1], 10}},
 
-    .line = 1611};
+    .line = 1611,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::ExecutionCheckpoint>};
 
 // "ProfilerMessage", line 1616
 constexpr ::clretw::FieldDesc kFieldsProfilerMessage[] = {
@@ -3299,7 +3359,8 @@ constexpr ::clretw::RecordDesc kRecord_ProfilerMessage{
     .fields = kFieldsProfilerMessage,
     .layout = {{kPlacesProfilerMessage[0], kSegmentsProfilerMessage[0], 2}, {kPlacesProfilerMessage[1], kSegmentsProfilerMessage[1], 2}},
 
-    .line = 1616};
+    .line = 1616,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::ProfilerMessage>};
 
 // "YieldProcessorMeasurement", line 1620
 constexpr ::clretw::FieldDesc kFieldsYieldProcessorMeasurement[] = {
@@ -3386,7 +3447,8 @@ constexpr ::clretw::RecordDesc kRecord_AllocationSampled{
     .fields = kFieldsAllocationSampled,
     .layout = {{kPlacesAllocationSampled[0], kSegmentsAllocationSampled[0], 30}, {kPlacesAllocationSampled[1], kSegmentsAllocationSampled[1], 38}},
 
-    .line = 1641};
+    .line = 1641,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime::templates::AllocationSampled>};
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events

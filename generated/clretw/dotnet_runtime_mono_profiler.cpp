@@ -133,7 +133,8 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainName{
     .fields = kFieldsAppDomainName,
     .layout = {{kPlacesAppDomainName[0], kSegmentsAppDomainName[0], 8}, {kPlacesAppDomainName[1], kSegmentsAppDomainName[1], 8}},
 
-    .line = 3307};
+    .line = 3307,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::AppDomainName>};
 
 // "JitBeginFailedDone", line 3311
 constexpr ::clretw::FieldDesc kFieldsJitBeginFailedDone[] = {
@@ -231,7 +232,8 @@ constexpr ::clretw::RecordDesc kRecord_ClassLoaded{
     .fields = kFieldsClassLoaded,
     .layout = {{kPlacesClassLoaded[0], kSegmentsClassLoaded[0], 16}, {kPlacesClassLoaded[1], kSegmentsClassLoaded[1], 16}},
 
-    .line = 3332};
+    .line = 3332,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::ClassLoaded>};
 
 // "VTableLoadingFailedLoaded", line 3337
 constexpr ::clretw::FieldDesc kFieldsVTableLoadingFailedLoaded[] = {
@@ -280,7 +282,8 @@ constexpr ::clretw::RecordDesc kRecord_ModuleLoadedUnloaded{
     .fields = kFieldsModuleLoadedUnloaded,
     .layout = {{kPlacesModuleLoadedUnloaded[0], kSegmentsModuleLoadedUnloaded[0], 8}, {kPlacesModuleLoadedUnloaded[1], kSegmentsModuleLoadedUnloaded[1], 8}},
 
-    .line = 3345};
+    .line = 3345,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::ModuleLoadedUnloaded>};
 
 // "AssemblyLoadingUnloading", line 3350
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadingUnloading[] = {
@@ -313,7 +316,8 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadedUnloaded{
     .fields = kFieldsAssemblyLoadedUnloaded,
     .layout = {{kPlacesAssemblyLoadedUnloaded[0], kSegmentsAssemblyLoadedUnloaded[0], 16}, {kPlacesAssemblyLoadedUnloaded[1], kSegmentsAssemblyLoadedUnloaded[1], 16}},
 
-    .line = 3354};
+    .line = 3354,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::AssemblyLoadedUnloaded>};
 
 // "MethodTracing", line 3359
 constexpr ::clretw::FieldDesc kFieldsMethodTracing[] = {
@@ -428,7 +432,8 @@ constexpr ::clretw::RecordDesc kRecord_GCMoves{
     .fields = kFieldsGCMoves,
     .layout = {{kPlacesGCMoves[0], kSegmentsGCMoves[0], 4}, {kPlacesGCMoves[1], kSegmentsGCMoves[1], 4}},
 
-    .line = 3382};
+    .line = 3382,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::GCMoves>};
 
 // "GCResize", line 3389
 constexpr ::clretw::FieldDesc kFieldsGCResize[] = {
@@ -510,7 +515,8 @@ constexpr ::clretw::RecordDesc kRecord_GCRootRegister{
     .fields = kFieldsGCRootRegister,
     .layout = {{kPlacesGCRootRegister[0], kSegmentsGCRootRegister[0], 21}, {kPlacesGCRootRegister[1], kSegmentsGCRootRegister[1], 25}},
 
-    .line = 3404};
+    .line = 3404,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::GCRootRegister>};
 
 // "GCRootUnregister", line 3411
 constexpr ::clretw::FieldDesc kFieldsGCRootUnregister[] = {
@@ -557,7 +563,8 @@ constexpr ::clretw::RecordDesc kRecord_GCRoots{
     .fields = kFieldsGCRoots,
     .layout = {{kPlacesGCRoots[0], kSegmentsGCRoots[0], 4}, {kPlacesGCRoots[1], kSegmentsGCRoots[1], 4}},
 
-    .line = 3414};
+    .line = 3414,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::GCRoots>};
 
 // "GCHeapDumpStart", line 3421
 constexpr ::clretw::FieldDesc kFieldsGCHeapDumpStart[] = {
@@ -572,7 +579,8 @@ constexpr ::clretw::RecordDesc kRecord_GCHeapDumpStart{
     .fields = kFieldsGCHeapDumpStart,
     .layout = {{kPlacesGCHeapDumpStart[0], kSegmentsGCHeapDumpStart[0], 0}, {kPlacesGCHeapDumpStart[1], kSegmentsGCHeapDumpStart[1], 0}},
 
-    .line = 3421};
+    .line = 3421,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::GCHeapDumpStart>};
 
 // "Values", line 3430
 constexpr ::clretw::FieldDesc kFieldsGCHeapDumpObjectReference_Values[] = {
@@ -608,7 +616,8 @@ constexpr ::clretw::RecordDesc kRecord_GCHeapDumpObjectReference{
     .fields = kFieldsGCHeapDumpObjectReference,
     .layout = {{kPlacesGCHeapDumpObjectReference[0], kSegmentsGCHeapDumpObjectReference[0], 25}, {kPlacesGCHeapDumpObjectReference[1], kSegmentsGCHeapDumpObjectReference[1], 29}},
 
-    .line = 3424};
+    .line = 3424,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::GCHeapDumpObjectReference>};
 
 // "MonitorContentionFailedAcquired", line 3435
 constexpr ::clretw::FieldDesc kFieldsMonitorContentionFailedAcquired[] = {
@@ -654,7 +663,8 @@ constexpr ::clretw::RecordDesc kRecord_ThreadName{
     .fields = kFieldsThreadName,
     .layout = {{kPlacesThreadName[0], kSegmentsThreadName[0], 8}, {kPlacesThreadName[1], kSegmentsThreadName[1], 8}},
 
-    .line = 3441};
+    .line = 3441,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::ThreadName>};
 
 // "JitDoneVerbose", line 3445
 constexpr ::clretw::FieldDesc kFieldsJitDoneVerbose[] = {
@@ -672,7 +682,8 @@ constexpr ::clretw::RecordDesc kRecord_JitDoneVerbose{
     .fields = kFieldsJitDoneVerbose,
     .layout = {{kPlacesJitDoneVerbose[0], kSegmentsJitDoneVerbose[0], 8}, {kPlacesJitDoneVerbose[1], kSegmentsJitDoneVerbose[1], 8}},
 
-    .line = 3445};
+    .line = 3445,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::JitDoneVerbose>};
 
 // "Values", line 3456
 constexpr ::clretw::FieldDesc kFieldsJitDone_V1_Values[] = {
@@ -707,7 +718,8 @@ constexpr ::clretw::RecordDesc kRecord_JitDone_V1{
     .fields = kFieldsJitDone_V1,
     .layout = {{kPlacesJitDone_V1[0], kSegmentsJitDone_V1[0], 24}, {kPlacesJitDone_V1[1], kSegmentsJitDone_V1[1], 24}},
 
-    .line = 3451};
+    .line = 3451,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::JitDone_V1>};
 
 // "Values", line 3466
 constexpr ::clretw::FieldDesc kFieldsClassLoaded_V1_Values[] = {
@@ -742,7 +754,8 @@ constexpr ::clretw::RecordDesc kRecord_ClassLoaded_V1{
     .fields = kFieldsClassLoaded_V1,
     .layout = {{kPlacesClassLoaded_V1[0], kSegmentsClassLoaded_V1[0], 20}, {kPlacesClassLoaded_V1[1], kSegmentsClassLoaded_V1[1], 20}},
 
-    .line = 3461};
+    .line = 3461,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::ClassLoaded_V1>};
 
 // "GCHeapDumpVTableClassReference", line 3471
 constexpr ::clretw::FieldDesc kFieldsGCHeapDumpVTableClassReference[] = {
@@ -760,7 +773,8 @@ constexpr ::clretw::RecordDesc kRecord_GCHeapDumpVTableClassReference{
     .fields = kFieldsGCHeapDumpVTableClassReference,
     .layout = {{kPlacesGCHeapDumpVTableClassReference[0], kSegmentsGCHeapDumpVTableClassReference[0], 24}, {kPlacesGCHeapDumpVTableClassReference[1], kSegmentsGCHeapDumpVTableClassReference[1], 24}},
 
-    .line = 3471};
+    .line = 3471,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::GCHeapDumpVTableClassReference>};
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events

@@ -119,7 +119,8 @@ constexpr ::clretw::RecordDesc kRecord_ClrStackWalk{
     .fields = kFieldsClrStackWalk,
     .layout = {{kPlacesClrStackWalk[0], kSegmentsClrStackWalk[0], 8}, {kPlacesClrStackWalk[1], kSegmentsClrStackWalk[1], 8}},
 
-    .line = 2622};
+    .line = 2622,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::ClrStackWalk>};
 
 // "EvidenceGenerated", line 2629
 constexpr ::clretw::FieldDesc kFieldsEvidenceGenerated[] = {
@@ -137,7 +138,8 @@ constexpr ::clretw::RecordDesc kRecord_EvidenceGenerated{
     .fields = kFieldsEvidenceGenerated,
     .layout = {{kPlacesEvidenceGenerated[0], kSegmentsEvidenceGenerated[0], 10}, {kPlacesEvidenceGenerated[1], kSegmentsEvidenceGenerated[1], 10}},
 
-    .line = 2629};
+    .line = 2629,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::EvidenceGenerated>};
 
 // "GCDecision", line 2635
 constexpr ::clretw::FieldDesc kFieldsGCDecision[] = {
@@ -565,7 +567,8 @@ constexpr ::clretw::RecordDesc kRecord_FusionMessage{
     .fields = kFieldsFusionMessage,
     .layout = {{kPlacesFusionMessage[0], kSegmentsFusionMessage[0], 6}, {kPlacesFusionMessage[1], kSegmentsFusionMessage[1], 6}},
 
-    .line = 2754};
+    .line = 2754,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::FusionMessage>};
 
 // "FusionErrorCode", line 2759
 constexpr ::clretw::FieldDesc kFieldsFusionErrorCode[] = {
@@ -603,7 +606,8 @@ constexpr ::clretw::RecordDesc kRecord_Binding{
     .fields = kFieldsBinding,
     .layout = {{kPlacesBinding[0], kSegmentsBinding[0], 18}, {kPlacesBinding[1], kSegmentsBinding[1], 18}},
 
-    .line = 2764};
+    .line = 2764,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::Binding>};
 
 // "NgenBindEvent", line 2773
 constexpr ::clretw::FieldDesc kFieldsNgenBindEvent[] = {
@@ -621,7 +625,8 @@ constexpr ::clretw::RecordDesc kRecord_NgenBindEvent{
     .fields = kFieldsNgenBindEvent,
     .layout = {{kPlacesNgenBindEvent[0], kSegmentsNgenBindEvent[0], 14}, {kPlacesNgenBindEvent[1], kSegmentsNgenBindEvent[1], 14}},
 
-    .line = 2773};
+    .line = 2773,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::NgenBindEvent>};
 
 // "JittedMethodRichDebugInfo", line 2779
 constexpr ::clretw::FieldDesc kFieldsJittedMethodRichDebugInfo[] = {
@@ -659,7 +664,8 @@ constexpr ::clretw::RecordDesc kRecord_ModuleTransparencyCalculation{
     .fields = kFieldsModuleTransparencyCalculation,
     .layout = {{kPlacesModuleTransparencyCalculation[0], kSegmentsModuleTransparencyCalculation[0], 6}, {kPlacesModuleTransparencyCalculation[1], kSegmentsModuleTransparencyCalculation[1], 6}},
 
-    .line = 2788};
+    .line = 2788,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::ModuleTransparencyCalculation>};
 
 // "TypeTransparencyCalculation", line 2793
 constexpr ::clretw::FieldDesc kFieldsTypeTransparencyCalculation[] = {
@@ -677,7 +683,8 @@ constexpr ::clretw::RecordDesc kRecord_TypeTransparencyCalculation{
     .fields = kFieldsTypeTransparencyCalculation,
     .layout = {{kPlacesTypeTransparencyCalculation[0], kSegmentsTypeTransparencyCalculation[0], 6}, {kPlacesTypeTransparencyCalculation[1], kSegmentsTypeTransparencyCalculation[1], 6}},
 
-    .line = 2793};
+    .line = 2793,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::TypeTransparencyCalculation>};
 
 // "MethodTransparencyCalculation", line 2799
 constexpr ::clretw::FieldDesc kFieldsMethodTransparencyCalculation[] = {
@@ -695,7 +702,8 @@ constexpr ::clretw::RecordDesc kRecord_MethodTransparencyCalculation{
     .fields = kFieldsMethodTransparencyCalculation,
     .layout = {{kPlacesMethodTransparencyCalculation[0], kSegmentsMethodTransparencyCalculation[0], 6}, {kPlacesMethodTransparencyCalculation[1], kSegmentsMethodTransparencyCalculation[1], 6}},
 
-    .line = 2799};
+    .line = 2799,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::MethodTransparencyCalculation>};
 
 // "FieldTransparencyCalculation", line 2805
 constexpr ::clretw::FieldDesc kFieldsFieldTransparencyCalculation[] = {
@@ -713,7 +721,8 @@ constexpr ::clretw::RecordDesc kRecord_FieldTransparencyCalculation{
     .fields = kFieldsFieldTransparencyCalculation,
     .layout = {{kPlacesFieldTransparencyCalculation[0], kSegmentsFieldTransparencyCalculation[0], 6}, {kPlacesFieldTransparencyCalculation[1], kSegmentsFieldTransparencyCalculation[1], 6}},
 
-    .line = 2805};
+    .line = 2805,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::FieldTransparencyCalculation>};
 
 // "TokenTransparencyCalculation", line 2811
 constexpr ::clretw::FieldDesc kFieldsTokenTransparencyCalculation[] = {
@@ -731,7 +740,8 @@ constexpr ::clretw::RecordDesc kRecord_TokenTransparencyCalculation{
     .fields = kFieldsTokenTransparencyCalculation,
     .layout = {{kPlacesTokenTransparencyCalculation[0], kSegmentsTokenTransparencyCalculation[0], 10}, {kPlacesTokenTransparencyCalculation[1], kSegmentsTokenTransparencyCalculation[1], 10}},
 
-    .line = 2811};
+    .line = 2811,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::TokenTransparencyCalculation>};
 
 // "ModuleTransparencyCalculationResult", line 2817
 constexpr ::clretw::FieldDesc kFieldsModuleTransparencyCalculationResult[] = {
@@ -753,7 +763,8 @@ constexpr ::clretw::RecordDesc kRecord_ModuleTransparencyCalculationResult{
     .fields = kFieldsModuleTransparencyCalculationResult,
     .layout = {{kPlacesModuleTransparencyCalculationResult[0], kSegmentsModuleTransparencyCalculationResult[0], 26}, {kPlacesModuleTransparencyCalculationResult[1], kSegmentsModuleTransparencyCalculationResult[1], 26}},
 
-    .line = 2817};
+    .line = 2817,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::ModuleTransparencyCalculationResult>};
 
 // "TypeTransparencyCalculationResult", line 2827
 constexpr ::clretw::FieldDesc kFieldsTypeTransparencyCalculationResult[] = {
@@ -775,7 +786,8 @@ constexpr ::clretw::RecordDesc kRecord_TypeTransparencyCalculationResult{
     .fields = kFieldsTypeTransparencyCalculationResult,
     .layout = {{kPlacesTypeTransparencyCalculationResult[0], kSegmentsTypeTransparencyCalculationResult[0], 22}, {kPlacesTypeTransparencyCalculationResult[1], kSegmentsTypeTransparencyCalculationResult[1], 22}},
 
-    .line = 2827};
+    .line = 2827,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::TypeTransparencyCalculationResult>};
 
 // "MethodTransparencyCalculationResult", line 2837
 constexpr ::clretw::FieldDesc kFieldsMethodTransparencyCalculationResult[] = {
@@ -795,7 +807,8 @@ constexpr ::clretw::RecordDesc kRecord_MethodTransparencyCalculationResult{
     .fields = kFieldsMethodTransparencyCalculationResult,
     .layout = {{kPlacesMethodTransparencyCalculationResult[0], kSegmentsMethodTransparencyCalculationResult[0], 14}, {kPlacesMethodTransparencyCalculationResult[1], kSegmentsMethodTransparencyCalculationResult[1], 14}},
 
-    .line = 2837};
+    .line = 2837,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::MethodTransparencyCalculationResult>};
 
 // "FieldTransparencyCalculationResult", line 2845
 constexpr ::clretw::FieldDesc kFieldsFieldTransparencyCalculationResult[] = {
@@ -815,7 +828,8 @@ constexpr ::clretw::RecordDesc kRecord_FieldTransparencyCalculationResult{
     .fields = kFieldsFieldTransparencyCalculationResult,
     .layout = {{kPlacesFieldTransparencyCalculationResult[0], kSegmentsFieldTransparencyCalculationResult[0], 14}, {kPlacesFieldTransparencyCalculationResult[1], kSegmentsFieldTransparencyCalculationResult[1], 14}},
 
-    .line = 2845};
+    .line = 2845,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::FieldTransparencyCalculationResult>};
 
 // "TokenTransparencyCalculationResult", line 2853
 constexpr ::clretw::FieldDesc kFieldsTokenTransparencyCalculationResult[] = {
@@ -835,7 +849,8 @@ constexpr ::clretw::RecordDesc kRecord_TokenTransparencyCalculationResult{
     .fields = kFieldsTokenTransparencyCalculationResult,
     .layout = {{kPlacesTokenTransparencyCalculationResult[0], kSegmentsTokenTransparencyCalculationResult[0], 18}, {kPlacesTokenTransparencyCalculationResult[1], kSegmentsTokenTransparencyCalculationResult[1], 18}},
 
-    .line = 2853};
+    .line = 2853,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::TokenTransparencyCalculationResult>};
 
 // "FailFast", line 2861
 constexpr ::clretw::FieldDesc kFieldsFailFast[] = {
@@ -854,7 +869,8 @@ constexpr ::clretw::RecordDesc kRecord_FailFast{
     .fields = kFieldsFailFast,
     .layout = {{kPlacesFailFast[0], kSegmentsFailFast[0], 14}, {kPlacesFailFast[1], kSegmentsFailFast[1], 18}},
 
-    .line = 2861};
+    .line = 2861,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::FailFast>};
 
 // "PrvFinalizeObject", line 2868
 constexpr ::clretw::FieldDesc kFieldsPrvFinalizeObject[] = {
@@ -872,7 +888,8 @@ constexpr ::clretw::RecordDesc kRecord_PrvFinalizeObject{
     .fields = kFieldsPrvFinalizeObject,
     .layout = {{kPlacesPrvFinalizeObject[0], kSegmentsPrvFinalizeObject[0], 10}, {kPlacesPrvFinalizeObject[1], kSegmentsPrvFinalizeObject[1], 18}},
 
-    .line = 2868};
+    .line = 2868,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::PrvFinalizeObject>};
 
 // "CCWRefCountChange", line 2874
 constexpr ::clretw::FieldDesc kFieldsCCWRefCountChange[] = {
@@ -895,7 +912,8 @@ constexpr ::clretw::RecordDesc kRecord_CCWRefCountChange{
     .fields = kFieldsCCWRefCountChange,
     .layout = {{kPlacesCCWRefCountChange[0], kSegmentsCCWRefCountChange[0], 26}, {kPlacesCCWRefCountChange[1], kSegmentsCCWRefCountChange[1], 38}},
 
-    .line = 2874};
+    .line = 2874,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::CCWRefCountChange>};
 
 // "CCWRefCountChangeAnsi", line 2885
 constexpr ::clretw::FieldDesc kFieldsCCWRefCountChangeAnsi[] = {
@@ -918,7 +936,8 @@ constexpr ::clretw::RecordDesc kRecord_CCWRefCountChangeAnsi{
     .fields = kFieldsCCWRefCountChangeAnsi,
     .layout = {{kPlacesCCWRefCountChangeAnsi[0], kSegmentsCCWRefCountChangeAnsi[0], 26}, {kPlacesCCWRefCountChangeAnsi[1], kSegmentsCCWRefCountChangeAnsi[1], 38}},
 
-    .line = 2885};
+    .line = 2885,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::CCWRefCountChangeAnsi>};
 
 // "PinPlugAtGCTime", line 2896
 constexpr ::clretw::FieldDesc kFieldsPinPlugAtGCTime[] = {
@@ -1033,7 +1052,8 @@ constexpr ::clretw::RecordDesc kRecord_MulticoreJitPrivate{
     .fields = kFieldsMulticoreJitPrivate,
     .layout = {{kPlacesMulticoreJitPrivate[0], kSegmentsMulticoreJitPrivate[0], 14}, {kPlacesMulticoreJitPrivate[1], kSegmentsMulticoreJitPrivate[1], 14}},
 
-    .line = 2931};
+    .line = 2931,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::MulticoreJitPrivate>};
 
 // "MulticoreJitMethodCodeReturnedPrivate", line 2939
 constexpr ::clretw::FieldDesc kFieldsMulticoreJitMethodCodeReturnedPrivate[] = {
@@ -1066,7 +1086,8 @@ constexpr ::clretw::RecordDesc kRecord_DynamicTypeUsePrivate{
     .fields = kFieldsDynamicTypeUsePrivate,
     .layout = {{kPlacesDynamicTypeUsePrivate[0], kSegmentsDynamicTypeUsePrivate[0], 2}, {kPlacesDynamicTypeUsePrivate[1], kSegmentsDynamicTypeUsePrivate[1], 2}},
 
-    .line = 2944};
+    .line = 2944,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::DynamicTypeUsePrivate>};
 
 // "DynamicTypeUseTwoParametersPrivate", line 2948
 constexpr ::clretw::FieldDesc kFieldsDynamicTypeUseTwoParametersPrivate[] = {
@@ -1083,7 +1104,8 @@ constexpr ::clretw::RecordDesc kRecord_DynamicTypeUseTwoParametersPrivate{
     .fields = kFieldsDynamicTypeUseTwoParametersPrivate,
     .layout = {{kPlacesDynamicTypeUseTwoParametersPrivate[0], kSegmentsDynamicTypeUseTwoParametersPrivate[0], 2}, {kPlacesDynamicTypeUseTwoParametersPrivate[1], kSegmentsDynamicTypeUseTwoParametersPrivate[1], 2}},
 
-    .line = 2948};
+    .line = 2948,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::DynamicTypeUseTwoParametersPrivate>};
 
 // "DynamicTypeUsePrivateVariance", line 2953
 constexpr ::clretw::FieldDesc kFieldsDynamicTypeUsePrivateVariance[] = {
@@ -1101,7 +1123,8 @@ constexpr ::clretw::RecordDesc kRecord_DynamicTypeUsePrivateVariance{
     .fields = kFieldsDynamicTypeUsePrivateVariance,
     .layout = {{kPlacesDynamicTypeUsePrivateVariance[0], kSegmentsDynamicTypeUsePrivateVariance[0], 2}, {kPlacesDynamicTypeUsePrivateVariance[1], kSegmentsDynamicTypeUsePrivateVariance[1], 2}},
 
-    .line = 2953};
+    .line = 2953,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::DynamicTypeUsePrivateVariance>};
 
 // "DynamicTypeUseStringAndIntPrivate", line 2959
 constexpr ::clretw::FieldDesc kFieldsDynamicTypeUseStringAndIntPrivate[] = {
@@ -1118,7 +1141,8 @@ constexpr ::clretw::RecordDesc kRecord_DynamicTypeUseStringAndIntPrivate{
     .fields = kFieldsDynamicTypeUseStringAndIntPrivate,
     .layout = {{kPlacesDynamicTypeUseStringAndIntPrivate[0], kSegmentsDynamicTypeUseStringAndIntPrivate[0], 6}, {kPlacesDynamicTypeUseStringAndIntPrivate[1], kSegmentsDynamicTypeUseStringAndIntPrivate[1], 6}},
 
-    .line = 2959};
+    .line = 2959,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::DynamicTypeUseStringAndIntPrivate>};
 
 // "DynamicTypeUseNoParametersPrivate", line 2964
 constexpr ::clretw::FieldDesc kFieldsDynamicTypeUseNoParametersPrivate[] = {

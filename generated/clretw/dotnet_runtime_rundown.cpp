@@ -199,7 +199,8 @@ constexpr ::clretw::RecordDesc kRecord_RuntimeInformationRundown{
     .fields = kFieldsRuntimeInformationRundown,
     .layout = {{kPlacesRuntimeInformationRundown[0], kSegmentsRuntimeInformationRundown[0], 41}, {kPlacesRuntimeInformationRundown[1], kSegmentsRuntimeInformationRundown[1], 41}},
 
-    .line = 2049};
+    .line = 2049,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_rundown::templates::RuntimeInformationRundown>};
 
 // "DomainModuleLoadUnloadRundown", line 2066
 constexpr ::clretw::FieldDesc kFieldsDomainModuleLoadUnloadRundown[] = {
@@ -220,7 +221,8 @@ constexpr ::clretw::RecordDesc kRecord_DomainModuleLoadUnloadRundown{
     .fields = kFieldsDomainModuleLoadUnloadRundown,
     .layout = {{kPlacesDomainModuleLoadUnloadRundown[0], kSegmentsDomainModuleLoadUnloadRundown[0], 32}, {kPlacesDomainModuleLoadUnloadRundown[1], kSegmentsDomainModuleLoadUnloadRundown[1], 32}},
 
-    .line = 2066};
+    .line = 2066,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_rundown::templates::DomainModuleLoadUnloadRundown>};
 
 // "DomainModuleLoadUnloadRundown_V1", line 2075
 constexpr ::clretw::FieldDesc kFieldsDomainModuleLoadUnloadRundown_V1[] = {
@@ -242,7 +244,8 @@ constexpr ::clretw::RecordDesc kRecord_DomainModuleLoadUnloadRundown_V1{
     .fields = kFieldsDomainModuleLoadUnloadRundown_V1,
     .layout = {{kPlacesDomainModuleLoadUnloadRundown_V1[0], kSegmentsDomainModuleLoadUnloadRundown_V1[0], 34}, {kPlacesDomainModuleLoadUnloadRundown_V1[1], kSegmentsDomainModuleLoadUnloadRundown_V1[1], 34}},
 
-    .line = 2075};
+    .line = 2075,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_rundown::templates::DomainModuleLoadUnloadRundown_V1>};
 
 // "ModuleLoadUnloadRundown", line 2085
 constexpr ::clretw::FieldDesc kFieldsModuleLoadUnloadRundown[] = {
@@ -262,7 +265,8 @@ constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnloadRundown{
     .fields = kFieldsModuleLoadUnloadRundown,
     .layout = {{kPlacesModuleLoadUnloadRundown[0], kSegmentsModuleLoadUnloadRundown[0], 24}, {kPlacesModuleLoadUnloadRundown[1], kSegmentsModuleLoadUnloadRundown[1], 24}},
 
-    .line = 2085};
+    .line = 2085,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_rundown::templates::ModuleLoadUnloadRundown>};
 
 // "ModuleLoadUnloadRundown_V1", line 2093
 constexpr ::clretw::FieldDesc kFieldsModuleLoadUnloadRundown_V1[] = {
@@ -283,7 +287,8 @@ constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnloadRundown_V1{
     .fields = kFieldsModuleLoadUnloadRundown_V1,
     .layout = {{kPlacesModuleLoadUnloadRundown_V1[0], kSegmentsModuleLoadUnloadRundown_V1[0], 26}, {kPlacesModuleLoadUnloadRundown_V1[1], kSegmentsModuleLoadUnloadRundown_V1[1], 26}},
 
-    .line = 2093};
+    .line = 2093,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_rundown::templates::ModuleLoadUnloadRundown_V1>};
 
 // "ModuleLoadUnloadRundown_V2", line 2102
 constexpr ::clretw::FieldDesc kFieldsModuleLoadUnloadRundown_V2[] = {
@@ -310,7 +315,8 @@ constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnloadRundown_V2{
     .fields = kFieldsModuleLoadUnloadRundown_V2,
     .layout = {{kPlacesModuleLoadUnloadRundown_V2[0], kSegmentsModuleLoadUnloadRundown_V2[0], 66}, {kPlacesModuleLoadUnloadRundown_V2[1], kSegmentsModuleLoadUnloadRundown_V2[1], 66}},
 
-    .line = 2102};
+    .line = 2102,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_rundown::templates::ModuleLoadUnloadRundown_V2>};
 
 // "AssemblyLoadUnloadRundown", line 2117
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadUnloadRundown[] = {
@@ -328,7 +334,8 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadUnloadRundown{
     .fields = kFieldsAssemblyLoadUnloadRundown,
     .layout = {{kPlacesAssemblyLoadUnloadRundown[0], kSegmentsAssemblyLoadUnloadRundown[0], 20}, {kPlacesAssemblyLoadUnloadRundown[1], kSegmentsAssemblyLoadUnloadRundown[1], 20}},
 
-    .line = 2117};
+    .line = 2117,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_rundown::templates::AssemblyLoadUnloadRundown>};
 
 // "AssemblyLoadUnloadRundown_V1", line 2123
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadUnloadRundown_V1[] = {
@@ -348,7 +355,8 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadUnloadRundown_V1{
     .fields = kFieldsAssemblyLoadUnloadRundown_V1,
     .layout = {{kPlacesAssemblyLoadUnloadRundown_V1[0], kSegmentsAssemblyLoadUnloadRundown_V1[0], 30}, {kPlacesAssemblyLoadUnloadRundown_V1[1], kSegmentsAssemblyLoadUnloadRundown_V1[1], 30}},
 
-    .line = 2123};
+    .line = 2123,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_rundown::templates::AssemblyLoadUnloadRundown_V1>};
 
 // "AppDomainLoadUnloadRundown", line 2131
 constexpr ::clretw::FieldDesc kFieldsAppDomainLoadUnloadRundown[] = {
@@ -365,7 +373,8 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainLoadUnloadRundown{
     .fields = kFieldsAppDomainLoadUnloadRundown,
     .layout = {{kPlacesAppDomainLoadUnloadRundown[0], kSegmentsAppDomainLoadUnloadRundown[0], 12}, {kPlacesAppDomainLoadUnloadRundown[1], kSegmentsAppDomainLoadUnloadRundown[1], 12}},
 
-    .line = 2131};
+    .line = 2131,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_rundown::templates::AppDomainLoadUnloadRundown>};
 
 // "AppDomainLoadUnloadRundown_V1", line 2136
 constexpr ::clretw::FieldDesc kFieldsAppDomainLoadUnloadRundown_V1[] = {
@@ -384,7 +393,8 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainLoadUnloadRundown_V1{
     .fields = kFieldsAppDomainLoadUnloadRundown_V1,
     .layout = {{kPlacesAppDomainLoadUnloadRundown_V1[0], kSegmentsAppDomainLoadUnloadRundown_V1[0], 18}, {kPlacesAppDomainLoadUnloadRundown_V1[1], kSegmentsAppDomainLoadUnloadRundown_V1[1], 18}},
 
-    .line = 2136};
+    .line = 2136,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_rundown::templates::AppDomainLoadUnloadRundown_V1>};
 
 // "MethodLoadUnloadRundown", line 2143
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadRundown[] = {
@@ -470,7 +480,8 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadRundownVerbose{
     .fields = kFieldsMethodLoadUnloadRundownVerbose,
     .layout = {{kPlacesMethodLoadUnloadRundownVerbose[0], kSegmentsMethodLoadUnloadRundownVerbose[0], 36}, {kPlacesMethodLoadUnloadRundownVerbose[1], kSegmentsMethodLoadUnloadRundownVerbose[1], 36}},
 
-    .line = 2170};
+    .line = 2170,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_rundown::templates::MethodLoadUnloadRundownVerbose>};
 
 // "MethodLoadUnloadRundownVerbose_V1", line 2181
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadRundownVerbose_V1[] = {
@@ -494,7 +505,8 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadRundownVerbose_V1{
     .fields = kFieldsMethodLoadUnloadRundownVerbose_V1,
     .layout = {{kPlacesMethodLoadUnloadRundownVerbose_V1[0], kSegmentsMethodLoadUnloadRundownVerbose_V1[0], 38}, {kPlacesMethodLoadUnloadRundownVerbose_V1[1], kSegmentsMethodLoadUnloadRundownVerbose_V1[1], 38}},
 
-    .line = 2181};
+    .line = 2181,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_rundown::templates::MethodLoadUnloadRundownVerbose_V1>};
 
 // "MethodLoadUnloadRundownVerbose_V2", line 2193
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadRundownVerbose_V2[] = {
@@ -519,7 +531,8 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadRundownVerbose_V2{
     .fields = kFieldsMethodLoadUnloadRundownVerbose_V2,
     .layout = {{kPlacesMethodLoadUnloadRundownVerbose_V2[0], kSegmentsMethodLoadUnloadRundownVerbose_V2[0], 46}, {kPlacesMethodLoadUnloadRundownVerbose_V2[1], kSegmentsMethodLoadUnloadRundownVerbose_V2[1], 46}},
 
-    .line = 2193};
+    .line = 2193,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_rundown::templates::MethodLoadUnloadRundownVerbose_V2>};
 
 // "MethodILToNativeMapRundown", line 2206
 constexpr ::clretw::FieldDesc kFieldsMethodILToNativeMapRundown[] = {
@@ -540,7 +553,8 @@ constexpr ::clretw::RecordDesc kRecord_MethodILToNativeMapRundown{
     .fields = kFieldsMethodILToNativeMapRundown,
     .layout = {{kPlacesMethodILToNativeMapRundown[0], kSegmentsMethodILToNativeMapRundown[0], 21}, {kPlacesMethodILToNativeMapRundown[1], kSegmentsMethodILToNativeMapRundown[1], 21}},
 
-    .line = 2206};
+    .line = 2206,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_rundown::templates::MethodILToNativeMapRundown>};
 
 // "MethodILToNativeMapRundown_V1", line 2215
 constexpr ::clretw::FieldDesc kFieldsMethodILToNativeMapRundown_V1[] = {
@@ -562,7 +576,8 @@ constexpr ::clretw::RecordDesc kRecord_MethodILToNativeMapRundown_V1{
     .fields = kFieldsMethodILToNativeMapRundown_V1,
     .layout = {{kPlacesMethodILToNativeMapRundown_V1[0], kSegmentsMethodILToNativeMapRundown_V1[0], 29}, {kPlacesMethodILToNativeMapRundown_V1[1], kSegmentsMethodILToNativeMapRundown_V1[1], 29}},
 
-    .line = 2215};
+    .line = 2215,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_rundown::templates::MethodILToNativeMapRundown_V1>};
 
 // "DCStartEnd", line 2225
 constexpr ::clretw::FieldDesc kFieldsDCStartEnd[] = {
@@ -596,7 +611,8 @@ constexpr ::clretw::RecordDesc kRecord_ClrStackWalk{
     .fields = kFieldsClrStackWalk,
     .layout = {{kPlacesClrStackWalk[0], kSegmentsClrStackWalk[0], 8}, {kPlacesClrStackWalk[1], kSegmentsClrStackWalk[1], 8}},
 
-    .line = 2228};
+    .line = 2228,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_rundown::templates::ClrStackWalk>};
 
 // "ThreadCreatedRundown", line 2235
 constexpr ::clretw::FieldDesc kFieldsThreadCreatedRundown[] = {
@@ -668,7 +684,8 @@ constexpr ::clretw::RecordDesc kRecord_ExecutionCheckpointRundown{
     .fields = kFieldsExecutionCheckpointRundown,
     .layout = {{kPlacesExecutionCheckpointRundown[0], kSegmentsExecutionCheckpointRundown[0], 10}, {kPlacesExecutionCheckpointRundown[1], kSegmentsExecutionCheckpointRundown[1], 10}},
 
-    .line = 2254};
+    .line = 2254,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_rundown::templates::ExecutionCheckpointRundown>};
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events

@@ -31,7 +31,8 @@ constexpr ::clretw::RecordDesc kRecord_StressLog{
     .fields = kFieldsStressLog,
     .layout = {{kPlacesStressLog[0], kSegmentsStressLog[0], 5}, {kPlacesStressLog[1], kSegmentsStressLog[1], 5}},
 
-    .line = 2326};
+    .line = 2326,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_stress::templates::StressLog>};
 
 // "StressLog_V1", line 2331
 constexpr ::clretw::FieldDesc kFieldsStressLog_V1[] = {
@@ -49,7 +50,8 @@ constexpr ::clretw::RecordDesc kRecord_StressLog_V1{
     .fields = kFieldsStressLog_V1,
     .layout = {{kPlacesStressLog_V1[0], kSegmentsStressLog_V1[0], 7}, {kPlacesStressLog_V1[1], kSegmentsStressLog_V1[1], 7}},
 
-    .line = 2331};
+    .line = 2331,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_stress::templates::StressLog_V1>};
 
 // "ClrStackWalk", line 2337
 constexpr ::clretw::FieldDesc kFieldsClrStackWalk[] = {
@@ -68,7 +70,8 @@ constexpr ::clretw::RecordDesc kRecord_ClrStackWalk{
     .fields = kFieldsClrStackWalk,
     .layout = {{kPlacesClrStackWalk[0], kSegmentsClrStackWalk[0], 8}, {kPlacesClrStackWalk[1], kSegmentsClrStackWalk[1], 8}},
 
-    .line = 2337};
+    .line = 2337,
+    .check = &::clretw::check_layout<::clretw::dotnet_runtime_stress::templates::ClrStackWalk>};
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events

@@ -68,7 +68,8 @@ constexpr ::clretw::RecordDesc kRecord_EventTraceHeader{
     .fields = kFieldsEventTraceHeader,
     .layout = {{kPlacesEventTraceHeader[0], kSegmentsEventTraceHeader[0], 272}, {kPlacesEventTraceHeader[1], kSegmentsEventTraceHeader[1], 280}},
 
-    .line = 54};
+    .line = 54,
+    .check = &::clretw::check_layout<::clretw::windows_kernel::templates::EventTraceHeader>};
 
 // "Process_V4", line 90
 constexpr ::clretw::FieldDesc kFieldsProcess_V4[] = {
@@ -150,7 +151,8 @@ constexpr ::clretw::RecordDesc kRecord_Image{
     .fields = kFieldsImage,
     .layout = {{kPlacesImage[0], kSegmentsImage[0], 44}, {kPlacesImage[1], kSegmentsImage[1], 56}},
 
-    .line = 125};
+    .line = 125,
+    .check = &::clretw::check_layout<::clretw::windows_kernel::templates::Image>};
 
 // "SampledProfile", line 140
 constexpr ::clretw::FieldDesc kFieldsSampledProfile[] = {

@@ -326,6 +326,8 @@ class Emitter {
     mst::data views{mst::data::type::list};         // views, element views first
     mst::data view_impls{mst::data::type::list};    // .cpp parts of views
     std::set<const RecordDesc*> layout_views;       // records whose owning struct has a View<PointerSize>
+    std::set<const RecordDesc*> template_records;   // records of templates (not element structs)
+    std::vector<std::pair<const RecordDesc*, mst::data>> record_data;  // descriptor tables, before their check is known
   };
 
   // Where each field of a record is declared (the model's fields are the record's, in order).
@@ -398,6 +400,7 @@ class Emitter {
       const RecordDesc* r = c.t->templates[ti];
       if (!r) continue;
       record_tables(c, *r, identifier(p.templates[ti].tid), "template '" + p.templates[ti].tid + "'", p.templates[ti].loc);
+      c.template_records.insert(r);
       payload_struct(c, *r, p.templates[ti].tid, p.templates[ti].loc, true);
       ++result_.templates;
     }
@@ -419,6 +422,15 @@ class Emitter {
     result_.events += pd.events.size();
     result_.maps += p.maps.size();
 
+    // A template's descriptor points to its layout view's check, when it has one and its
+    // layout varies (check_fields() checks a fixed layout's length itself).
+    for (auto& [r, rd] : c.record_data) {
+      const bool has_check = c.template_records.count(r) && c.layout_views.count(r) &&
+                             !(r->layout[0].fixed() && r->layout[1].fixed());
+      rd.set("has_check", has_check);
+      if (has_check) rd.set("check", "&::clretw::check_layout<" + c.ns + "::templates::" + c.record_struct.at(r) + ">");
+      c.records.push_back(rd);
+    }
     d.set("records", c.records);
     d.set("structs", c.structs);
     d.set("payload_aliases", aliases);
@@ -623,7 +635,7 @@ class Emitter {
       d.set(psi ? "segs8" : "segs4", segs);
       d.set(psi ? "min8" : "min4", std::to_string(l.min_size));
     }
-    c.records.push_back(d);
+    c.record_data.emplace_back(&r, d);
   }
 
   // ---- owning payload structs --------------------------------------------

@@ -26,6 +26,28 @@ void run(const Codec& c, unsigned version, const RecordDesc* reference, Stats& s
       if (auto d = compare(generic->fields, quick->fields); !d.empty()) fail("verify() and verify_generic() read: " + d + ", " + what());
     return quick;
   };
+  // check_fields() gives visit_fields()'s answer: through the generated tables (their layout
+  // view's check, when they point to one) and through the run-time tables (the layout engine).
+  auto check = [&](Bytes bytes, unsigned ps, auto what) {
+    struct Ignore final : FieldVisitor {
+      void scalar(const Scalar&) override {}
+    } ignore;
+    const auto walked = visit_fields(*c.record, bytes, ps, ignore);
+    for (const RecordDesc* r : {c.record, reference}) {
+      if (!r) continue;
+      const auto checked = check_fields(*r, bytes, ps);
+      const char* tables = r == c.record ? " (generated tables)" : " (run-time tables)";
+      if (static_cast<bool>(checked) != static_cast<bool>(walked))
+        fail(std::string("check_fields() ") + (checked ? "accepted" : "rejected") + " what visit_fields() " +
+             (walked ? "accepted" : "rejected") + tables + ": " + what());
+      else if (checked && *checked != *walked)
+        fail("check_fields() consumed " + std::to_string(*checked) + ", visit_fields() " + std::to_string(*walked) + tables + ": " + what());
+      else if (!checked && checked.error().message() != walked.error().message())
+        fail("check_fields() says " + checked.error().message() + ", visit_fields() " + walked.error().message() + tables + ": " + what());
+    }
+  };
+  if (c.layout && !(c.record->layout[0].fixed() && c.record->layout[1].fixed()) && !c.record->check)
+    fail("the generated RecordDesc has no check although the struct has a layout view");
   for (unsigned ps : {4u, 8u}) {
     for (Profile profile : {Profile::empty, Profile::small, Profile::large}) {
       const std::string how =
@@ -43,6 +65,7 @@ void run(const Codec& c, unsigned version, const RecordDesc* reference, Stats& s
 
       if (auto d = c.decode(bytes, ps, expected); !d.empty()) fail(d + how);
 
+      check(bytes, ps, [&] { return "the payload" + how; });
       auto full = view(bytes, version, ps, true, [&] { return "the payload" + how; });
       if (!full) {
         fail("view rejected a valid payload" + how + ": " + full.error().message());
@@ -63,6 +86,7 @@ void run(const Codec& c, unsigned version, const RecordDesc* reference, Stats& s
         // Bytes a newer version appends are skipped.
         std::vector<std::uint8_t> longer = bytes;
         longer.insert(longer.end(), {0xAB, 0xCD, 0xEF});
+        check(longer, ps, [&] { return "appended bytes" + how; });
         auto lv2 = c.layout(longer, ps, true);
         if (!lv2 || lv2->trailing != 3 || lv2->consumed != bytes.size()) fail("layout view: appended bytes" + how);
         else if (auto d = compare(expected, lv2->fields); !d.empty()) fail("layout view with appended bytes: " + d + how);
@@ -83,6 +107,7 @@ void run(const Codec& c, unsigned version, const RecordDesc* reference, Stats& s
         ++st.truncations;
         if (view(cut, version, ps, false, [&] { return "cut to " + std::to_string(n) + " bytes" + how; }))
           fail("view accepted the payload cut to " + std::to_string(n) + " bytes" + how);
+        check(cut, ps, [&] { return "cut to " + std::to_string(n) + " bytes" + how; });
         if (c.decodes(cut, ps)) fail("decode accepted the payload cut to " + std::to_string(n) + " bytes" + how);
         if (c.layout && c.layout(cut, ps, false)) fail("layout view accepted the payload cut to " + std::to_string(n) + " bytes" + how);
         if (decode_dynamic(*c.record, cut, ps)) fail("dynamic decoder accepted the payload cut to " + std::to_string(n) + how);

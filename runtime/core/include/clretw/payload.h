@@ -277,6 +277,19 @@ Result<P> decode_payload(Bytes payload, unsigned pointer_size) {
   return decode_payload_generic<P>(payload, pointer_size);
 }
 
+// The bytes a payload of struct P consumes by P's layout view, or kVariable when the view
+// rejects it (or the pointer size is neither 4 nor 8): the generated tables' RecordDesc::check,
+// which check_fields() asks first (it walks the layout for the error).
+template <class P>
+std::uint32_t check_layout(Bytes payload, unsigned pointer_size) noexcept {
+  if (pointer_size == 8) {
+    if (auto v = P::template View<8>::verify(payload)) return static_cast<std::uint32_t>(v->consumed());
+  } else if (pointer_size == 4) {
+    if (auto v = P::template View<4>::verify(payload)) return static_cast<std::uint32_t>(v->consumed());
+  }
+  return kVariable;
+}
+
 // Encodes a generated payload struct as the runtime writes it.
 template <class P>
 Result<std::vector<std::uint8_t>> encode_payload(const P& p, unsigned pointer_size) {

@@ -134,6 +134,11 @@ struct RecordDesc {
   std::span<const FieldDesc> fields{};
   Layout layout[2]{};
   std::uint32_t line = 0;  // manifest line
+  // Generated code's check of a payload (the payload struct's layout view, clretw::check_layout):
+  // the bytes the layout consumes, or kVariable when the payload does not verify or the pointer
+  // size is neither 4 nor 8. Null when there is none (tables loaded at run time, layouts no layout
+  // view reads): check_fields() then walks the layout.
+  std::uint32_t (*check)(std::span<const std::uint8_t> payload, unsigned pointer_size) noexcept = nullptr;
 
   constexpr const Layout& layout_for(unsigned pointer_size) const noexcept { return layout[pointer_size == 8]; }
 };

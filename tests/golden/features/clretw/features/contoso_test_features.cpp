@@ -194,7 +194,8 @@ constexpr ::clretw::RecordDesc kRecord_Versioned_V1{
     .fields = kFieldsVersioned_V1,
     .layout = {{kPlacesVersioned_V1[0], kSegmentsVersioned_V1[0], 16}, {kPlacesVersioned_V1[1], kSegmentsVersioned_V1[1], 16}},
 
-    .line = 99};
+    .line = 99,
+    .check = &::clretw::check_layout<::clretw::features::contoso_test_features::templates::Versioned_V1>};
 
 // "Versioned_V2", line 105
 constexpr ::clretw::FieldDesc kFieldsVersioned_V2[] = {
@@ -214,7 +215,8 @@ constexpr ::clretw::RecordDesc kRecord_Versioned_V2{
     .fields = kFieldsVersioned_V2,
     .layout = {{kPlacesVersioned_V2[0], kSegmentsVersioned_V2[0], 21}, {kPlacesVersioned_V2[1], kSegmentsVersioned_V2[1], 25}},
 
-    .line = 105};
+    .line = 105,
+    .check = &::clretw::check_layout<::clretw::features::contoso_test_features::templates::Versioned_V2>};
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
