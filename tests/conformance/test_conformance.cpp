@@ -526,6 +526,20 @@ std::string trace_stem(const std::string& file) { return file.substr(0, file.rfi
 
 // Decodes the four traces with `catalogs` (the first one is the CLR decoders under test, whose
 // generated views `for_each_version` walks) and compares with TraceEvent's baselines.
+// What two descriptions of one event disagree on; empty when they agree (Described::type aside).
+std::string description_diff(const Described& a, const Described& b) {
+  std::string diff;
+  auto field = [&](bool same, const char* what) {
+    if (!same) diff += std::string(diff.empty() ? "" : ", ") + what;
+  };
+  field(a.kind == b.kind, "kind");
+  field(a.provider == b.provider && a.event == b.event && a.self_description == b.self_description, "descriptors");
+  field(a.provider_name == b.provider_name && a.name == b.name && a.symbol == b.symbol, "names");
+  field(a.consumed == b.consumed && a.trailing == b.trailing && a.undescribed == b.undescribed, "extent");
+  field(a.kind != Described::Kind::malformed || a.error.message() == b.error.message(), "error");
+  return diff.empty() ? diff : std::string(a.provider_name) + "/" + std::string(a.name) + ": " + diff;
+}
+
 template <class ForEachVersion>
 Summary conformance(const std::string& shared, const std::vector<const Catalog*>& catalogs, ForEachVersion for_each_version) {
   // Lines whose count has a cause outside the trace (BACKGROUND.md section 5).
@@ -550,6 +564,8 @@ Summary conformance(const std::string& shared, const std::vector<const Catalog*>
 
   const Catalog& catalog = *catalogs.front();
   EventDescriber describer(catalogs);
+  std::uint64_t described_apart = 0;  // events the checks below describe otherwise than a visit
+  std::string first_apart;
   Summary total;
   for (const char* file : {"eventpipe-dotnetcore3.0-win-x64-objver4.nettrace", "eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace",
                            "eventpipe-dotnetcore6.0-win-x64-executioncheckpoints.nettrace",
@@ -572,6 +588,16 @@ Summary conformance(const std::string& shared, const std::vector<const Catalog*>
       Ours o;
       Collector collect(o.fields);
       Described d = describer.describe(r, &collect);
+      // Checking alone (no visitor: a fixed layout's length, the layout view's check, the
+      // description's check) and a describer that has seen no event say the same.
+      {
+        const Described checked = describer.describe(r);
+        const EventDescriber new_describer(catalogs);  // (Described::name points into it)
+        const Described fresh = new_describer.describe(r);
+        if (auto diff = description_diff(d, checked); !diff.empty()) ++described_apart, first_apart = first_apart.empty() ? diff : first_apart;
+        if (auto diff = description_diff(d, fresh); !diff.empty()) ++described_apart, first_apart = first_apart.empty() ? diff : first_apart;
+        if (checked.type != d.type || d.type >= describer.types() || fresh.type != 0) ++described_apart;
+      }
       ++s.events;
       ++kinds[d.kind];
       const bool clr = r.provider_name.rfind("Microsoft-Windows-DotNETRuntime", 0) == 0;
@@ -586,9 +612,9 @@ Summary conformance(const std::string& shared, const std::vector<const Catalog*>
         auto view = views.find({r.provider_guid.to_string(), r.id});
         std::uint32_t trailing = 0;
         if (view == views.end() || !view->second(r.payload, r.version, r.pointer_size, trailing))
-          s.problems.push_back(std::string(file) + ": no view accepts " + d.name);
+          s.problems.push_back(std::string(file) + ": no view accepts " + std::string(d.name));
         else if (trailing)
-          s.problems.push_back(std::string(file) + ": " + d.name + " leaves " + std::to_string(trailing) + " bytes");
+          s.problems.push_back(std::string(file) + ": " + std::string(d.name) + " leaves " + std::to_string(trailing) + " bytes");
       }
       o.provider = std::string(d.provider_name);
       o.name = d.name;
@@ -706,6 +732,9 @@ Summary conformance(const std::string& shared, const std::vector<const Catalog*>
     total.problems.insert(total.problems.end(), s.problems.begin(), s.problems.end());
     total.excuses.insert(total.excuses.end(), s.excuses.begin(), s.excuses.end());
   }
+  INFO("first difference: " << first_apart);
+  CHECK(described_apart == 0);
+  CHECK(describer.types() > 0);
   return total;
 }
 

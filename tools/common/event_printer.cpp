@@ -31,19 +31,33 @@ struct Counter {
   std::string versions;
 };
 
-// --stats counts events per (provider, name) with the versions seen. Each event is found by
-// (provider GUID, id, version, outcome) in a hash table of rows, which allocates nothing per
-// event; a row's names and its version text are made once, when its key is first seen.
+// --stats counts events per (provider, name) with the versions seen. An event finds its counter
+// by the describer's number for its type and its outcome (decoded, unknown, malformed), in a
+// dense table; a row's names and its version text are made once, when the row is first met.
+// Events the describer did not number (it stopped at EventDescriber::kMaxTypes) are found by
+// (provider GUID, id, version, outcome) and their names in a hash table. Nothing is allocated
+// per event.
 class StatsTable {
  public:
   void count(const EventRecord& r, const Described& d) {
-    const Key key{r.provider_guid, r.id, r.version, static_cast<std::uint8_t>(d.kind)};
+    const auto kind = static_cast<std::uint8_t>(d.kind);
+    if (d.type != kNoEventType) {
+      const std::size_t index = std::size_t{d.type} * 3 + kind;
+      if (index >= dense_.size()) dense_.resize(std::max(index + 1, dense_.size() * 2), nullptr);
+      Counter*& c = dense_[index];
+      if (!c) c = make_row(r, d).counter;
+      ++c->count;
+      return;
+    }
+    const Key key{r.provider_guid, r.id, r.version, kind};
     auto it = rows_.find(key);
     // The same key may be named anew later, when the trace's own manifest arrives.
     if (it == rows_.end() || it->second.provider != d.provider_name || it->second.name != d.name)
       it = rows_.insert_or_assign(key, make_row(r, d)).first;
     ++it->second.counter->count;
   }
+  // A new describer numbers types anew (the trace's own manifests arrived).
+  void forget_types() { dense_.clear(); }
   const std::map<std::pair<std::string, std::string>, Counter>& by_name() const { return by_name_; }
 
  private:
@@ -66,7 +80,7 @@ class StatsTable {
     Counter* counter;
   };
   Row make_row(const EventRecord& r, const Described& d) {
-    Row row{std::string(d.provider_name), d.name, nullptr};
+    Row row{std::string(d.provider_name), std::string(d.name), nullptr};
     row.counter = &by_name_[{row.provider, row.name}];
     const std::string v = std::to_string(r.id) + " v" + std::to_string(r.version) +
                           (d.kind == Described::Kind::unknown     ? " unknown"
@@ -77,6 +91,7 @@ class StatsTable {
     return row;
   }
   std::unordered_map<Key, Row, KeyHash> rows_;
+  std::vector<Counter*> dense_;  // by type * 3 + outcome
   std::map<std::pair<std::string, std::string>, Counter> by_name_;  // (provider, name) -> count
 };
 
@@ -259,6 +274,7 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
       std::vector<const Catalog*> all = catalogs;
       all.insert(all.end(), in_trace.catalogs().begin(), in_trace.catalogs().end());
       describer = std::make_unique<EventDescriber>(std::move(all));
+      table.forget_types();
     }
     progress.update(reader.position(), reader.size(), in_file);
     if (naming && !symbols) own.observe(*r);  // every method event, whatever the filters

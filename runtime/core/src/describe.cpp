@@ -1,6 +1,8 @@
 #include "clretw/describe.h"
 
+#include <atomic>
 #include <charconv>
+#include <cstring>
 #include <cstdio>
 
 #include "clretw/format.h"
@@ -68,24 +70,124 @@ void append_lit(std::string& out, const char (&text)[N]) {
 
 }  // namespace
 
+SelfDescription::SelfDescription() noexcept {
+  static std::atomic<std::uint64_t> next{1};
+  serial_ = next.fetch_add(1, std::memory_order_relaxed);
+}
+
+Result<std::uint32_t> SelfDescription::check(Bytes payload) const {
+  NullVisitor null;
+  return visit(payload, null);
+}
+
 Described EventDescriber::describe(const EventRecord& r, FieldVisitor* visitor) const {
   Described d;
   describe(r, d, visitor);
   return d;
 }
 
+std::size_t EventDescriber::hash(const Guid& guid, std::uint16_t id, std::uint8_t version, std::uint64_t description) noexcept {
+  std::uint64_t words[2];
+  std::memcpy(words, &guid, sizeof words);
+  std::uint64_t h = words[0] ^ (words[1] * 0x9E3779B97F4A7C15ull);
+  h ^= (std::uint64_t{id} << 8 | version) * 0xC2B2AE3D27D4EB4Full;
+  h ^= description * 0x94D049BB133111EBull;
+  h ^= h >> 29;
+  return static_cast<std::size_t>(h * 0xBF58476D1CE4E5B9ull);
+}
+
+namespace {
+bool same(const std::string& a, std::string_view b) noexcept {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size()) == 0);
+}
+}  // namespace
+
+// What the catalogs and the record's own description say of its type: found once per type.
+void EventDescriber::make_type(const EventRecord& r, Type& t) const {
+  t.lookup = catalogs_.find(r);
+  t.name.clear();
+  t.self_described = false;
+  t.fixed_size[0] = t.fixed_size[1] = kVariable;
+  if (t.lookup.event) {
+    t.name.assign(t.lookup.event->name);
+    if (const RecordDesc* payload = t.lookup.event->payload) {
+      for (int wide = 0; wide < 2; ++wide)
+        if (payload->layout[wide].fixed()) t.fixed_size[wide] = payload->layout[wide].segments[0].fixed;
+    } else {
+      t.fixed_size[0] = t.fixed_size[1] = 0;
+    }
+    return;
+  }
+  const SelfDescription* m = r.self_description;
+  // CLR runtime events name no fields and have no name in their metadata:
+  // without a manifest they are unknown. EventSource events describe themselves.
+  if (m && (!m->name().empty() || m->has_fields())) {
+    t.self_described = true;
+    m->append_display_name(t.name);
+    return;
+  }
+  if (!r.event_name.empty()) {
+    t.name.assign(r.event_name);
+  } else {
+    t.name.assign("EventID(");
+    append_decimal(t.name, r.id);
+    t.name.push_back(')');
+  }
+}
+
+std::uint32_t EventDescriber::find_type(const EventRecord& r) const {
+  auto& slots_ = cache_.slots;
+  auto& types_ = cache_.types;
+  if (slots_.empty()) slots_.assign(64, 0);
+  const std::size_t mask = slots_.size() - 1;
+  const std::uint64_t desc = description(r);
+  for (std::size_t i = hash(r.provider_guid, r.id, r.version, desc) & mask;; i = (i + 1) & mask) {
+    const std::uint32_t slot = slots_[i];
+    if (slot == 0) {
+      if (types_.size() >= kMaxTypes) return kNoEventType;
+      Type& t = *types_.emplace_back(std::make_unique<Type>());
+      t.guid = r.provider_guid;
+      t.id = r.id;
+      t.version = r.version;
+      t.description = desc;
+      t.provider_name.assign(r.provider_name);
+      t.event_name.assign(r.event_name);
+      make_type(r, t);
+      const auto index = static_cast<std::uint32_t>(types_.size() - 1);
+      slots_[i] = index + 1;
+      if (types_.size() * 2 > slots_.size()) {  // at most half full
+        std::vector<std::uint32_t> grown(slots_.size() * 2, 0);
+        for (std::uint32_t k = 0; k < types_.size(); ++k) {
+          const Type& y = *types_[k];
+          std::size_t j = hash(y.guid, y.id, y.version, y.description) & (grown.size() - 1);
+          while (grown[j]) j = (j + 1) & (grown.size() - 1);
+          grown[j] = k + 1;
+        }
+        slots_.swap(grown);
+      }
+      return index;
+    }
+    const Type& t = *types_[slot - 1];
+    if (t.guid == r.provider_guid && t.id == r.id && t.version == r.version && t.description == desc &&
+        (t.description || (same(t.provider_name, r.provider_name) && same(t.event_name, r.event_name))))
+      return slot - 1;
+  }
+}
+
 void EventDescriber::describe(const EventRecord& r, Described& d, FieldVisitor* visitor) const {
-  NullVisitor null;
-  FieldVisitor& v = visitor ? *visitor : null;
-  const EventLookup l = catalogs_.find(r);
+  d.type = find_type(r);
+  const Type* t = &cache_.uncounted;
+  if (d.type != kNoEventType) t = cache_.types[d.type].get();
+  else make_type(r, cache_.uncounted);
+  const EventLookup& l = t->lookup;
   d.kind = Described::Kind::unknown;
   d.provider = l.provider;
-  d.event = nullptr;
+  d.event = l.event;
   d.self_description = nullptr;
   // The catalog's name first: a source may name a provider only by its GUID (ETL).
   d.provider_name = l.provider ? l.provider->name : r.provider_name;
-  d.name.clear();
-  d.symbol = {};
+  d.name = t->name;
+  d.symbol = l.event ? l.event->symbol : std::string_view{};
   d.consumed = d.trailing = 0;
   d.undescribed = false;
   const auto size = static_cast<std::uint32_t>(r.payload.size());
@@ -100,29 +202,26 @@ void EventDescriber::describe(const EventRecord& r, Described& d, FieldVisitor* 
     d.trailing = size - *walked;
   };
   if (l.event) {
-    d.event = l.event;
-    d.name.assign(l.event->name);
-    d.symbol = l.event->symbol;
-    if (!l.event->payload) outcome(std::uint32_t{0});
-    else outcome(visit_fields(*l.event->payload, r.payload, r.pointer_size, v));
+    // Checking only, a fixed layout is a length comparison.
+    const std::uint32_t fixed = r.pointer_size == 8 ? t->fixed_size[1] : r.pointer_size == 4 ? t->fixed_size[0] : kVariable;
+    if (!visitor && fixed != kVariable && size >= fixed && r.payload.size() < kVariable) {
+      d.kind = Described::Kind::decoded;
+      d.consumed = fixed;
+      d.trailing = size - fixed;
+    } else if (!l.event->payload) {
+      outcome(std::uint32_t{0});
+    } else if (visitor) {
+      outcome(visit_fields(*l.event->payload, r.payload, r.pointer_size, *visitor));
+    } else {
+      outcome(check_fields(*l.event->payload, r.payload, r.pointer_size));
+    }
     return;
   }
-  const SelfDescription* m = r.self_description;
-  // CLR runtime events name no fields and have no name in their metadata:
-  // without a manifest they are unknown. EventSource events describe themselves.
-  if (m && (!m->name().empty() || m->has_fields())) {
+  if (t->self_described) {
+    const SelfDescription* m = r.self_description;
     d.self_description = m;
-    m->append_display_name(d.name);
-    outcome(m->visit(r.payload, v));
+    outcome(visitor ? m->visit(r.payload, *visitor) : m->check(r.payload));
     d.undescribed = !m->has_fields() && size != 0;
-    return;
-  }
-  if (!r.event_name.empty()) {
-    d.name.assign(r.event_name);
-  } else {
-    d.name.assign("EventID(");
-    append_decimal(d.name, r.id);
-    d.name.push_back(')');
   }
 }
 

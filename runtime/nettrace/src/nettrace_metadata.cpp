@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "clretw/layout.h"
+
 namespace clretw::nettrace {
 
 using detail::Cursor;
@@ -353,36 +355,41 @@ class SelfDescribing {
     return false;
   }
 
+  // Reports a scalar of type t to the visitor, if there is one.
+  void report(std::string_view name, TypeCode t, const std::uint8_t* p, std::size_t size) {
+    if (!v_) return;
+    const FieldDesc d = desc(name, t);
+    v_->scalar(Scalar{&d, p, static_cast<std::uint32_t>(size)});
+  }
+
   bool scalar(const MetaField& f, std::string_view name) {
-    FieldDesc d = desc(name, f.type);
     if (f.type == TypeCode::VarInt || f.type == TypeCode::VarUInt) {
       std::uint64_t v = c_.varuint64();
       if (!c_.ok) return fail(name);
       if (f.type == TypeCode::VarInt) v = (v >> 1) ^ (~(v & 1) + 1);  // zigzag
       std::uint8_t bytes[8];
       for (int i = 0; i < 8; ++i) bytes[i] = static_cast<std::uint8_t>(v >> (8 * i));
-      if (v_) v_->scalar(Scalar{&d, bytes, 8});
+      report(name, f.type, bytes, 8);
       return true;
     }
-    if (f.type == TypeCode::String) {
-      std::size_t n = 0;
-      for (;; n += 2) {
-        if (!c_.need(n + 2)) return fail(name);
-        if (c_.here()[n] == 0 && c_.here()[n + 1] == 0) break;
-      }
-      if (v_) v_->scalar(Scalar{&d, c_.here(), static_cast<std::uint32_t>(n)});
-      c_.skip(n + 2);
+    if (f.type == TypeCode::String) {  // UTF-16, NUL-terminated
+      const std::size_t units = c_.remaining() / 2, n = clretw::detail::find_nul16(c_.here(), units);
+      if (n == units) return fail(name);
+      report(name, f.type, c_.here(), 2 * n);
+      c_.skip(2 * n + 2);
       return true;
     }
     const std::size_t size = fixed_size(f);
     if (size == 0 || !c_.need(size)) return fail(name);
-    if (v_) v_->scalar(Scalar{&d, c_.here(), static_cast<std::uint32_t>(size)});
+    report(name, f.type, c_.here(), size);
     c_.skip(size);
     return true;
   }
 
+  static constexpr unsigned kMaxDepth = 16;
+
   bool field(const MetaField& f, std::string_view name, unsigned depth) {
-    if (depth > 16) return fail(name);
+    if (depth > kMaxDepth) return fail(name);
     switch (f.type) {
       case TypeCode::Object: {
         FieldDesc d = desc(name, f.type);
@@ -417,14 +424,27 @@ class SelfDescribing {
       // An array of characters is a string (as .NET's EventSource and TraceEvent see it).
       const std::size_t unit = e.type == TypeCode::Char16 ? 2 : 1;
       if (n > c_.remaining() / unit) return fail(name);
-      FieldDesc d = desc(name, e.type);
-      d.length = {Extent::Kind::constant, static_cast<std::uint32_t>(n)};
-      if (v_) v_->scalar(Scalar{&d, c_.here(), static_cast<std::uint32_t>(n * unit)});
+      if (v_) {
+        FieldDesc d = desc(name, e.type);
+        d.length = {Extent::Kind::constant, static_cast<std::uint32_t>(n)};
+        v_->scalar(Scalar{&d, c_.here(), static_cast<std::uint32_t>(n * unit)});
+      }
       c_.skip(n * unit);
       return true;
     }
     FieldDesc d = desc(name, e.type);
     if (n > c_.remaining() + 1 && fixed_size(e) != 0) return fail(name);
+    if (!v_ && n != 0 && depth + 1 <= kMaxDepth && fixed_size(e) != 0) {
+      // Checking only: fixed-size elements are skipped at once, failing where the first that
+      // does not fit begins, as the loop below would.
+      const std::size_t size = fixed_size(e), fit = c_.remaining() / size;
+      if (n > fit) {
+        c_.skip(fit * size);
+        return fail(name);
+      }
+      c_.skip(static_cast<std::size_t>(n) * size);
+      return true;
+    }
     if (v_) v_->begin_array(d, n);
     for (std::uint64_t k = 0; k < n; ++k) {
       if (e.type == TypeCode::Object) {
@@ -473,6 +493,12 @@ void Metadata::append_display_name(std::string& out) const {
 
 Result<std::uint32_t> Metadata::visit(Bytes payload, FieldVisitor& visitor) const {
   return visit_self_describing(*this, payload, visitor);
+}
+
+Result<std::uint32_t> Metadata::check(Bytes payload) const {
+  SelfDescribing check(payload, format, nullptr);
+  if (!check.fields(fields, 0)) return Error{Errc::truncated, check.pos(), check.failed_field()};
+  return static_cast<std::uint32_t>(check.pos());
 }
 
 }  // namespace clretw::nettrace

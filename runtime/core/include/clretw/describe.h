@@ -4,6 +4,8 @@
 // and print it as text, JSON or CSV.
 #pragma once
 
+#include <cstddef>
+#include <memory>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -25,7 +27,9 @@ struct Described {
   const EventDesc* event = nullptr;
   const SelfDescription* self_description = nullptr;  // self-described by the trace
   std::string_view provider_name;
-  std::string name;        // display name, e.g. "GC/Start"
+  // Display name, e.g. "GC/Start": kept by the describer, valid while it lives (for an event it
+  // did not number, until its next describe()).
+  std::string_view name;
   std::string_view symbol;  // manifest symbol, e.g. "GCStart_V2" (empty when self-described)
   std::uint32_t consumed = 0;  // payload bytes the layout accounts for
   std::uint32_t trailing = 0;  // bytes beyond (a newer version's additions)
@@ -34,12 +38,26 @@ struct Described {
   // manifest-based EventSource, an array in a TraceLogging Write<T>). `trailing` is the payload size.
   bool undescribed = false;
   Error error;                 // when malformed
+  // The describer's number for the event's type - its provider (GUID and name), id, version,
+  // event name and self-description - dense from 0 in the order types were first seen; the
+  // same number names the same type for the describer's life. kNoEventType once the describer
+  // has stopped numbering (it keeps at most EventDescriber::kMaxTypes).
+  std::uint32_t type = 0;
 };
+inline constexpr std::uint32_t kNoEventType = 0xFFFFFFFFu;
 
 // Catalogs in order of precedence, looked up as CatalogSet does (the Dispatcher
 // uses the same lookup, so the two never disagree about an event).
+//
+// A describer remembers each event type it has seen (what the catalogs say of it and its
+// name), so that describing the next event of that type costs a hash lookup; it is therefore
+// used by one thread at a time. A type is its record's provider GUID, id and version, and its
+// self-description (SelfDescription::serial()) when it has one - the description then names
+// the provider and the event - else also the record's provider and event names.
 class EventDescriber {
  public:
+  static constexpr std::size_t kMaxTypes = 1u << 16;
+
   explicit EventDescriber(std::initializer_list<const Catalog*> catalogs) : catalogs_(catalogs) {}
   explicit EventDescriber(std::vector<const Catalog*> catalogs) : catalogs_(std::move(catalogs)) {}
   explicit EventDescriber(CatalogSet catalogs) : catalogs_(std::move(catalogs)) {}
@@ -47,12 +65,50 @@ class EventDescriber {
   // Identifies the event and walks its payload, reporting fields to `visitor`
   // (may be null: then the payload is only checked).
   Described describe(const EventRecord& record, FieldVisitor* visitor = nullptr) const;
-  // The same into `out`, reusing its storage: no allocation per event once `out` has held
-  // the longest name (the tools describe every event of a trace this way).
+  // The same into `out`: no allocation per event once the event's type has been seen (the
+  // tools describe every event of a trace this way).
   void describe(const EventRecord& record, Described& out, FieldVisitor* visitor = nullptr) const;
 
+  // Event types numbered so far (every Described::type other than kNoEventType is below it).
+  std::size_t types() const noexcept { return cache_.types.size(); }
+
  private:
+  // What is known of one event type; the key first, then what describe() hands out.
+  struct Type {
+    Guid guid;
+    std::uint16_t id = 0;
+    std::uint8_t version = 0;
+    std::uint64_t description = 0;                       // SelfDescription::serial(), 0 without one
+    std::string provider_name, event_name;               // the record's, when it has no description
+    EventLookup lookup;
+    std::string name;  // display name
+    std::uint32_t fixed_size[2] = {kVariable, kVariable};  // a catalog payload's size at pointer size 4, 8 when fixed
+    bool self_described = false;
+  };
+  static std::uint64_t description(const EventRecord& r) noexcept {
+    return r.self_description ? r.self_description->serial() : 0;
+  }
+  static std::size_t hash(const Guid& guid, std::uint16_t id, std::uint8_t version, std::uint64_t description) noexcept;
+  std::uint32_t find_type(const EventRecord& r) const;
+  void make_type(const EventRecord& r, Type& t) const;
+
   CatalogSet catalogs_;
+  // The types seen. A copy of a describer starts with none (its numbers are its own).
+  struct Cache {
+    Cache() = default;
+    Cache(const Cache&) noexcept {}
+    Cache(Cache&&) noexcept = default;
+    Cache& operator=(const Cache&) noexcept {
+      types.clear(), slots.clear();
+      return *this;
+    }
+    Cache& operator=(Cache&&) noexcept = default;
+    ~Cache() = default;
+    std::vector<std::unique_ptr<Type>> types;  // by number (each Type stays put: Described::name points into it)
+    std::vector<std::uint32_t> slots;          // open addressing: number + 1, 0 when empty
+    Type uncounted;                            // the type of an event beyond kMaxTypes
+  };
+  mutable Cache cache_;
 };
 
 enum class LineFormat : std::uint8_t { text, json, csv };

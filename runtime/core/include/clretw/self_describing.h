@@ -35,12 +35,23 @@ class SelfDescription {
   // Walks the payload by the declared fields (bounds-checked), reporting each
   // to `visitor`; returns the bytes consumed.
   virtual Result<std::uint32_t> visit(Bytes payload, FieldVisitor& visitor) const = 0;
+  // Checks the payload only: the same answer as visit() without reporting fields. By default
+  // visit() with a visitor that ignores every field; a source overrides it when it can check
+  // faster.
+  virtual Result<std::uint32_t> check(Bytes payload) const;
+  // A number no other description made in this process has had, never 0: what an
+  // EventDescriber remembers a type by (an object's address may be reused once it is gone).
+  // A copy describes alike and keeps it.
+  std::uint64_t serial() const noexcept { return serial_; }
 
  protected:
-  SelfDescription() = default;
+  SelfDescription() noexcept;
   SelfDescription(const SelfDescription&) = default;
   SelfDescription& operator=(const SelfDescription&) = default;
   ~SelfDescription() = default;
+
+ private:
+  std::uint64_t serial_;
 };
 
 }  // namespace clretw

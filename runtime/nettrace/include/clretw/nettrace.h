@@ -73,6 +73,7 @@ struct Metadata final : SelfDescription {
   void append_display_name(std::string& out) const override;
   bool has_fields() const noexcept override { return !fields.empty(); }
   Result<std::uint32_t> visit(Bytes payload, FieldVisitor& visitor) const override;
+  Result<std::uint32_t> check(Bytes payload) const override;
 };
 
 // Walks a self-describing payload (bounds-checked) and reports its fields
