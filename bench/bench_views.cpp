@@ -33,6 +33,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <fstream>
 #include <iterator>
 #include <optional>
 #include <string>
@@ -41,6 +43,7 @@
 #include <vector>
 
 #include "clretw/decode.h"
+#include "clretw/dispatch.h"
 #include "clretw/events.h"
 #include "clretw/nettrace.h"
 #include "bench_main.h"
@@ -57,7 +60,7 @@ struct Event {
   std::uint16_t id = 0;
   std::uint8_t version = 0;
   std::uint8_t pointer_size = 0;
-  std::vector<std::uint8_t> payload;
+  clretw::Bytes payload;  // into g_payloads, or the reader's buffer (whole-trace benchmarks)
 };
 
 // The (id, version) pairs measured, as this trace records them.
@@ -96,7 +99,10 @@ bool in_group(Group g, const Event& e) {
 }
 
 std::vector<Event> g_events[kGroups];
+std::deque<std::vector<std::uint8_t>> g_payloads;  // the chosen events' payloads, copied out
 std::size_t g_max_payload = 0;
+std::vector<std::uint8_t> g_trace;  // the whole file, for the whole-trace benchmarks
+std::uint64_t g_trace_events = 0;
 
 // Every contender's per-event function is inlined into the loop that runs it, so that each
 // is measured as a program that calls it directly would see it, whatever the compiler's
@@ -423,93 +429,91 @@ CLRETW_CONTENDER bool hand_event(const Event& e, std::uint64_t& h) {
 
 // --- c. View: the generated zero-copy views ---------------------------------------------
 
+// Every field of a verified event view, folded (the Dispatcher's handlers below do the same).
 template <class View>
-bool clr_instance_view(const Event& e, std::uint64_t& h) {
+CLRETW_CONTENDER std::uint64_t fold_clr_instance(std::uint64_t h, const View& v) {
+  return fold_opt(h, v.ClrInstanceID());
+}
+CLRETW_CONTENDER std::uint64_t fold_view(std::uint64_t h, const rt::GCRestartEEEndView& v) { return fold_clr_instance(h, v); }
+CLRETW_CONTENDER std::uint64_t fold_view(std::uint64_t h, const rt::GCRestartEEBeginView& v) { return fold_clr_instance(h, v); }
+CLRETW_CONTENDER std::uint64_t fold_view(std::uint64_t h, const rt::GCSuspendEEEndView& v) { return fold_clr_instance(h, v); }
+CLRETW_CONTENDER std::uint64_t fold_view(std::uint64_t h, const rt::GCAllocationTickView& v) {
+  h = fold(h, v.AllocationAmount()), h = fold_enum(h, v.AllocationKind()), h = fold_opt(h, v.ClrInstanceID());
+  h = fold_opt(h, v.AllocationAmount64()), h = fold_opt(h, v.TypeID());
+  if (auto name = v.TypeName()) h = fold_utf16(h, *name);
+  h = fold_opt(h, v.HeapIndex()), h = fold_opt(h, v.Address()), h = fold_opt(h, v.ObjectSize());
+  return h;
+}
+CLRETW_CONTENDER std::uint64_t fold_view(std::uint64_t h, const rt::GCSuspendEEBeginView& v) {
+  h = fold_enum(h, v.Reason()), h = fold_opt(h, v.Count()), h = fold_opt(h, v.ClrInstanceID());
+  return h;
+}
+CLRETW_CONTENDER std::uint64_t fold_view(std::uint64_t h, const rt::GCGenerationRangeView& v) {
+  h = fold(h, v.Generation()), h = fold(h, v.RangeStart()), h = fold(h, v.RangeUsedLength());
+  h = fold(h, v.RangeReservedLength()), h = fold(h, v.ClrInstanceID());
+  return h;
+}
+CLRETW_CONTENDER std::uint64_t fold_view(std::uint64_t h, const rt::GCMarkWithTypeView& v) {
+  h = fold(h, v.HeapNum()), h = fold(h, v.ClrInstanceID()), h = fold_enum(h, v.Type()), h = fold(h, v.Bytes());
+  return h;
+}
+CLRETW_CONTENDER std::uint64_t fold_view(std::uint64_t h, const rt::R2RGetEntryPointView& v) {
+  h = fold(h, v.MethodID());
+  h = fold_utf16(h, v.MethodNamespace()), h = fold_utf16(h, v.MethodName()), h = fold_utf16(h, v.MethodSignature());
+  h = fold(h, v.EntryPoint()), h = fold(h, v.ClrInstanceID());
+  return h;
+}
+CLRETW_CONTENDER std::uint64_t fold_view(std::uint64_t h, const rt::GCTriggeredView& v) {
+  h = fold_enum(h, v.Reason()), h = fold(h, v.ClrInstanceID());
+  return h;
+}
+CLRETW_CONTENDER std::uint64_t fold_view(std::uint64_t h, const rt::GCEndView& v) {
+  h = fold(h, v.Count()), h = fold(h, v.Depth()), h = fold_opt(h, v.ClrInstanceID());
+  return h;
+}
+CLRETW_CONTENDER std::uint64_t fold_view(std::uint64_t h, const rt::GCStartView& v) {
+  h = fold(h, v.Count()), h = fold_opt(h, v.Depth()), h = fold_enum(h, v.Reason()), h = fold_opt(h, v.Type());
+  h = fold_opt(h, v.ClrInstanceID()), h = fold_opt(h, v.ClientSequenceNumber());
+  return h;
+}
+CLRETW_CONTENDER std::uint64_t fold_view(std::uint64_t h, const rt::GCHeapStatsView& v) {
+  h = fold(h, v.GenerationSize0()), h = fold(h, v.TotalPromotedSize0()), h = fold(h, v.GenerationSize1());
+  h = fold(h, v.TotalPromotedSize1()), h = fold(h, v.GenerationSize2()), h = fold(h, v.TotalPromotedSize2());
+  h = fold(h, v.GenerationSize3()), h = fold(h, v.TotalPromotedSize3()), h = fold(h, v.FinalizationPromotedSize());
+  h = fold(h, v.FinalizationPromotedCount()), h = fold(h, v.PinnedObjectCount()), h = fold(h, v.SinkBlockCount());
+  h = fold(h, v.GCHandleCount()), h = fold_opt(h, v.ClrInstanceID());
+  h = fold_opt(h, v.GenerationSize4()), h = fold_opt(h, v.TotalPromotedSize4());
+  return h;
+}
+CLRETW_CONTENDER std::uint64_t fold_view(std::uint64_t h, const rt::GCBulkMovedObjectRangesView& v) {
+  h = fold(h, v.Index()), h = fold(h, v.Count()), h = fold(h, v.ClrInstanceID());
+  for (auto m : v.Values()) h = fold(h, m.OldRangeBase()), h = fold(h, m.NewRangeBase()), h = fold(h, m.RangeLength());
+  return h;
+}
+
+template <class View>
+CLRETW_CONTENDER bool verified_view(const Event& e, std::uint64_t& h) {
   auto v = View::verify(e.payload, e.version, e.pointer_size);
   if (!v) return false;
-  h = fold_opt(h, v->ClrInstanceID());
+  h = fold_view(h, *v);
   return true;
 }
 
 CLRETW_CONTENDER bool view_event(const Event& e, std::uint64_t& h) {
-  const clretw::Bytes p(e.payload);
   switch (e.id) {
-    case 10: {
-      auto v = rt::GCAllocationTickView::verify(p, e.version, e.pointer_size);
-      if (!v) return false;
-      h = fold(h, v->AllocationAmount()), h = fold_enum(h, v->AllocationKind()), h = fold_opt(h, v->ClrInstanceID());
-      h = fold_opt(h, v->AllocationAmount64()), h = fold_opt(h, v->TypeID());
-      if (auto name = v->TypeName()) h = fold_utf16(h, *name);
-      h = fold_opt(h, v->HeapIndex()), h = fold_opt(h, v->Address()), h = fold_opt(h, v->ObjectSize());
-      return true;
-    }
-    case 3: return clr_instance_view<rt::GCRestartEEEndView>(e, h);
-    case 7: return clr_instance_view<rt::GCRestartEEBeginView>(e, h);
-    case 8: return clr_instance_view<rt::GCSuspendEEEndView>(e, h);
-    case 9: {
-      auto v = rt::GCSuspendEEBeginView::verify(p, e.version, e.pointer_size);
-      if (!v) return false;
-      h = fold_enum(h, v->Reason()), h = fold_opt(h, v->Count()), h = fold_opt(h, v->ClrInstanceID());
-      return true;
-    }
-    case 23: {
-      auto v = rt::GCGenerationRangeView::verify(p, e.version, e.pointer_size);
-      if (!v) return false;
-      h = fold(h, v->Generation()), h = fold(h, v->RangeStart()), h = fold(h, v->RangeUsedLength());
-      h = fold(h, v->RangeReservedLength()), h = fold(h, v->ClrInstanceID());
-      return true;
-    }
-    case 202: {
-      auto v = rt::GCMarkWithTypeView::verify(p, e.version, e.pointer_size);
-      if (!v) return false;
-      h = fold(h, v->HeapNum()), h = fold(h, v->ClrInstanceID()), h = fold_enum(h, v->Type()), h = fold(h, v->Bytes());
-      return true;
-    }
-    case 159: {
-      auto v = rt::R2RGetEntryPointView::verify(p, e.version, e.pointer_size);
-      if (!v) return false;
-      h = fold(h, v->MethodID());
-      h = fold_utf16(h, v->MethodNamespace()), h = fold_utf16(h, v->MethodName()), h = fold_utf16(h, v->MethodSignature());
-      h = fold(h, v->EntryPoint()), h = fold(h, v->ClrInstanceID());
-      return true;
-    }
-    case 35: {
-      auto v = rt::GCTriggeredView::verify(p, e.version, e.pointer_size);
-      if (!v) return false;
-      h = fold_enum(h, v->Reason()), h = fold(h, v->ClrInstanceID());
-      return true;
-    }
-    case 2: {
-      auto v = rt::GCEndView::verify(p, e.version, e.pointer_size);
-      if (!v) return false;
-      h = fold(h, v->Count()), h = fold(h, v->Depth()), h = fold_opt(h, v->ClrInstanceID());
-      return true;
-    }
-    case 1: {
-      auto v = rt::GCStartView::verify(p, e.version, e.pointer_size);
-      if (!v) return false;
-      h = fold(h, v->Count()), h = fold_opt(h, v->Depth()), h = fold_enum(h, v->Reason()), h = fold_opt(h, v->Type());
-      h = fold_opt(h, v->ClrInstanceID()), h = fold_opt(h, v->ClientSequenceNumber());
-      return true;
-    }
-    case 4: {
-      auto v = rt::GCHeapStatsView::verify(p, e.version, e.pointer_size);
-      if (!v) return false;
-      h = fold(h, v->GenerationSize0()), h = fold(h, v->TotalPromotedSize0()), h = fold(h, v->GenerationSize1());
-      h = fold(h, v->TotalPromotedSize1()), h = fold(h, v->GenerationSize2()), h = fold(h, v->TotalPromotedSize2());
-      h = fold(h, v->GenerationSize3()), h = fold(h, v->TotalPromotedSize3()), h = fold(h, v->FinalizationPromotedSize());
-      h = fold(h, v->FinalizationPromotedCount()), h = fold(h, v->PinnedObjectCount()), h = fold(h, v->SinkBlockCount());
-      h = fold(h, v->GCHandleCount()), h = fold_opt(h, v->ClrInstanceID());
-      h = fold_opt(h, v->GenerationSize4()), h = fold_opt(h, v->TotalPromotedSize4());
-      return true;
-    }
-    case 22: {
-      auto v = rt::GCBulkMovedObjectRangesView::verify(p, e.version, e.pointer_size);
-      if (!v) return false;
-      h = fold(h, v->Index()), h = fold(h, v->Count()), h = fold(h, v->ClrInstanceID());
-      for (auto m : v->Values()) h = fold(h, m.OldRangeBase()), h = fold(h, m.NewRangeBase()), h = fold(h, m.RangeLength());
-      return true;
-    }
+    case 10: return verified_view<rt::GCAllocationTickView>(e, h);
+    case 3: return verified_view<rt::GCRestartEEEndView>(e, h);
+    case 7: return verified_view<rt::GCRestartEEBeginView>(e, h);
+    case 8: return verified_view<rt::GCSuspendEEEndView>(e, h);
+    case 9: return verified_view<rt::GCSuspendEEBeginView>(e, h);
+    case 23: return verified_view<rt::GCGenerationRangeView>(e, h);
+    case 202: return verified_view<rt::GCMarkWithTypeView>(e, h);
+    case 159: return verified_view<rt::R2RGetEntryPointView>(e, h);
+    case 35: return verified_view<rt::GCTriggeredView>(e, h);
+    case 2: return verified_view<rt::GCEndView>(e, h);
+    case 1: return verified_view<rt::GCStartView>(e, h);
+    case 4: return verified_view<rt::GCHeapStatsView>(e, h);
+    case 22: return verified_view<rt::GCBulkMovedObjectRangesView>(e, h);
     default: return false;
   }
 }
@@ -775,6 +779,85 @@ CLRETW_VIEWS_BENCH(Owning, owning_event)
 CLRETW_VIEWS_BENCH(Dynamic, dynamic_event)
 #undef CLRETW_VIEWS_BENCH
 
+// --- The whole trace --------------------------------------------------------------------
+// The reader over the whole file in memory, handing every event to `on`; then the same with
+// the chosen events decoded: by Hand (a switch on provider and id, as above) and by a
+// Dispatcher whose typed handlers read every field of the event views it verified. All fold
+// every event's id and the chosen events' fields in file order (Hand and Dispatcher agree).
+
+template <class On>
+CLRETW_CONTENDER Sum over_trace(On&& on) {
+  Sum s;
+  auto reader = clretw::nettrace::Reader::open_memory(g_trace);
+  if (!reader) return Sum{0, 1};
+  while (true) {
+    auto next = (*reader)->next();
+    if (!next) {
+      ++s.failed;
+      break;
+    }
+    if (!*next) break;
+    on(**next, s);
+  }
+  return s;
+}
+
+bool chosen_id(std::uint16_t id) {
+  return std::any_of(std::begin(kChosen), std::end(kChosen), [&](const Chosen& c) { return c.id == id; });
+}
+
+Sum trace_reader() {
+  return over_trace([](const clretw::EventRecord& r, Sum& s) { s.h = fold(s.h, r.id); });
+}
+
+Sum trace_hand() {
+  return over_trace([](const clretw::EventRecord& r, Sum& s) {
+    s.h = fold(s.h, r.id);
+    if (r.provider_guid != rt::provider_guid) return;
+    const Event e{r.id, r.version, r.pointer_size, r.payload};
+    if (!hand_event(e, s.h) && chosen_id(r.id)) ++s.failed;
+  });
+}
+
+std::uint64_t g_dispatched;  // what the Dispatcher's handlers fold into
+clretw::Dispatcher make_dispatcher() {
+  clretw::Dispatcher d({&clretw::catalog()});
+  auto on = [&]<class E>() {
+    d.on<E>([](const typename E::View& v, const clretw::EventRecord&) { g_dispatched = fold_view(g_dispatched, v); });
+  };
+  on.operator()<rt::GCAllocationTick>(), on.operator()<rt::GCRestartEEEnd>(), on.operator()<rt::GCRestartEEBegin>();
+  on.operator()<rt::GCSuspendEEEnd>(), on.operator()<rt::GCSuspendEEBegin>(), on.operator()<rt::GCGenerationRange>();
+  on.operator()<rt::GCMarkWithType>(), on.operator()<rt::R2RGetEntryPoint>(), on.operator()<rt::GCTriggered>();
+  on.operator()<rt::GCEnd>(), on.operator()<rt::GCStart>(), on.operator()<rt::GCHeapStats>();
+  on.operator()<rt::GCBulkMovedObjectRanges>();
+  return d;
+}
+
+Sum trace_dispatcher() {
+  static clretw::Dispatcher d = make_dispatcher();
+  return over_trace([](const clretw::EventRecord& r, Sum& s) {
+    g_dispatched = fold(s.h, r.id);
+    if (d.dispatch(r) == clretw::Dispatcher::Outcome::malformed) ++s.failed;
+    s.h = g_dispatched;
+  });
+}
+
+template <Sum (*Fn)()>
+void run_trace(benchmark::State& state) {
+  std::uint64_t failed = 0, events = 0;
+  for (auto _ : state) {
+    Sum s = Fn();
+    benchmark::DoNotOptimize(s.h);
+    failed += s.failed;
+    events += g_trace_events;
+  }
+  if (failed) state.SkipWithError("an event failed to decode");
+  state.SetItemsProcessed(static_cast<std::int64_t>(events));
+}
+void Trace_Reader(benchmark::State& s) { run_trace<trace_reader>(s); }
+void Trace_Hand(benchmark::State& s) { run_trace<trace_hand>(s); }
+void Trace_Dispatcher(benchmark::State& s) { run_trace<trace_dispatcher>(s); }
+
 struct Entry {
   const char* name;
   void (*run)(benchmark::State&);
@@ -785,6 +868,7 @@ struct Entry {
 const Entry kBenchmarks[] = {
     CLRETW_VIEWS_ENTRIES(Memcpy), CLRETW_VIEWS_ENTRIES(Hand),    CLRETW_VIEWS_ENTRIES(Layout),
     CLRETW_VIEWS_ENTRIES(View),   CLRETW_VIEWS_ENTRIES(Owning), CLRETW_VIEWS_ENTRIES(Dynamic),
+    {"Trace_Reader", Trace_Reader}, {"Trace_Hand", Trace_Hand}, {"Trace_Dispatcher", Trace_Dispatcher},
 };
 #undef CLRETW_VIEWS_ENTRIES
 
@@ -802,6 +886,10 @@ const Contender kContenders[] = {
 
 // Reads the chosen events' payloads; false (with a message) when the trace cannot be read.
 bool load(const std::string& path) {
+  {
+    std::ifstream in(path, std::ios::binary);
+    g_trace.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
   auto reader = clretw::nettrace::Reader::open_file(path);
   if (!reader) {
     std::fprintf(stderr, "clretw_bench_views: %s: %s\n", path.c_str(), reader.error().message().c_str());
@@ -815,13 +903,14 @@ bool load(const std::string& path) {
     }
     const clretw::EventRecord* r = *next;
     if (!r) break;
+    ++g_trace_events;
     if (r->provider_guid != rt::provider_guid) continue;
     if (std::none_of(std::begin(kChosen), std::end(kChosen),
                      [&](const Chosen& c) { return c.id == r->id && c.version == r->version; }))
       continue;
     Event e;
     e.id = r->id, e.version = r->version, e.pointer_size = r->pointer_size;
-    e.payload.assign(r->payload.begin(), r->payload.end());
+    e.payload = g_payloads.emplace_back(r->payload.begin(), r->payload.end());
     g_max_payload = std::max(g_max_payload, e.payload.size());
     for (int g = 0; g < kGroups; ++g)
       if (in_group(static_cast<Group>(g), e)) g_events[g].push_back(e);
@@ -842,9 +931,18 @@ bool load(const std::string& path) {
   return true;
 }
 
-// Every contender decodes every event, and all but Memcpy fold the same checksum.
+// Every contender decodes every event, and all but Memcpy fold the same checksum; over the
+// whole trace, Hand and Dispatcher fold the same.
 bool check() {
   bool ok = true;
+  const Sum hand_trace = trace_hand(), dispatched = trace_dispatcher(), read = trace_reader();
+  std::fprintf(stderr, "  whole trace: %llu events; Hand %016llx, Dispatcher %016llx\n",
+               static_cast<unsigned long long>(g_trace_events), static_cast<unsigned long long>(hand_trace.h),
+               static_cast<unsigned long long>(dispatched.h));
+  if (hand_trace.failed || dispatched.failed || read.failed || hand_trace.h != dispatched.h) {
+    std::fprintf(stderr, "clretw_bench_views: over the whole trace, Hand and Dispatcher disagree or fail\n");
+    ok = false;
+  }
   for (int g = 0; g < kGroups; ++g) {
     const Sum hand = checksum<hand_event>(g_events[g]);
     for (const Contender& c : kContenders) {
@@ -887,6 +985,7 @@ int main(int argc, char** argv) {
   if (!load(path)) return 1;
   if (groups) {
     for (int g = 0; g < kGroups; ++g) std::printf("%s %zu\n", kGroupNames[g], g_events[g].size());
+    std::printf("Trace %llu\n", static_cast<unsigned long long>(g_trace_events));
     return 0;
   }
   std::fprintf(stderr, "clretw_bench_views: %zu events (Fixed2 %zu, AllocationTick %zu, BulkMovedObjectRanges %zu)\n",

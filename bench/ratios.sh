@@ -3,7 +3,9 @@
 #   bench/ratios.sh BUILD_DIR [--check]
 # Runs BUILD_DIR/bench/clretw_bench_views (bench/bench_views.cpp) once under
 # callgrind with a fixed iteration count and prints instructions per event of
-# every contender and event group as a Markdown table, with the P1 goals:
+# every contender and event group as a Markdown table, with the P1 goals and the
+# whole-trace figures (reader, + hand-written, + Dispatcher and event views; reported,
+# not checked):
 #   layout view / hand-written <= 1.1, layout view / memcpy <= 2.5, owning decode / view <= 3
 # (the layout view is a payload struct's View<8>, one version's layout, as the hand-written
 # decoder reads one; the event view merges every version of the event; owning decode() is
@@ -54,9 +56,11 @@ printf '%s\n' "$groups" | awk -v OFS='|' '
   $1 == "BulkMovedObjectRanges" { print $1, "struct array: GC/GCBulkMovedObjectRanges (n = " $2 ")", $2 }
 ' >"$out/groups"
 
-awk -F'|' -v iterations=$iterations -v check=$check -v out="$out" '
+trace_events=$(printf '%s\n' "$groups" | awk '$1 == "Trace" { print $2 }')
+awk -F'|' -v iterations=$iterations -v check=$check -v out="$out" -v trace_events="${trace_events:-0}" '
   BEGIN {
-    while ((getline line < (out "/instructions")) > 0) { split(line, f, " "); instr[f[1]] = f[2] }
+    # (a function is listed again where it is called from elsewhere: its own total is the largest)
+    while ((getline line < (out "/instructions")) > 0) { split(line, f, " "); if (f[2] + 0 > instr[f[1]] + 0) instr[f[1]] = f[2] }
     while ((getline line < (out "/wall.csv")) > 0) {
       # name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,...
       split(line, f, ",")
@@ -104,6 +108,22 @@ awk -F'|' -v iterations=$iterations -v check=$check -v out="$out" '
     for (g = 1; g <= groups; ++g) {
       for (i = 1; i <= n; ++i) r[i] = rate[contenders[i] "_" group[g]] / 1e6
       printf "| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", label[g], r[1], r[2], r[3], r[4], r[5], r[6]
+    }
+    # The whole trace: the reader alone, with Hand, with a Dispatcher handing out event views.
+    if (trace_events > 0) {
+      tr = instr["Trace_Reader"] / iterations / trace_events
+      th = instr["Trace_Hand"] / iterations / trace_events
+      td = instr["Trace_Dispatcher"] / iterations / trace_events
+      if (instr["Trace_Reader"] == "" || instr["Trace_Hand"] == "" || instr["Trace_Dispatcher"] == "") missing = missing " Trace_*"
+      print ""
+      print "The whole trace (" trace_events " events read, " events[1] " of them decoded; P2: reader + Dispatcher + views at >= 0.9x the"
+      print "throughput of reader + hand-written), instructions per event read and wall-time million events/s:"
+      print ""
+      print "| | reader alone | reader + hand-written | reader + Dispatcher + event views | throughput ratio |"
+      print "|---|--:|--:|--:|--:|"
+      printf "| instructions | %.0f | %.0f | %.0f | %.2f %s |\n", tr, th, td, th / td, (th / td >= 0.9 ? "met" : "MISSED")
+      wr = rate["Trace_Reader"] / 1e6; wh = rate["Trace_Hand"] / 1e6; wd = rate["Trace_Dispatcher"] / 1e6
+      printf "| wall time | %.1f | %.1f | %.1f | %.2f |\n", wr, wh, wd, (wh ? wd / wh : 0)
     }
     if (missing != "") { print "bench/ratios.sh: no callgrind count for" missing > "/dev/stderr"; exit 2 }
     if (check && failures != "") { print "\nP1 goals missed:" failures > "/dev/stderr"; exit 1 }
