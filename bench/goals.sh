@@ -2,7 +2,8 @@
 # Issue 12's goals measured in one run, as Markdown tables:
 #   P1  bench/ratios.sh: callgrind instruction counts per event on objver4's payloads
 #       (layout view and event view against a hand-written decoder and memcpy);
-#   P2  clretw-dump on a 210 MB trace written by clretw-sample: user CPU time of each mode
+#   P2  reader + Dispatcher + event views against reader + hand-written over objver4 (ratios.sh);
+#       clretw-dump on a 210 MB trace written by clretw-sample: user CPU time of each mode
 #       (bench/peak_rss), against a pass that only reads (--id 65535: every event is read,
 #       none is described or printed); heap allocations per event of --format json in
 #       steady state (valgrind, on 1 MB and 2 MB traces of the same kind); peak RSS;
@@ -26,7 +27,12 @@ trap 'rm -rf "$work"' EXIT
 
 echo "## P1: views against hand-written C++"
 echo
-"$src/bench/ratios.sh" "$build" | sed -n '/^Instructions per event/,/^Wall time/p' | sed '$d'
+"$src/bench/ratios.sh" "$build" >"$work/ratios.txt"
+sed -n '/^Instructions per event/,/^Wall time/p' "$work/ratios.txt" | sed '$d'
+echo "## P2: the library over a whole trace (objver4)"
+echo
+sed -n '/^The whole trace/,$p' "$work/ratios.txt"
+echo
 
 # P2 --------------------------------------------------------------------------------------
 "$build/clretw-sample" --size-mb 210 -o "$work/big.nettrace" >"$work/sample.txt" 2>&1

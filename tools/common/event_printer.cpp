@@ -40,6 +40,12 @@ struct Counter {
 class StatsTable {
  public:
   void count(const EventRecord& r, const Described& d) {
+    const std::size_t index = std::size_t{d.type} * 3 + static_cast<std::uint8_t>(d.kind);
+    if (d.type != kNoEventType && index < dense_.size() && dense_[index]) ++dense_[index]->count;
+    else count_new(r, d);
+  }
+  // A row first met, or an event the describer did not number.
+  void count_new(const EventRecord& r, const Described& d) {
     const auto kind = static_cast<std::uint8_t>(d.kind);
     if (d.type != kNoEventType) {
       const std::size_t index = std::size_t{d.type} * 3 + kind;

@@ -135,39 +135,44 @@ void EventDescriber::make_type(const EventRecord& r, Type& t) const {
   }
 }
 
-std::uint32_t EventDescriber::find_type(const EventRecord& r) const {
-  auto& slots_ = cache_.slots;
-  auto& types_ = cache_.types;
-  if (slots_.empty()) slots_.assign(64, 0);
-  const std::size_t mask = slots_.size() - 1;
+// A new type in slot i (empty) of the table; kNoEventType when the describer numbers no more.
+std::uint32_t EventDescriber::add_type(const EventRecord& r, std::uint64_t desc, std::size_t i) const {
+  auto& types = cache_.types;
+  auto& slots = cache_.slots;
+  if (types.size() >= kMaxTypes) return kNoEventType;
+  Type& t = *types.emplace_back(std::make_unique<Type>());
+  t.guid = r.provider_guid;
+  t.id = r.id;
+  t.version = r.version;
+  t.description = desc;
+  t.provider_name.assign(r.provider_name);
+  t.event_name.assign(r.event_name);
+  make_type(r, t);
+  const auto index = static_cast<std::uint32_t>(types.size() - 1);
+  slots[i] = index + 1;
+  if (types.size() * 2 > slots.size()) {  // at most half full
+    std::vector<std::uint32_t> grown(slots.size() * 2, 0);
+    for (std::uint32_t k = 0; k < types.size(); ++k) {
+      const Type& y = *types[k];
+      std::size_t j = hash(y.guid, y.id, y.version, y.description) & (grown.size() - 1);
+      while (grown[j]) j = (j + 1) & (grown.size() - 1);
+      grown[j] = k + 1;
+    }
+    slots.swap(grown);
+  }
+  return index;
+}
+
+// The number of r's type: a probe of the table (inlined into describe()), or a new type.
+inline std::uint32_t EventDescriber::find_type(const EventRecord& r) const {
+  auto& slots = cache_.slots;
+  if (slots.empty()) slots.assign(64, 0);
+  const std::size_t mask = slots.size() - 1;
   const std::uint64_t desc = description(r);
   for (std::size_t i = hash(r.provider_guid, r.id, r.version, desc) & mask;; i = (i + 1) & mask) {
-    const std::uint32_t slot = slots_[i];
-    if (slot == 0) {
-      if (types_.size() >= kMaxTypes) return kNoEventType;
-      Type& t = *types_.emplace_back(std::make_unique<Type>());
-      t.guid = r.provider_guid;
-      t.id = r.id;
-      t.version = r.version;
-      t.description = desc;
-      t.provider_name.assign(r.provider_name);
-      t.event_name.assign(r.event_name);
-      make_type(r, t);
-      const auto index = static_cast<std::uint32_t>(types_.size() - 1);
-      slots_[i] = index + 1;
-      if (types_.size() * 2 > slots_.size()) {  // at most half full
-        std::vector<std::uint32_t> grown(slots_.size() * 2, 0);
-        for (std::uint32_t k = 0; k < types_.size(); ++k) {
-          const Type& y = *types_[k];
-          std::size_t j = hash(y.guid, y.id, y.version, y.description) & (grown.size() - 1);
-          while (grown[j]) j = (j + 1) & (grown.size() - 1);
-          grown[j] = k + 1;
-        }
-        slots_.swap(grown);
-      }
-      return index;
-    }
-    const Type& t = *types_[slot - 1];
+    const std::uint32_t slot = slots[i];
+    if (slot == 0) return add_type(r, desc, i);
+    const Type& t = *cache_.types[slot - 1];
     if (t.guid == r.provider_guid && t.id == r.id && t.version == r.version && t.description == desc &&
         (t.description || (same(t.provider_name, r.provider_name) && same(t.event_name, r.event_name))))
       return slot - 1;

@@ -90,6 +90,7 @@ class EventDescriber {
   }
   static std::size_t hash(const Guid& guid, std::uint16_t id, std::uint8_t version, std::uint64_t description) noexcept;
   std::uint32_t find_type(const EventRecord& r) const;
+  std::uint32_t add_type(const EventRecord& r, std::uint64_t description, std::size_t slot) const;
   void make_type(const EventRecord& r, Type& t) const;
 
   CatalogSet catalogs_;
