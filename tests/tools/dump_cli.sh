@@ -29,7 +29,32 @@ for f in 3 4; do
   check "V$f stats reconcile" sh -c "printf '%s' \"\$1\" | grep -q '1005 counted = 1005 decoded + 0 unknown + 0 malformed'" _ "$st"
 done
 
+# Standard input, a pipe and a FIFO are read once, as they come, to the same output as the file.
 "$dump" --format json "$trace" > "$work/all.json"
+"$dump" --format json - < "$trace" > "$work/stdin.json"
+check "standard input (-) reads as the file" cmp -s "$work/all.json" "$work/stdin.json"
+cat "$trace" | "$dump" --format json - > "$work/pipe.json"
+check "a pipe reads as the file" cmp -s "$work/all.json" "$work/pipe.json"
+rm -f "$work/fifo"
+if mkfifo "$work/fifo" 2>/dev/null; then
+  cat "$trace" > "$work/fifo" &
+  "$dump" --format json "$work/fifo" > "$work/fifo.json"
+  wait
+  check "a FIFO reads as the file" cmp -s "$work/all.json" "$work/fifo.json"
+fi
+"$dump" --resolve --format json - < "$trace" > "$work/resolved_stdin.json"
+check "--resolve on standard input: one pass, every event" test "$(wc -l < "$work/resolved_stdin.json")" -eq 1005
+head -c 1000 "$trace" | "$dump" --stats - > /dev/null 2> "$work/cut.err"
+status=$?
+check "a cut stream: exit 1 ($status) and the offset" sh -c "test $status -eq 1 && grep -q 'offset [0-9]' '$work/cut.err'"
+"$dump" --stats - < /dev/null 2> "$work/empty.err"
+status=$?
+check "an empty stream: exit 2 ($status)" sh -c "test $status -eq 2 && grep -q 'no bytes came' '$work/empty.err'"
+if [ -n "$shared" ] && [ -f "$shared/etl/net.4.5.2.x64.etl" ]; then
+  "$dump" --stats - < "$shared/etl/net.4.5.2.x64.etl" > /dev/null 2> "$work/etl.err"
+  status=$?
+  check "ETL on standard input: exit 2 ($status), a file on disk needed" sh -c "test $status -eq 2 && grep -q 'file on disk' '$work/etl.err'"
+fi
 lines=$(wc -l < "$work/all.json")
 check "json: one line per event ($lines)" test "$lines" -eq 1005
 bad=$(grep -vc '^{"provider":.*"id":.*"version":.*"name":.*"symbol":.*"ms":.*"timestamp":.*"pid":.*"tid":.*"cpu":.*"fields":{' "$work/all.json")

@@ -38,7 +38,9 @@ int dump(const std::string& path, const Options& o, const std::vector<const Cata
   }
   tools::PrintOptions print = o.print;
   if (print.trace_name.empty()) print.trace_name = path.substr(path.find_last_of("/\\") + 1);
-  if (!print.resolve || print.stats || print.quiet)
+  // (A pipe or standard input is read once: --resolve then names frames by what it has seen so
+  // far, as a live session does.)
+  if (!print.resolve || print.stats || print.quiet || !seekable_path(path))
     return tools::print_events(**opened, path, print, catalogs, first, "clretw-dump");
   // --resolve: the method events of the whole file first (rundown comes at its end), then the events
   // with their stacks named as of each event's time. Damage shows in the second pass.
@@ -66,7 +68,10 @@ int run(int argc, char** argv) {
       "CPU samples into flame graphs (--format folded|speedscope) and a table of hot methods (--top N).\n"
       "CLR runtime events decode with the built-in decoders (or --manifest); EventSource events with the\n"
       "field lists in the trace. Unknown and malformed events are printed too, never dropped."};
-  app.add_option("traces", o.traces, "Trace files (.nettrace, .netperf, .etl)")->required();
+  app.add_option("traces", o.traces,
+                 "Trace files (.nettrace, .netperf, .etl); - is standard input. A pipe, a FIFO or standard input is\n"
+                 "read once, as it comes (nettrace and NetPerf; ETL needs a file on disk)")
+      ->required();
   tools::add_print_options(app, o.print);
   app.add_option("--manifest", o.manifests,
                  "Decode the providers this instrumentation manifest defines with it, at run time, instead of with the\n"

@@ -1,8 +1,17 @@
 // The front door: format detection and the nettrace adapter.
 #include "clretw/open.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#if defined(_WIN32)
+#include <fcntl.h>
+#include <io.h>
+#endif
 
 namespace clretw {
 
@@ -27,33 +36,90 @@ TraceFormat detect_format(Bytes b) noexcept {
   return TraceFormat::unknown;
 }
 
-Result<std::unique_ptr<TraceSource>> open_trace(const std::string& path, OpenOptions options) {
-  std::uint8_t head[80] = {};
-  std::size_t got = 0;
-  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
-    got = std::fread(head, 1, sizeof head, f);
-    std::fclose(f);
-  } else {
-    return Error{Errc::io_error, 0, {}, "cannot open " + path};
+namespace {
+
+// A pipe, a FIFO or standard input, read once in order: the bytes open_trace() looked at to
+// tell the format come first, then the rest of the file.
+class FileStream final : public nettrace::ByteStream {
+ public:
+  FileStream(std::FILE* file, bool owned, const std::uint8_t* head, std::size_t n)
+      : file_(file), owned_(owned), head_(head, head + n) {}
+  ~FileStream() override {
+    if (owned_) std::fclose(file_);
   }
+  FileStream(const FileStream&) = delete;
+  FileStream& operator=(const FileStream&) = delete;
+
+  Result<std::size_t> read_some(void* dst, std::size_t n) override {
+    if (at_ < head_.size()) {
+      const std::size_t k = std::min(n, head_.size() - at_);
+      std::memcpy(dst, head_.data() + at_, k);
+      at_ += k;
+      return k;
+    }
+    const std::size_t got = std::fread(dst, 1, n, file_);
+    if (got == 0 && std::ferror(file_)) return Error{Errc::io_error, 0, {}, "the read failed"};
+    return got;
+  }
+
+ private:
+  std::FILE* file_;
+  bool owned_;
+  std::vector<std::uint8_t> head_;
+  std::size_t at_ = 0;
+};
+
+}  // namespace
+
+bool seekable_path(const std::string& path) {
+  std::error_code ec;
+  return path != "-" && std::filesystem::is_regular_file(path, ec);
+}
+
+Result<std::unique_ptr<TraceSource>> open_trace(const std::string& path, OpenOptions options) {
+  const bool std_in = path == "-";
+#if defined(_WIN32)
+  if (std_in) _setmode(_fileno(stdin), _O_BINARY);  // no newline translation of a binary trace
+#endif
+  std::FILE* f = std_in ? stdin : std::fopen(path.c_str(), "rb");
+  if (!f) return Error{Errc::io_error, 0, {}, "cannot open " + path};
+  std::uint8_t head[80] = {};
+  std::size_t got = std::fread(head, 1, sizeof head, f);
+  // A regular file is opened again by its reader; anything else can be read only once, from here.
+  const bool seekable = seekable_path(path);
+  if (seekable) std::fclose(f);
+  const auto close_unread = [&] {
+    if (!seekable && !std_in) std::fclose(f);
+  };
+  nettrace::ReaderOptions ro;
+  ro.sorted = options.sorted;
   switch (detect_format(Bytes(head, got))) {
     case TraceFormat::nettrace:
     case TraceFormat::netperf: {
-      nettrace::ReaderOptions ro;
-      ro.sorted = options.sorted;
+      if (!seekable) {
+        auto stream = std::make_unique<FileStream>(f, !std_in, head, got);
+        auto r = nettrace::Reader::open_stream(*stream, ro);
+        if (!r) return std::move(r).error();
+        return std::unique_ptr<TraceSource>(new NettraceSource(std::move(stream), std::move(*r)));
+      }
       auto r = nettrace::Reader::open_file(path, ro);
       if (!r) return std::move(r).error();
       return std::unique_ptr<TraceSource>(new NettraceSource(std::move(*r)));
     }
     case TraceFormat::etl: {
+      if (!seekable) {
+        close_unread();
+        return Error{Errc::bad_format, 0, {}, "an ETL file is read from a file on disk, not from a pipe or standard input"};
+      }
       auto r = etl::Reader::open_file(path);
       if (!r) return std::move(r).error();
       return std::unique_ptr<TraceSource>(std::move(*r));
     }
     case TraceFormat::unknown: break;
   }
+  close_unread();
   return Error{Errc::bad_format, 0, {},
-               got == 0 ? std::string("the file is empty")
+               got == 0 ? std::string(seekable ? "the file is empty" : "no bytes came")
                         : "not a trace clretw reads: no nettrace, NetPerf or ETL header in its first " + std::to_string(got) + " bytes"};
 }
 

@@ -27,14 +27,21 @@ struct OpenOptions {
   bool sorted = false;  // nettrace: timestamp order between sequence points; ETL is always merged by time
 };
 
-// Opens `path` as a nettrace, NetPerf or ETL source.
+// Opens `path` as a nettrace, NetPerf or ETL source. "-" is standard input. A path that is not
+// a regular file (a pipe, a FIFO, /dev/fd/N from a shell's <(...)) and standard input are read
+// once, in order, as a stream; ETL needs a regular file.
 Result<std::unique_ptr<TraceSource>> open_trace(const std::string& path, OpenOptions options = {});
+// True when open_trace() can open `path` again and read the same bytes: a regular file.
+bool seekable_path(const std::string& path);
 
 // A nettrace reader (a file, memory or a live session) as a TraceSource.
 class NettraceSource final : public TraceSource {
  public:
   explicit NettraceSource(std::unique_ptr<nettrace::Reader> owned) : owned_(std::move(owned)), reader_(owned_.get()) {}
   explicit NettraceSource(nettrace::Reader& borrowed) : reader_(&borrowed) {}  // must outlive this
+  // A reader of `stream`, which this source keeps (it outlives the reader).
+  NettraceSource(std::unique_ptr<nettrace::ByteStream> stream, std::unique_ptr<nettrace::Reader> owned)
+      : stream_(std::move(stream)), owned_(std::move(owned)), reader_(owned_.get()) {}
   nettrace::Reader& reader() noexcept { return *reader_; }
 
   Result<const EventRecord*> next() override { return reader_->next(); }
@@ -45,6 +52,7 @@ class NettraceSource final : public TraceSource {
   SourceCounts counts() const override;
 
  private:
+  std::unique_ptr<nettrace::ByteStream> stream_;  // declared first: destroyed after the reader
   std::unique_ptr<nettrace::Reader> owned_;
   nettrace::Reader* reader_;
 };
