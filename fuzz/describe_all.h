@@ -1,9 +1,12 @@
 // What every trace-reader harness does with a source that opened: read it to its end (or its first
 // error), describing every event with the built-in decoders and formatting it as text and JSON; the
 // symbolizer learns from every event, every event with a stack goes into a stack profile and has its
-// frames named, and the profile is written in every form.
+// frames named, and the profile is written in every form. Each event is also described without a
+// visitor, which must give the same answer (the harness aborts when it does not).
 #pragma once
 
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 
@@ -22,8 +25,19 @@ inline void describe_all(clretw::TraceSource& source) {
     if (!next || !*next) break;
     const clretw::EventRecord& r = **next;
     line.clear();
+    clretw::Described visited;
     clretw::format_event(r, describer, source.milliseconds(r.timestamp), (n & 1) ? clretw::LineFormat::json : clretw::LineFormat::text,
-                         line);
+                         line, &visited);
+    // Checking without a visitor (a fixed layout's length, the generated checks, the trace's
+    // metadata checked without reporting) answers as visiting does.
+    const clretw::Described checked = describer.describe(r);
+    if (checked.kind != visited.kind || checked.consumed != visited.consumed || checked.trailing != visited.trailing ||
+        checked.type != visited.type || checked.name != visited.name ||
+        (checked.kind == clretw::Described::Kind::malformed && checked.error.message() != visited.error.message())) {
+      std::fprintf(stderr, "describe() without a visitor and with one disagree on %.*s\n", static_cast<int>(visited.name.size()),
+                   visited.name.data());
+      std::abort();
+    }
     symbols.observe(r);
     if (r.stack_depth() == 0) continue;
     profile.add(r, source.milliseconds(r.timestamp), symbols);

@@ -4,7 +4,7 @@
 // well-formed; when it is, decode(), the dynamic decoder and every accessor of
 // the view must return the same values field by field; so must the payload struct's
 // layout view (View<PointerSize>), which decode() reads through, and the layout
-// engine's decode_payload_generic().
+// engine's decode_payload_generic(); check_fields() answers as visit_fields().
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -35,6 +35,19 @@ std::vector<Entry> entries() {
                          (view && (view->consumed() != generic->consumed() || view->layout_version() != generic->layout_version()))) {
                        problem = "verify() and verify_generic() disagree";
                        return false;
+                     }
+                     // check_fields() (the generated check, else the walk) answers as visit_fields().
+                     {
+                       struct Ignore final : clretw::FieldVisitor {
+                         void scalar(const clretw::Scalar&) override {}
+                       } ignore;
+                       const auto walked = clretw::visit_fields(P::record(), payload, ps, ignore);
+                       const auto checked = clretw::check_fields(P::record(), payload, ps);
+                       if (static_cast<bool>(walked) != static_cast<bool>(checked) || (walked && *walked != *checked) ||
+                           (!walked && walked.error().message() != checked.error().message())) {
+                         problem = "check_fields() and visit_fields() disagree";
+                         return false;
+                       }
                      }
                      auto owned = P::decode(payload, ps);
                      // decode() reads through the payload struct's layout view where it has one;

@@ -159,3 +159,46 @@ TEST_CASE("catalog precedence: the first catalog that defines a provider decides
     CHECK(described.event == l.event);
   }
 }
+
+TEST_CASE("EventDescriber numbers event types: the same number for the same type, none past kMaxTypes, names kept") {
+  EventDescriber describer({&clretw::catalog()});
+  // A record of an unknown provider, told apart by id and version; named by the source.
+  const Guid other{0x12345678, 0x1234, 0x5678, {1, 2, 3, 4, 5, 6, 7, 8}};
+  auto unknown = [&](std::uint32_t n) {
+    EventRecord r = record(static_cast<std::uint16_t>(n), static_cast<std::uint8_t>(n >> 16), {}, other);
+    r.provider_name = "Other";
+    return r;
+  };
+  const Described gc = describer.describe(record(1, 2, {}));
+  CHECK(gc.type == 0);
+  CHECK(gc.name == "GC/Start");
+  EventRecord named = unknown(5);
+  named.event_name = "Five";
+  const Described five = describer.describe(named);
+  CHECK(five.type == 1);
+  CHECK(five.name == "Five");
+  CHECK(describer.describe(unknown(5)).name == "EventID(5)");  // another event name: another type
+  CHECK(describer.describe(unknown(5)).type == 2);
+  CHECK(describer.describe(named).type == 1);
+  std::uint32_t numbered = 0, beyond = 0, misnamed = 0;
+  for (std::uint32_t n = 0; n < EventDescriber::kMaxTypes + 100; ++n) {
+    const EventRecord r = unknown(n + 6);
+    const Described d = describer.describe(r);
+    if (d.name != "EventID(" + std::to_string(r.id) + ")") ++misnamed;
+    if (d.type == kNoEventType) ++beyond;
+    else ++numbered;
+  }
+  CHECK(misnamed == 0);
+  CHECK(describer.types() == EventDescriber::kMaxTypes);
+  CHECK(numbered == EventDescriber::kMaxTypes - 3);
+  CHECK(beyond == 103);
+  // Types seen before the table filled keep their numbers and names.
+  const Described again = describer.describe(record(1, 2, {}));
+  CHECK(again.type == 0);
+  CHECK(again.name == "GC/Start");
+  CHECK(gc.name == "GC/Start");  // a name handed out earlier still points at the describer's copy
+  // A copy of a describer starts its own numbering.
+  const EventDescriber copy = describer;
+  CHECK(copy.types() == 0);
+  CHECK(copy.describe(named).type == 0);
+}
