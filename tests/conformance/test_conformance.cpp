@@ -592,7 +592,7 @@ Summary conformance(const std::string& shared, const std::vector<const Catalog*>
       // description's check) and a describer that has seen no event say the same.
       {
         const Described checked = describer.describe(r);
-        const EventDescriber new_describer(catalogs);  // (Described::name points into it)
+        const EventDescriber new_describer(catalogs);
         const Described fresh = new_describer.describe(r);
         if (auto diff = description_diff(d, checked); !diff.empty()) ++described_apart, first_apart = first_apart.empty() ? diff : first_apart;
         if (auto diff = description_diff(d, fresh); !diff.empty()) ++described_apart, first_apart = first_apart.empty() ? diff : first_apart;

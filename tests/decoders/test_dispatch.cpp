@@ -196,7 +196,7 @@ TEST_CASE("EventDescriber numbers event types: the same number for the same type
   const Described again = describer.describe(record(1, 2, {}));
   CHECK(again.type == 0);
   CHECK(again.name == "GC/Start");
-  CHECK(gc.name == "GC/Start");  // a name handed out earlier still points at the describer's copy
+  CHECK(gc.name == "GC/Start");
   // A copy of a describer starts its own numbering.
   const EventDescriber copy = describer;
   CHECK(copy.types() == 0);

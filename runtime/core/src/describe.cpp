@@ -191,7 +191,7 @@ void EventDescriber::describe(const EventRecord& r, Described& d, FieldVisitor* 
   d.self_description = nullptr;
   // The catalog's name first: a source may name a provider only by its GUID (ETL).
   d.provider_name = l.provider ? l.provider->name : r.provider_name;
-  d.name = t->name;
+  d.name.assign(t->name);
   d.symbol = l.event ? l.event->symbol : std::string_view{};
   d.consumed = d.trailing = 0;
   d.undescribed = false;

@@ -27,9 +27,7 @@ struct Described {
   const EventDesc* event = nullptr;
   const SelfDescription* self_description = nullptr;  // self-described by the trace
   std::string_view provider_name;
-  // Display name, e.g. "GC/Start": kept by the describer, valid while it lives (for an event it
-  // did not number, until its next describe()).
-  std::string_view name;
+  std::string name;  // display name, e.g. "GC/Start" (copied from the describer's: a Described outlives it)
   std::string_view symbol;  // manifest symbol, e.g. "GCStart_V2" (empty when self-described)
   std::uint32_t consumed = 0;  // payload bytes the layout accounts for
   std::uint32_t trailing = 0;  // bytes beyond (a newer version's additions)
@@ -65,8 +63,8 @@ class EventDescriber {
   // Identifies the event and walks its payload, reporting fields to `visitor`
   // (may be null: then the payload is only checked).
   Described describe(const EventRecord& record, FieldVisitor* visitor = nullptr) const;
-  // The same into `out`: no allocation per event once the event's type has been seen (the
-  // tools describe every event of a trace this way).
+  // The same into `out`, reusing its storage: no allocation per event once `out` has held the
+  // longest name (the tools describe every event of a trace this way).
   void describe(const EventRecord& record, Described& out, FieldVisitor* visitor = nullptr) const;
 
   // Event types numbered so far (every Described::type other than kNoEventType is below it).
@@ -105,7 +103,7 @@ class EventDescriber {
     }
     Cache& operator=(Cache&&) noexcept = default;
     ~Cache() = default;
-    std::vector<std::unique_ptr<Type>> types;  // by number (each Type stays put: Described::name points into it)
+    std::vector<std::unique_ptr<Type>> types;  // by number
     std::vector<std::uint32_t> slots;          // open addressing: number + 1, 0 when empty
     Type uncounted;                            // the type of an event beyond kMaxTypes
   };
