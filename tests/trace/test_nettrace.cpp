@@ -747,3 +747,28 @@ TEST_CASE("stack ids that do not ascend: found all the same, the last of equal i
   CHECK(seen[1].empty());                                               // id 2: no longer in the trace
   CHECK(seen[2] == std::vector<std::uint64_t>{0x3333333333333333ull});
 }
+
+TEST_CASE("EventDescriber tells self-descriptions apart by serial, not address: one replaced in place is a new type") {
+  EventDescriber describer({&clretw::catalog()});
+  Metadata m;
+  m.provider_name = "Shop-Api";
+  m.event_name = "OrderPlaced";
+  EventRecord r;
+  r.provider_guid = Guid{0x11111111, 0x2222, 0x3333, {4, 5, 6, 7, 8, 9, 10, 11}};
+  r.provider_name = m.provider_name;
+  r.id = 1;
+  r.self_description = &m;
+  const Described first = describer.describe(r);
+  CHECK(first.name == "OrderPlaced");
+  CHECK(describer.describe(r).type == first.type);
+  const std::uint64_t serial = m.serial();
+  Metadata replacement;
+  replacement.provider_name = "Shop-Api";
+  replacement.event_name = "OrderShipped";
+  m = replacement;  // the same address, another description (a copy describes alike: it keeps the copy's serial)
+  CHECK(m.serial() != serial);
+  CHECK(m.serial() == replacement.serial());
+  const Described second = describer.describe(r);
+  CHECK(second.name == "OrderShipped");
+  CHECK(second.type != first.type);
+}
