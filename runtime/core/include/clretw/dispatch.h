@@ -42,11 +42,11 @@ class Dispatcher {
   // called as handler(const E::View&, const EventRecord&).
   template <class E, class F>
   Dispatcher& on(F handler) {
-    add(E::provider_guid, E::id, [h = std::move(handler)](const EventRecord& r) mutable -> Status {
+    add(E::provider_guid, E::id, [h = std::move(handler)](const EventRecord& r, Dispatcher& d) mutable -> bool {
       auto view = E::View::from(r);
-      if (!view) return std::move(view).error();
+      if (!view) return d.malformed(r, view.error());
       h(*view, r);
-      return {};
+      return true;
     });
     return *this;
   }
@@ -66,22 +66,35 @@ class Dispatcher {
   EventLookup lookup(const EventRecord& record) const noexcept { return catalogs_.find(record); }
 
  private:
-  using Typed = std::function<Status(const EventRecord&)>;
+  // A typed handler: verifies the record's view and calls the user's handler; false when the
+  // view does not verify (after malformed() has counted and reported it).
+  using Typed = std::function<bool(const EventRecord&, Dispatcher&)>;
   struct ProviderSlot {
     Guid guid;
     std::vector<std::vector<Typed>> by_id;
   };
+  // Where records of one GUID go: a slot (null: no typed handler), found once per GUID.
+  // A source that names providers but only derives their GUID from the name (EventPipe's
+  // EventSource rule) reports a manifest provider under another GUID than its manifest's:
+  // the catalogs resolve the name, as lookup() does, and the handlers see the manifest's GUID.
+  // (Indices, not pointers: a copied or moved Dispatcher routes as the original.)
+  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+  struct Route {
+    Guid guid;
+    std::uint32_t slot;  // index in slots_, or kNone
+  };
   void add(const Guid& guid, std::uint16_t id, Typed fn);
-  // The slot for a record whose GUID matches none: a source that names providers but only
-  // derives their GUID from the name (EventPipe's EventSource rule) reports a manifest
-  // provider under another GUID than its manifest's. The catalogs resolve the name, as
-  // lookup() does; the answer is kept per record GUID. Null: no typed handler.
-  ProviderSlot* slot_by_name(const EventRecord& r);
-  Outcome run(ProviderSlot& slot, const EventRecord& r);
+  std::uint32_t route(const EventRecord& r);
+  std::uint32_t resolve(const EventRecord& r) const;
+  Outcome run(const std::vector<Typed>& handlers, const EventRecord& r);
+  Outcome run_renamed(const std::vector<Typed>& handlers, const EventRecord& r, const Guid& guid);
+  Outcome other(const EventRecord& r);
+  bool malformed(const EventRecord& r, const Error& error);
 
   CatalogSet catalogs_;
   std::vector<ProviderSlot> slots_;
-  std::vector<std::pair<Guid, std::size_t>> by_name_;  // record GUID -> slot index (npos: none)
+  std::vector<Route> routes_;  // every record GUID seen with a name or a slot
+  std::uint32_t last_ = kNone;  // index in routes_ of the previous record's route
   std::function<void(const EventRecord&, EventLookup)> other_;
   std::function<void(const EventRecord&, const Error&)> malformed_;
   Counts counts_;
