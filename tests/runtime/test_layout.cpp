@@ -280,3 +280,32 @@ TEST_CASE("a terminated UTF-16 string is found whatever its length and alignment
       CHECK(locate_element(f, 0, 8, p, lead).status == Errc::unterminated_string);
     }
 }
+
+TEST_CASE("find_nul16 finds the first NUL unit at every position, length and alignment, reading no further") {
+  // The units sit at the end of an exact-size heap block at every byte alignment, so a read
+  // past them is caught under AddressSanitizer; the answer is held to a unit-by-unit scan.
+  for (std::size_t units = 0; units <= 40; ++units)
+    for (std::size_t shift = 0; shift < 2; ++shift)
+      for (std::size_t nul = 0; nul <= units; ++nul) {  // nul == units: none
+        auto block = std::make_unique<std::uint8_t[]>(shift + 2 * units);
+        std::uint8_t* q = block.get() + shift;
+        for (std::size_t k = 0; k < units; ++k) {
+          // Units with a zero low or high byte, never both, except at `nul` (and one after it).
+          const std::uint16_t u = static_cast<std::uint16_t>(k % 3 == 0 ? 0x0100 : k % 3 == 1 ? 0x0041 : 0x2603);
+          q[2 * k] = static_cast<std::uint8_t>(u), q[2 * k + 1] = static_cast<std::uint8_t>(u >> 8);
+        }
+        if (nul < units) q[2 * nul] = q[2 * nul + 1] = 0;
+        if (nul + 2 < units) q[2 * nul + 4] = q[2 * nul + 5] = 0;  // a later NUL does not count
+        std::size_t expected = 0;
+        while (expected < units && (q[2 * expected] | q[2 * expected + 1]) != 0) ++expected;
+        REQUIRE(expected == nul);
+        CHECK(detail::find_nul16(q, units) == nul);
+      }
+  // Two zero bytes that straddle units (one's high byte, the next one's low byte) are no NUL.
+  std::vector<std::uint8_t> straddle;
+  for (int k = 0; k < 10; ++k) straddle.insert(straddle.end(), {0x41, 0x00, 0x00, 0x42});
+  straddle.insert(straddle.end(), {0x00, 0x00});
+  CHECK(detail::find_nul16(straddle.data(), 20) == 20);
+  CHECK(detail::find_nul16(straddle.data(), 21) == 20);
+  CHECK(detail::find_nul16(straddle.data() + 1, 20) == 0);  // from the odd byte, that pair is a unit
+}

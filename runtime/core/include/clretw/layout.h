@@ -12,10 +12,16 @@
 // (views, owning decode, the dynamic decoder, the formatters) calls it.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
+
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#define CLRETW_SSE2 1
+#endif
 
 #include "clretw/bytes.h"
 #include "clretw/result.h"
@@ -68,11 +74,19 @@ inline std::uint32_t string_text(const std::uint8_t* p, std::uint32_t size, unsi
 
 namespace detail {
 // Index of the first NUL code unit of the `units` UTF-16 units at q, or `units` when there
-// is none. Four units at a time: a 16-bit lane is zero exactly when the lowest lane flagged
-// by (v - 0x0001...) & ~v & 0x8000... is. (Inline: generated views call it too.)
+// is none. Eight units at a time with SSE2 (never reading past the units), then four: a
+// 16-bit lane is zero exactly when the lowest lane flagged by (v - 0x0001...) & ~v &
+// 0x8000... is. (Inline: generated views call it too.)
 inline std::size_t find_nul16(const std::uint8_t* q, std::size_t units) noexcept {
   constexpr std::uint64_t kLow = 0x0001000100010001u, kHigh = 0x8000800080008000u;
   std::size_t k = 0;
+#ifdef CLRETW_SSE2
+  for (; k + 8 <= units; k += 8) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 2 * k));
+    const unsigned zero = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi16(v, _mm_setzero_si128())));
+    if (zero) return k + static_cast<std::size_t>(std::countr_zero(zero)) / 2;
+  }
+#endif
   for (; k + 4 <= units; k += 4) {
     const std::uint64_t v = load_le<std::uint64_t>(q + 2 * k);
     if ((v - kLow) & ~v & kHigh) break;
