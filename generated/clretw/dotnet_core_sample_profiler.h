@@ -232,8 +232,8 @@ class ThreadSampleView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();

@@ -18800,15 +18800,15 @@ class GCStartView : public ::clretw::ViewBase<1> {
   // win:UInt32 -> xs:unsignedInt
   ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:UInt32 -> xs:unsignedInt (from v1)
-  ::std::optional<::std::uint32_t> Depth() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_Depth[vi_]); }
+  ::std::optional<::std::uint32_t> Depth() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint32_t, 4>(k_Depth); }); }
   // win:UInt32, map GCReasonMap
   ::clretw::dotnet_runtime::GCReasonMap Reason() const noexcept { return get_w<::clretw::dotnet_runtime::GCReasonMap, 4>(k_Reason[vi_]); }
   // win:UInt32, map GCTypeMap (from v1)
-  ::std::optional<::clretw::dotnet_runtime::GCTypeMap> Type() const noexcept { return get_w_opt<::clretw::dotnet_runtime::GCTypeMap, 4>(k_Type[vi_]); }
+  ::std::optional<::clretw::dotnet_runtime::GCTypeMap> Type() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::clretw::dotnet_runtime::GCTypeMap, 4>(k_Type); }); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
   // win:UInt64 (from v2)
-  ::std::optional<::std::uint64_t> ClientSequenceNumber() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ClientSequenceNumber[vi_]); }
+  ::std::optional<::std::uint64_t> ClientSequenceNumber() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint64_t, 8>(k_ClientSequenceNumber); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -18829,8 +18829,8 @@ class GCStartView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[3];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -18872,31 +18872,15 @@ class GCStartView : public ::clretw::ViewBase<1> {
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
-  static constexpr ::clretw::FieldLoc k_Depth[3] = {
-      {},  // v0
-      ::clretw::loc(1, 0, 4, 4, 4),  // v1
-      ::clretw::loc(1, 0, 4, 4, 4),  // v2
-  };
+  static constexpr ::clretw::FieldLoc k_Depth = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_Reason[3] = {
       ::clretw::loc(1, 0, 4, 4, 4),  // v0
       ::clretw::loc(2, 0, 8, 4, 4),  // v1
       ::clretw::loc(2, 0, 8, 4, 4),  // v2
   };
-  static constexpr ::clretw::FieldLoc k_Type[3] = {
-      {},  // v0
-      ::clretw::loc(3, 0, 12, 4, 4),  // v1
-      ::clretw::loc(3, 0, 12, 4, 4),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
-      {},  // v0
-      ::clretw::loc(4, 0, 16, 2, 2),  // v1
-      ::clretw::loc(4, 0, 16, 2, 2),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_ClientSequenceNumber[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(5, 0, 18, 8, 8),  // v2
-  };
+  static constexpr ::clretw::FieldLoc k_Type = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(4, 0, 16, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ClientSequenceNumber = ::clretw::loc(5, 0, 18, 8, 8);
 };
 
 /// GCEnd: event 2 of Microsoft-Windows-DotNETRuntime ("GC/Stop"), versions 0, 1.
@@ -18928,7 +18912,7 @@ class GCEndView : public ::clretw::ViewBase<1> {
   // win:UInt16 in v0; win:UInt32 from v1
   ::std::uint32_t Depth() const noexcept { return get<::std::uint32_t>(k_Depth[vi_]); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -18946,8 +18930,8 @@ class GCEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -18983,10 +18967,7 @@ class GCEndView : public ::clretw::ViewBase<1> {
       ::clretw::loc(1, 0, 4, 2, 2),  // v0
       ::clretw::loc(1, 0, 4, 4, 4),  // v1
   };
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(2, 0, 8, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 0, 8, 2, 2);
 };
 
 /// GCRestartEEEnd: event 3 of Microsoft-Windows-DotNETRuntime ("GC/RestartEEStop"), versions 0, 1.
@@ -19014,7 +18995,7 @@ class GCRestartEEEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<GCRestartEEEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -19030,8 +19011,8 @@ class GCRestartEEEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -19056,10 +19037,7 @@ class GCRestartEEEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// GCHeapStats: event 4 of Microsoft-Windows-DotNETRuntime ("GC/HeapStats"), versions 0, 1, 2.
@@ -19115,11 +19093,11 @@ class GCHeapStatsView : public ::clretw::ViewBase<1> {
   // win:UInt32
   ::std::uint32_t GCHandleCount() const noexcept { return get_w<::std::uint32_t, 4>(k_GCHandleCount); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  ::std::optional<::std::uint64_t> GenerationSize4() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_GenerationSize4[vi_]); }
+  ::std::optional<::std::uint64_t> GenerationSize4() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint64_t, 8>(k_GenerationSize4); }); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  ::std::optional<::std::uint64_t> TotalPromotedSize4() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_TotalPromotedSize4[vi_]); }
+  ::std::optional<::std::uint64_t> TotalPromotedSize4() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint64_t, 8>(k_TotalPromotedSize4); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -19150,8 +19128,8 @@ class GCHeapStatsView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[3];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -19205,21 +19183,9 @@ class GCHeapStatsView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_PinnedObjectCount = ::clretw::loc(10, 0, 80, 4, 4);
   static constexpr ::clretw::FieldLoc k_SinkBlockCount = ::clretw::loc(11, 0, 84, 4, 4);
   static constexpr ::clretw::FieldLoc k_GCHandleCount = ::clretw::loc(12, 0, 88, 4, 4);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
-      {},  // v0
-      ::clretw::loc(13, 0, 92, 2, 2),  // v1
-      ::clretw::loc(13, 0, 92, 2, 2),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_GenerationSize4[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(14, 0, 94, 8, 8),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_TotalPromotedSize4[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(15, 0, 102, 8, 8),  // v2
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(13, 0, 92, 2, 2);
+  static constexpr ::clretw::FieldLoc k_GenerationSize4 = ::clretw::loc(14, 0, 94, 8, 8);
+  static constexpr ::clretw::FieldLoc k_TotalPromotedSize4 = ::clretw::loc(15, 0, 102, 8, 8);
 };
 
 /// GCCreateSegment: event 5 of Microsoft-Windows-DotNETRuntime ("GC/CreateSegment"), versions 0, 1.
@@ -19253,7 +19219,7 @@ class GCCreateSegmentView : public ::clretw::ViewBase<1> {
   // win:UInt32, map GCSegmentTypeMap
   ::clretw::dotnet_runtime::GCSegmentTypeMap Type() const noexcept { return get_w<::clretw::dotnet_runtime::GCSegmentTypeMap, 4>(k_Type); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -19272,8 +19238,8 @@ class GCCreateSegmentView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -19307,10 +19273,7 @@ class GCCreateSegmentView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_Address = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_Size = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_Type = ::clretw::loc(2, 0, 16, 4, 4);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(3, 0, 20, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(3, 0, 20, 2, 2);
 };
 
 /// GCFreeSegment: event 6 of Microsoft-Windows-DotNETRuntime ("GC/FreeSegment"), versions 0, 1.
@@ -19340,7 +19303,7 @@ class GCFreeSegmentView : public ::clretw::ViewBase<1> {
   // win:UInt64 -> win:HexInt64
   ::std::uint64_t Address() const noexcept { return get_w<::std::uint64_t, 8>(k_Address); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -19357,8 +19320,8 @@ class GCFreeSegmentView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -19390,10 +19353,7 @@ class GCFreeSegmentView : public ::clretw::ViewBase<1> {
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
   static constexpr ::clretw::FieldLoc k_Address = ::clretw::loc(0, 0, 0, 8, 8);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(1, 0, 8, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 8, 2, 2);
 };
 
 /// GCRestartEEBegin: event 7 of Microsoft-Windows-DotNETRuntime ("GC/RestartEEStart"), versions 0, 1.
@@ -19421,7 +19381,7 @@ class GCRestartEEBeginView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<GCRestartEEBeginView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -19437,8 +19397,8 @@ class GCRestartEEBeginView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -19463,10 +19423,7 @@ class GCRestartEEBeginView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// GCSuspendEEEnd: event 8 of Microsoft-Windows-DotNETRuntime ("GC/SuspendEEStop"), versions 0, 1.
@@ -19494,7 +19451,7 @@ class GCSuspendEEEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<GCSuspendEEEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -19510,8 +19467,8 @@ class GCSuspendEEEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -19536,10 +19493,7 @@ class GCSuspendEEEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// GCSuspendEEBegin: event 9 of Microsoft-Windows-DotNETRuntime ("GC/SuspendEEStart"), versions 0, 1.
@@ -19569,9 +19523,9 @@ class GCSuspendEEBeginView : public ::clretw::ViewBase<1> {
   // win:UInt16, map GCSuspendEEReasonMap in v0; win:UInt32, map GCSuspendEEReasonMap from v1
   ::clretw::dotnet_runtime::GCSuspendEEReasonMap Reason() const noexcept { return get<::clretw::dotnet_runtime::GCSuspendEEReasonMap>(k_Reason[vi_]); }
   // win:UInt32 (from v1)
-  ::std::optional<::std::uint32_t> Count() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_Count[vi_]); }
+  ::std::optional<::std::uint32_t> Count() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint32_t, 4>(k_Count); }); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -19589,8 +19543,8 @@ class GCSuspendEEBeginView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -19625,14 +19579,8 @@ class GCSuspendEEBeginView : public ::clretw::ViewBase<1> {
       ::clretw::loc(0, 0, 0, 2, 2),  // v0
       ::clretw::loc(0, 0, 0, 4, 4),  // v1
   };
-  static constexpr ::clretw::FieldLoc k_Count[2] = {
-      {},  // v0
-      ::clretw::loc(1, 0, 4, 4, 4),  // v1
-  };
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(2, 0, 8, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 0, 8, 2, 2);
 };
 
 /// GCAllocationTick: event 10 of Microsoft-Windows-DotNETRuntime ("GC/AllocationTick"), versions 0, 1, 2, 3, 4.
@@ -19670,19 +19618,19 @@ class GCAllocationTickView : public ::clretw::ViewBase<2> {
   // win:UInt32, map GCAllocationKindMap
   ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind() const noexcept { return get_w<::clretw::dotnet_runtime::GCAllocationKindMap, 4>(k_AllocationKind); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  ::std::optional<::std::uint64_t> AllocationAmount64() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_AllocationAmount64[vi_]); }
+  ::std::optional<::std::uint64_t> AllocationAmount64() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint64_t, 8>(k_AllocationAmount64); }); }
   // win:Pointer (from v2)
-  ::std::optional<::std::uint64_t> TypeID() const noexcept { return get_opt<::std::uint64_t>(k_TypeID[vi_][ps8_]); }
+  ::std::optional<::std::uint64_t> TypeID() const noexcept { return present_if(vi_ >= 2, [&] { return ps8_ ? get_w<::std::uint64_t, 8>(k_TypeID[1]) : get_w<::std::uint64_t, 4>(k_TypeID[0]); }); }
   // win:UnicodeString (from v2)
-  ::std::optional<::clretw::Utf16View> TypeName() const noexcept { return utf16_opt(k_TypeName[vi_][ps8_]); }
+  ::std::optional<::clretw::Utf16View> TypeName() const noexcept { return present_if(vi_ >= 2, [&] { return utf16(k_TypeName[ps8_]); }); }
   // win:UInt32 (from v2)
-  ::std::optional<::std::uint32_t> HeapIndex() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_HeapIndex[vi_]); }
+  ::std::optional<::std::uint32_t> HeapIndex() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint32_t, 4>(k_HeapIndex); }); }
   // win:Pointer (from v3)
-  ::std::optional<::std::uint64_t> Address() const noexcept { return get_opt<::std::uint64_t>(k_Address[vi_][ps8_]); }
+  ::std::optional<::std::uint64_t> Address() const noexcept { return present_if(vi_ >= 3, [&] { return ps8_ ? get_w<::std::uint64_t, 8>(k_Address[1]) : get_w<::std::uint64_t, 4>(k_Address[0]); }); }
   // win:UInt64 -> win:HexInt64 (from v4)
-  ::std::optional<::std::uint64_t> ObjectSize() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ObjectSize[vi_][ps8_]); }
+  ::std::optional<::std::uint64_t> ObjectSize() const noexcept { return present_if(vi_ >= 4, [&] { return get_w<::std::uint64_t, 8>(k_ObjectSize[ps8_]); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -19706,8 +19654,8 @@ class GCAllocationTickView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[5];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -19818,55 +19766,13 @@ class GCAllocationTickView : public ::clretw::ViewBase<2> {
   }
   static constexpr ::clretw::FieldLoc k_AllocationAmount = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_AllocationKind = ::clretw::loc(1, 0, 4, 4, 4);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[5] = {
-      {},  // v0
-      ::clretw::loc(2, 0, 8, 2, 2),  // v1
-      ::clretw::loc(2, 0, 8, 2, 2),  // v2
-      ::clretw::loc(2, 0, 8, 2, 2),  // v3
-      ::clretw::loc(2, 0, 8, 2, 2),  // v4
-  };
-  static constexpr ::clretw::FieldLoc k_AllocationAmount64[5] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(3, 0, 10, 8, 8),  // v2
-      ::clretw::loc(3, 0, 10, 8, 8),  // v3
-      ::clretw::loc(3, 0, 10, 8, 8),  // v4
-  };
-  static constexpr ::clretw::FieldLoc k_TypeID[5][2] = {
-      {{}, {}},  // v0
-      {{}, {}},  // v1
-      {::clretw::loc(4, 0, 18, 4, 4), ::clretw::loc(4, 0, 18, 8, 8)},  // v2
-      {::clretw::loc(4, 0, 18, 4, 4), ::clretw::loc(4, 0, 18, 8, 8)},  // v3
-      {::clretw::loc(4, 0, 18, 4, 4), ::clretw::loc(4, 0, 18, 8, 8)},  // v4
-  };
-  static constexpr ::clretw::FieldLoc k_TypeName[5][2] = {
-      {{}, {}},  // v0
-      {{}, {}},  // v1
-      {::clretw::loc(5, 0, 22, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(5, 0, 26, ::clretw::kVariable, 0, ::clretw::kTerminated)},  // v2
-      {::clretw::loc(5, 0, 22, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(5, 0, 26, ::clretw::kVariable, 0, ::clretw::kTerminated)},  // v3
-      {::clretw::loc(5, 0, 22, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(5, 0, 26, ::clretw::kVariable, 0, ::clretw::kTerminated)},  // v4
-  };
-  static constexpr ::clretw::FieldLoc k_HeapIndex[5] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(6, 1, 0, 4, 4),  // v2
-      ::clretw::loc(6, 1, 0, 4, 4),  // v3
-      ::clretw::loc(6, 1, 0, 4, 4),  // v4
-  };
-  static constexpr ::clretw::FieldLoc k_Address[5][2] = {
-      {{}, {}},  // v0
-      {{}, {}},  // v1
-      {{}, {}},  // v2
-      {::clretw::loc(7, 1, 4, 4, 4), ::clretw::loc(7, 1, 4, 8, 8)},  // v3
-      {::clretw::loc(7, 1, 4, 4, 4), ::clretw::loc(7, 1, 4, 8, 8)},  // v4
-  };
-  static constexpr ::clretw::FieldLoc k_ObjectSize[5][2] = {
-      {{}, {}},  // v0
-      {{}, {}},  // v1
-      {{}, {}},  // v2
-      {{}, {}},  // v3
-      {::clretw::loc(8, 1, 8, 8, 8), ::clretw::loc(8, 1, 12, 8, 8)},  // v4
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 0, 8, 2, 2);
+  static constexpr ::clretw::FieldLoc k_AllocationAmount64 = ::clretw::loc(3, 0, 10, 8, 8);
+  static constexpr ::clretw::FieldLoc k_TypeID[2] = {::clretw::loc(4, 0, 18, 4, 4), ::clretw::loc(4, 0, 18, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_TypeName[2] = {::clretw::loc(5, 0, 22, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(5, 0, 26, ::clretw::kVariable, 0, ::clretw::kTerminated)};
+  static constexpr ::clretw::FieldLoc k_HeapIndex = ::clretw::loc(6, 1, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Address[2] = {::clretw::loc(7, 1, 4, 4, 4), ::clretw::loc(7, 1, 4, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ObjectSize[2] = {::clretw::loc(8, 1, 8, 8, 8), ::clretw::loc(8, 1, 12, 8, 8)};
 };
 
 /// GCCreateConcurrentThread: event 11 of Microsoft-Windows-DotNETRuntime ("GC/CreateConcurrentThread"), versions 0, 1.
@@ -19894,7 +19800,7 @@ class GCCreateConcurrentThreadView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<GCCreateConcurrentThreadView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -19910,8 +19816,8 @@ class GCCreateConcurrentThreadView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -19936,10 +19842,7 @@ class GCCreateConcurrentThreadView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// GCTerminateConcurrentThread: event 12 of Microsoft-Windows-DotNETRuntime ("GC/TerminateConcurrentThread"), versions 0, 1.
@@ -19967,7 +19870,7 @@ class GCTerminateConcurrentThreadView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<GCTerminateConcurrentThreadView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -19983,8 +19886,8 @@ class GCTerminateConcurrentThreadView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -20009,10 +19912,7 @@ class GCTerminateConcurrentThreadView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// GCFinalizersEnd: event 13 of Microsoft-Windows-DotNETRuntime ("GC/FinalizersStop"), versions 0, 1.
@@ -20042,7 +19942,7 @@ class GCFinalizersEndView : public ::clretw::ViewBase<1> {
   // win:UInt32
   ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -20059,8 +19959,8 @@ class GCFinalizersEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -20092,10 +19992,7 @@ class GCFinalizersEndView : public ::clretw::ViewBase<1> {
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(1, 0, 4, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
 };
 
 /// GCFinalizersBegin: event 14 of Microsoft-Windows-DotNETRuntime ("GC/FinalizersStart"), versions 0, 1.
@@ -20123,7 +20020,7 @@ class GCFinalizersBeginView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<GCFinalizersBeginView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -20139,8 +20036,8 @@ class GCFinalizersBeginView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -20165,10 +20062,7 @@ class GCFinalizersBeginView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// An element of BulkTypeView::Values() (struct Values).
@@ -20222,8 +20116,8 @@ class BulkTypeView_Values : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -20327,8 +20221,8 @@ class BulkTypeView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -20359,13 +20253,13 @@ class GCBulkRootEdgeView_Values : public ::clretw::ViewBase<1> {
   static GCBulkRootEdgeView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:Pointer
-  ::std::uint64_t RootedNodeAddress() const noexcept { return get<::std::uint64_t>(k_RootedNodeAddress[ps8_]); }
+  ::std::uint64_t RootedNodeAddress() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_RootedNodeAddress[1]) : get_w<::std::uint64_t, 4>(k_RootedNodeAddress[0]); }
   // win:UInt8, map GCRootKindMap
   ::clretw::dotnet_runtime::GCRootKindMap GCRootKind() const noexcept { return get_w<::clretw::dotnet_runtime::GCRootKindMap, 1>(k_GCRootKind[ps8_]); }
   // win:UInt32, map GCRootFlagsMap
   ::clretw::dotnet_runtime::GCRootFlagsMap GCRootFlag() const noexcept { return get_w<::clretw::dotnet_runtime::GCRootFlagsMap, 4>(k_GCRootFlag[ps8_]); }
   // win:Pointer
-  ::std::uint64_t GCRootID() const noexcept { return get<::std::uint64_t>(k_GCRootID[ps8_]); }
+  ::std::uint64_t GCRootID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_GCRootID[1]) : get_w<::std::uint64_t, 4>(k_GCRootID[0]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -20384,8 +20278,8 @@ class GCBulkRootEdgeView_Values : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -20460,8 +20354,8 @@ class GCBulkRootEdgeView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -20514,11 +20408,11 @@ class GCBulkRootConditionalWeakTableElementEdgeView_Values : public ::clretw::Vi
   static GCBulkRootConditionalWeakTableElementEdgeView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:Pointer
-  ::std::uint64_t GCKeyNodeID() const noexcept { return get<::std::uint64_t>(k_GCKeyNodeID[ps8_]); }
+  ::std::uint64_t GCKeyNodeID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_GCKeyNodeID[1]) : get_w<::std::uint64_t, 4>(k_GCKeyNodeID[0]); }
   // win:Pointer
-  ::std::uint64_t GCValueNodeID() const noexcept { return get<::std::uint64_t>(k_GCValueNodeID[ps8_]); }
+  ::std::uint64_t GCValueNodeID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_GCValueNodeID[1]) : get_w<::std::uint64_t, 4>(k_GCValueNodeID[0]); }
   // win:Pointer
-  ::std::uint64_t GCRootID() const noexcept { return get<::std::uint64_t>(k_GCRootID[ps8_]); }
+  ::std::uint64_t GCRootID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_GCRootID[1]) : get_w<::std::uint64_t, 4>(k_GCRootID[0]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -20536,8 +20430,8 @@ class GCBulkRootConditionalWeakTableElementEdgeView_Values : public ::clretw::Vi
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -20611,8 +20505,8 @@ class GCBulkRootConditionalWeakTableElementEdgeView : public ::clretw::ViewBase<
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -20665,7 +20559,7 @@ class GCBulkNodeView_Values : public ::clretw::ViewBase<1> {
   static GCBulkNodeView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:Pointer
-  ::std::uint64_t Address() const noexcept { return get<::std::uint64_t>(k_Address[ps8_]); }
+  ::std::uint64_t Address() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Address[1]) : get_w<::std::uint64_t, 4>(k_Address[0]); }
   // win:UInt64
   ::std::uint64_t Size() const noexcept { return get_w<::std::uint64_t, 8>(k_Size[ps8_]); }
   // win:UInt64
@@ -20690,8 +20584,8 @@ class GCBulkNodeView_Values : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -20766,8 +20660,8 @@ class GCBulkNodeView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -20820,7 +20714,7 @@ class GCBulkEdgeView_Values : public ::clretw::ViewBase<1> {
   static GCBulkEdgeView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t Value() const noexcept { return get<::std::uint64_t>(k_Value[ps8_]); }
+  ::std::uint64_t Value() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Value[1]) : get_w<::std::uint64_t, 4>(k_Value[0]); }
   // win:UInt32
   ::std::uint32_t ReferencingFieldID() const noexcept { return get_w<::std::uint32_t, 4>(k_ReferencingFieldID[ps8_]); }
 
@@ -20839,8 +20733,8 @@ class GCBulkEdgeView_Values : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -20913,8 +20807,8 @@ class GCBulkEdgeView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -20976,9 +20870,9 @@ class GCSampledObjectAllocationHighView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<GCSampledObjectAllocationHighView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t Address() const noexcept { return get<::std::uint64_t>(k_Address[ps8_]); }
+  ::std::uint64_t Address() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Address[1]) : get_w<::std::uint64_t, 4>(k_Address[0]); }
   // win:Pointer
-  ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID[ps8_]); }
+  ::std::uint64_t TypeID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_TypeID[1]) : get_w<::std::uint64_t, 4>(k_TypeID[0]); }
   // win:UInt32
   ::std::uint32_t ObjectCountForTypeSample() const noexcept { return get_w<::std::uint32_t, 4>(k_ObjectCountForTypeSample[ps8_]); }
   // win:UInt64
@@ -21004,8 +20898,8 @@ class GCSampledObjectAllocationHighView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -21047,7 +20941,7 @@ class GCBulkSurvivingObjectRangesView_Values : public ::clretw::ViewBase<1> {
   static GCBulkSurvivingObjectRangesView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t RangeBase() const noexcept { return get<::std::uint64_t>(k_RangeBase[ps8_]); }
+  ::std::uint64_t RangeBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_RangeBase[1]) : get_w<::std::uint64_t, 4>(k_RangeBase[0]); }
   // win:UInt64
   ::std::uint64_t RangeLength() const noexcept { return get_w<::std::uint64_t, 8>(k_RangeLength[ps8_]); }
 
@@ -21066,8 +20960,8 @@ class GCBulkSurvivingObjectRangesView_Values : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -21140,8 +21034,8 @@ class GCBulkSurvivingObjectRangesView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -21194,9 +21088,9 @@ class GCBulkMovedObjectRangesView_Values : public ::clretw::ViewBase<1> {
   static GCBulkMovedObjectRangesView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t OldRangeBase() const noexcept { return get<::std::uint64_t>(k_OldRangeBase[ps8_]); }
+  ::std::uint64_t OldRangeBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_OldRangeBase[1]) : get_w<::std::uint64_t, 4>(k_OldRangeBase[0]); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t NewRangeBase() const noexcept { return get<::std::uint64_t>(k_NewRangeBase[ps8_]); }
+  ::std::uint64_t NewRangeBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_NewRangeBase[1]) : get_w<::std::uint64_t, 4>(k_NewRangeBase[0]); }
   // win:UInt64
   ::std::uint64_t RangeLength() const noexcept { return get_w<::std::uint64_t, 8>(k_RangeLength[ps8_]); }
 
@@ -21216,8 +21110,8 @@ class GCBulkMovedObjectRangesView_Values : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -21291,8 +21185,8 @@ class GCBulkMovedObjectRangesView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -21356,7 +21250,7 @@ class GCGenerationRangeView : public ::clretw::ViewBase<1> {
   // win:UInt8
   ::std::uint8_t Generation() const noexcept { return get_w<::std::uint8_t, 1>(k_Generation); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t RangeStart() const noexcept { return get<::std::uint64_t>(k_RangeStart[ps8_]); }
+  ::std::uint64_t RangeStart() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_RangeStart[1]) : get_w<::std::uint64_t, 4>(k_RangeStart[0]); }
   // win:UInt64
   ::std::uint64_t RangeUsedLength() const noexcept { return get_w<::std::uint64_t, 8>(k_RangeUsedLength[ps8_]); }
   // win:UInt64
@@ -21382,8 +21276,8 @@ class GCGenerationRangeView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -21453,8 +21347,8 @@ class GCMarkStackRootsView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -21521,8 +21415,8 @@ class GCMarkFinalizeQueueRootsView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -21589,8 +21483,8 @@ class GCMarkHandlesView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -21657,8 +21551,8 @@ class GCMarkOlderGenerationRootsView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -21706,9 +21600,9 @@ class FinalizeObjectView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<FinalizeObjectView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID[ps8_]); }
+  ::std::uint64_t TypeID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_TypeID[1]) : get_w<::std::uint64_t, 4>(k_TypeID[0]); }
   // win:Pointer
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ObjectID[1]) : get_w<::std::uint64_t, 4>(k_ObjectID[0]); }
   // win:UInt16
   ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
@@ -21728,8 +21622,8 @@ class FinalizeObjectView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -21778,9 +21672,9 @@ class SetGCHandleView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<SetGCHandleView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t HandleID() const noexcept { return get<::std::uint64_t>(k_HandleID[ps8_]); }
+  ::std::uint64_t HandleID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_HandleID[1]) : get_w<::std::uint64_t, 4>(k_HandleID[0]); }
   // win:Pointer
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ObjectID[1]) : get_w<::std::uint64_t, 4>(k_ObjectID[0]); }
   // win:UInt32, map GCHandleKindMap
   ::clretw::dotnet_runtime::GCHandleKindMap Kind() const noexcept { return get_w<::clretw::dotnet_runtime::GCHandleKindMap, 4>(k_Kind[ps8_]); }
   // win:UInt32
@@ -21809,8 +21703,8 @@ class SetGCHandleView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -21862,7 +21756,7 @@ class DestroyGCHandleView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<DestroyGCHandleView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t HandleID() const noexcept { return get<::std::uint64_t>(k_HandleID[ps8_]); }
+  ::std::uint64_t HandleID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_HandleID[1]) : get_w<::std::uint64_t, 4>(k_HandleID[0]); }
   // win:UInt16
   ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
@@ -21881,8 +21775,8 @@ class DestroyGCHandleView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -21930,9 +21824,9 @@ class GCSampledObjectAllocationLowView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<GCSampledObjectAllocationLowView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t Address() const noexcept { return get<::std::uint64_t>(k_Address[ps8_]); }
+  ::std::uint64_t Address() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Address[1]) : get_w<::std::uint64_t, 4>(k_Address[0]); }
   // win:Pointer
-  ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID[ps8_]); }
+  ::std::uint64_t TypeID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_TypeID[1]) : get_w<::std::uint64_t, 4>(k_TypeID[0]); }
   // win:UInt32
   ::std::uint32_t ObjectCountForTypeSample() const noexcept { return get_w<::std::uint32_t, 4>(k_ObjectCountForTypeSample[ps8_]); }
   // win:UInt64
@@ -21958,8 +21852,8 @@ class GCSampledObjectAllocationLowView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -22010,9 +21904,9 @@ class PinObjectAtGCTimeView : public ::clretw::ViewBase<2> {
   static ::clretw::Result<PinObjectAtGCTimeView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t HandleID() const noexcept { return get<::std::uint64_t>(k_HandleID[ps8_]); }
+  ::std::uint64_t HandleID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_HandleID[1]) : get_w<::std::uint64_t, 4>(k_HandleID[0]); }
   // win:Pointer
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ObjectID[1]) : get_w<::std::uint64_t, 4>(k_ObjectID[0]); }
   // win:UInt64
   ::std::uint64_t ObjectSize() const noexcept { return get_w<::std::uint64_t, 8>(k_ObjectSize[ps8_]); }
   // win:UnicodeString
@@ -22038,8 +21932,8 @@ class PinObjectAtGCTimeView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -22125,8 +22019,8 @@ class GCTriggeredView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -22199,8 +22093,8 @@ class GCBulkRootCCWView_Values : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -22275,8 +22169,8 @@ class GCBulkRootCCWView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -22359,8 +22253,8 @@ class GCBulkRCWView_Values : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -22434,8 +22328,8 @@ class GCBulkRCWView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -22515,8 +22409,8 @@ class GCBulkRootStaticVarView_Values : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -22604,8 +22498,8 @@ class GCBulkRootStaticVarView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -22671,8 +22565,8 @@ class GCDynamicEventView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -22732,8 +22626,8 @@ class WorkerThreadCreateView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -22800,8 +22694,8 @@ class WorkerThreadTerminateView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -22868,8 +22762,8 @@ class WorkerThreadRetireView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -22936,8 +22830,8 @@ class WorkerThreadUnretireView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -22991,7 +22885,7 @@ class IOThreadCreateView : public ::clretw::ViewBase<1> {
   // win:UInt32
   ::std::uint32_t RetiredIOThreads() const noexcept { return get_w<::std::uint32_t, 4>(k_RetiredIOThreads); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -23009,8 +22903,8 @@ class IOThreadCreateView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -23043,10 +22937,7 @@ class IOThreadCreateView : public ::clretw::ViewBase<1> {
   }
   static constexpr ::clretw::FieldLoc k_IOThreadCount = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_RetiredIOThreads = ::clretw::loc(1, 0, 4, 4, 4);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(2, 0, 8, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 0, 8, 2, 2);
 };
 
 /// IOThreadTerminate: event 45 of Microsoft-Windows-DotNETRuntime ("IOThreadCreation/Stop"), versions 0, 1.
@@ -23078,7 +22969,7 @@ class IOThreadTerminateView : public ::clretw::ViewBase<1> {
   // win:UInt32
   ::std::uint32_t RetiredIOThreads() const noexcept { return get_w<::std::uint32_t, 4>(k_RetiredIOThreads); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -23096,8 +22987,8 @@ class IOThreadTerminateView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -23130,10 +23021,7 @@ class IOThreadTerminateView : public ::clretw::ViewBase<1> {
   }
   static constexpr ::clretw::FieldLoc k_IOThreadCount = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_RetiredIOThreads = ::clretw::loc(1, 0, 4, 4, 4);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(2, 0, 8, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 0, 8, 2, 2);
 };
 
 /// IOThreadRetire: event 46 of Microsoft-Windows-DotNETRuntime ("IOThreadRetirement/Start"), versions 0, 1.
@@ -23165,7 +23053,7 @@ class IOThreadRetireView : public ::clretw::ViewBase<1> {
   // win:UInt32
   ::std::uint32_t RetiredIOThreads() const noexcept { return get_w<::std::uint32_t, 4>(k_RetiredIOThreads); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -23183,8 +23071,8 @@ class IOThreadRetireView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -23217,10 +23105,7 @@ class IOThreadRetireView : public ::clretw::ViewBase<1> {
   }
   static constexpr ::clretw::FieldLoc k_IOThreadCount = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_RetiredIOThreads = ::clretw::loc(1, 0, 4, 4, 4);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(2, 0, 8, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 0, 8, 2, 2);
 };
 
 /// IOThreadUnretire: event 47 of Microsoft-Windows-DotNETRuntime ("IOThreadRetirement/Stop"), versions 0, 1.
@@ -23252,7 +23137,7 @@ class IOThreadUnretireView : public ::clretw::ViewBase<1> {
   // win:UInt32
   ::std::uint32_t RetiredIOThreads() const noexcept { return get_w<::std::uint32_t, 4>(k_RetiredIOThreads); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -23270,8 +23155,8 @@ class IOThreadUnretireView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -23304,10 +23189,7 @@ class IOThreadUnretireView : public ::clretw::ViewBase<1> {
   }
   static constexpr ::clretw::FieldLoc k_IOThreadCount = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_RetiredIOThreads = ::clretw::loc(1, 0, 4, 4, 4);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(2, 0, 8, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 0, 8, 2, 2);
 };
 
 /// ThreadpoolSuspensionSuspendThread: event 48 of Microsoft-Windows-DotNETRuntime ("ThreadpoolSuspensionV2/Start"), version 0.
@@ -23352,8 +23234,8 @@ class ThreadpoolSuspensionSuspendThreadView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -23420,8 +23302,8 @@ class ThreadpoolSuspensionResumeThreadView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -23491,8 +23373,8 @@ class ThreadPoolWorkerThreadStartView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -23563,8 +23445,8 @@ class ThreadPoolWorkerThreadStopView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -23635,8 +23517,8 @@ class ThreadPoolWorkerThreadRetirementStartView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -23707,8 +23589,8 @@ class ThreadPoolWorkerThreadRetirementStopView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -23776,8 +23658,8 @@ class ThreadPoolWorkerThreadAdjustmentSampleView : public ::clretw::ViewBase<1> 
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -23850,8 +23732,8 @@ class ThreadPoolWorkerThreadAdjustmentAdjustmentView : public ::clretw::ViewBase
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -23947,8 +23829,8 @@ class ThreadPoolWorkerThreadAdjustmentStatsView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -24027,8 +23909,8 @@ class ThreadPoolWorkerThreadWaitView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -24099,8 +23981,8 @@ class YieldProcessorMeasurementView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -24177,8 +24059,8 @@ class ThreadPoolMinMaxThreadsView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -24248,8 +24130,8 @@ class ThreadPoolWorkingThreadCountView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -24297,7 +24179,7 @@ class ThreadPoolEnqueueView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<ThreadPoolEnqueueView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t WorkID() const noexcept { return get<::std::uint64_t>(k_WorkID[ps8_]); }
+  ::std::uint64_t WorkID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_WorkID[1]) : get_w<::std::uint64_t, 4>(k_WorkID[0]); }
   // win:UInt16
   ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
@@ -24316,8 +24198,8 @@ class ThreadPoolEnqueueView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -24365,7 +24247,7 @@ class ThreadPoolDequeueView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<ThreadPoolDequeueView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t WorkID() const noexcept { return get<::std::uint64_t>(k_WorkID[ps8_]); }
+  ::std::uint64_t WorkID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_WorkID[1]) : get_w<::std::uint64_t, 4>(k_WorkID[0]); }
   // win:UInt16
   ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
@@ -24384,8 +24266,8 @@ class ThreadPoolDequeueView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -24433,9 +24315,9 @@ class ThreadPoolIOEnqueueView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<ThreadPoolIOEnqueueView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t NativeOverlapped() const noexcept { return get<::std::uint64_t>(k_NativeOverlapped[ps8_]); }
+  ::std::uint64_t NativeOverlapped() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_NativeOverlapped[1]) : get_w<::std::uint64_t, 4>(k_NativeOverlapped[0]); }
   // win:Pointer
-  ::std::uint64_t Overlapped() const noexcept { return get<::std::uint64_t>(k_Overlapped[ps8_]); }
+  ::std::uint64_t Overlapped() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Overlapped[1]) : get_w<::std::uint64_t, 4>(k_Overlapped[0]); }
   // win:Boolean
   bool MultiDequeues() const noexcept { return get_w<bool, 4>(k_MultiDequeues[ps8_]); }
   // win:UInt16
@@ -24458,8 +24340,8 @@ class ThreadPoolIOEnqueueView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -24509,9 +24391,9 @@ class ThreadPoolIODequeueView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<ThreadPoolIODequeueView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t NativeOverlapped() const noexcept { return get<::std::uint64_t>(k_NativeOverlapped[ps8_]); }
+  ::std::uint64_t NativeOverlapped() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_NativeOverlapped[1]) : get_w<::std::uint64_t, 4>(k_NativeOverlapped[0]); }
   // win:Pointer
-  ::std::uint64_t Overlapped() const noexcept { return get<::std::uint64_t>(k_Overlapped[ps8_]); }
+  ::std::uint64_t Overlapped() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Overlapped[1]) : get_w<::std::uint64_t, 4>(k_Overlapped[0]); }
   // win:UInt16
   ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
@@ -24531,8 +24413,8 @@ class ThreadPoolIODequeueView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -24581,9 +24463,9 @@ class ThreadPoolIOPackView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<ThreadPoolIOPackView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t NativeOverlapped() const noexcept { return get<::std::uint64_t>(k_NativeOverlapped[ps8_]); }
+  ::std::uint64_t NativeOverlapped() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_NativeOverlapped[1]) : get_w<::std::uint64_t, 4>(k_NativeOverlapped[0]); }
   // win:Pointer
-  ::std::uint64_t Overlapped() const noexcept { return get<::std::uint64_t>(k_Overlapped[ps8_]); }
+  ::std::uint64_t Overlapped() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Overlapped[1]) : get_w<::std::uint64_t, 4>(k_Overlapped[0]); }
   // win:UInt16
   ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
@@ -24603,8 +24485,8 @@ class ThreadPoolIOPackView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -24653,7 +24535,7 @@ class ThreadCreatingView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<ThreadCreatingView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t ID() const noexcept { return get<::std::uint64_t>(k_ID[ps8_]); }
+  ::std::uint64_t ID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ID[1]) : get_w<::std::uint64_t, 4>(k_ID[0]); }
   // win:UInt16
   ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
@@ -24672,8 +24554,8 @@ class ThreadCreatingView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -24721,7 +24603,7 @@ class ThreadRunningView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<ThreadRunningView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t ID() const noexcept { return get<::std::uint64_t>(k_ID[ps8_]); }
+  ::std::uint64_t ID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ID[1]) : get_w<::std::uint64_t, 4>(k_ID[0]); }
   // win:UInt16
   ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
@@ -24740,8 +24622,8 @@ class ThreadRunningView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -24820,8 +24702,8 @@ class MethodDetailsView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -24904,8 +24786,8 @@ class TypeLoadStartView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -24981,8 +24863,8 @@ class TypeLoadStopView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -25047,17 +24929,17 @@ class ExceptionThrownView : public ::clretw::ViewBase<3> {
   static ::clretw::Result<ExceptionThrownView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString (from v1)
-  ::std::optional<::clretw::Utf16View> ExceptionType() const noexcept { return utf16_opt(k_ExceptionType[vi_]); }
+  ::std::optional<::clretw::Utf16View> ExceptionType() const noexcept { return present_if(vi_ >= 1, [&] { return utf16(k_ExceptionType); }); }
   // win:UnicodeString (from v1)
-  ::std::optional<::clretw::Utf16View> ExceptionMessage() const noexcept { return utf16_opt(k_ExceptionMessage[vi_]); }
+  ::std::optional<::clretw::Utf16View> ExceptionMessage() const noexcept { return present_if(vi_ >= 1, [&] { return utf16(k_ExceptionMessage); }); }
   // win:Pointer (from v1)
-  ::std::optional<::std::uint64_t> ExceptionEIP() const noexcept { return get_opt<::std::uint64_t>(k_ExceptionEIP[vi_][ps8_]); }
+  ::std::optional<::std::uint64_t> ExceptionEIP() const noexcept { return present_if(vi_ >= 1, [&] { return ps8_ ? get_w<::std::uint64_t, 8>(k_ExceptionEIP[1]) : get_w<::std::uint64_t, 4>(k_ExceptionEIP[0]); }); }
   // win:UInt32 -> win:HexInt32 (from v1)
-  ::std::optional<::std::uint32_t> ExceptionHRESULT() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_ExceptionHRESULT[vi_][ps8_]); }
+  ::std::optional<::std::uint32_t> ExceptionHRESULT() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint32_t, 4>(k_ExceptionHRESULT[ps8_]); }); }
   // win:UInt16, map ExceptionThrownFlagsMap (from v1)
-  ::std::optional<::clretw::dotnet_runtime::ExceptionThrownFlagsMap> ExceptionFlags() const noexcept { return get_w_opt<::clretw::dotnet_runtime::ExceptionThrownFlagsMap, 2>(k_ExceptionFlags[vi_][ps8_]); }
+  ::std::optional<::clretw::dotnet_runtime::ExceptionThrownFlagsMap> ExceptionFlags() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::clretw::dotnet_runtime::ExceptionThrownFlagsMap, 2>(k_ExceptionFlags[ps8_]); }); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_][ps8_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -25078,8 +24960,8 @@ class ExceptionThrownView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -25128,30 +25010,12 @@ class ExceptionThrownView : public ::clretw::ViewBase<3> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ExceptionType[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v1
-  };
-  static constexpr ::clretw::FieldLoc k_ExceptionMessage[2] = {
-      {},  // v0
-      ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v1
-  };
-  static constexpr ::clretw::FieldLoc k_ExceptionEIP[2][2] = {
-      {{}, {}},  // v0
-      {::clretw::loc(2, 2, 0, 4, 4), ::clretw::loc(2, 2, 0, 8, 8)},  // v1
-  };
-  static constexpr ::clretw::FieldLoc k_ExceptionHRESULT[2][2] = {
-      {{}, {}},  // v0
-      {::clretw::loc(3, 2, 4, 4, 4), ::clretw::loc(3, 2, 8, 4, 4)},  // v1
-  };
-  static constexpr ::clretw::FieldLoc k_ExceptionFlags[2][2] = {
-      {{}, {}},  // v0
-      {::clretw::loc(4, 2, 8, 2, 2), ::clretw::loc(4, 2, 12, 2, 2)},  // v1
-  };
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2][2] = {
-      {{}, {}},  // v0
-      {::clretw::loc(5, 2, 10, 2, 2), ::clretw::loc(5, 2, 14, 2, 2)},  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ExceptionType = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ExceptionMessage = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ExceptionEIP[2] = {::clretw::loc(2, 2, 0, 4, 4), ::clretw::loc(2, 2, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ExceptionHRESULT[2] = {::clretw::loc(3, 2, 4, 4, 4), ::clretw::loc(3, 2, 8, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_ExceptionFlags[2] = {::clretw::loc(4, 2, 8, 2, 2), ::clretw::loc(4, 2, 12, 2, 2)};
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {::clretw::loc(5, 2, 10, 2, 2), ::clretw::loc(5, 2, 14, 2, 2)};
 };
 
 /// Contention: event 81 of Microsoft-Windows-DotNETRuntime ("Contention/Start"), versions 0, 1, 2.
@@ -25181,15 +25045,15 @@ class ContentionView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<ContentionView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt8, map ContentionFlagsMap (from v1)
-  ::std::optional<::clretw::dotnet_runtime::ContentionFlagsMap> ContentionFlags() const noexcept { return get_w_opt<::clretw::dotnet_runtime::ContentionFlagsMap, 1>(k_ContentionFlags[vi_]); }
+  ::std::optional<::clretw::dotnet_runtime::ContentionFlagsMap> ContentionFlags() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::clretw::dotnet_runtime::ContentionFlagsMap, 1>(k_ContentionFlags); }); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
   // win:Pointer (from v2)
-  ::std::optional<::std::uint64_t> LockID() const noexcept { return get_opt<::std::uint64_t>(k_LockID[vi_][ps8_]); }
+  ::std::optional<::std::uint64_t> LockID() const noexcept { return present_if(vi_ >= 2, [&] { return ps8_ ? get_w<::std::uint64_t, 8>(k_LockID[1]) : get_w<::std::uint64_t, 4>(k_LockID[0]); }); }
   // win:Pointer (from v2)
-  ::std::optional<::std::uint64_t> AssociatedObjectID() const noexcept { return get_opt<::std::uint64_t>(k_AssociatedObjectID[vi_][ps8_]); }
+  ::std::optional<::std::uint64_t> AssociatedObjectID() const noexcept { return present_if(vi_ >= 2, [&] { return ps8_ ? get_w<::std::uint64_t, 8>(k_AssociatedObjectID[1]) : get_w<::std::uint64_t, 4>(k_AssociatedObjectID[0]); }); }
   // win:UInt64 (from v2)
-  ::std::optional<::std::uint64_t> LockOwnerThreadID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_LockOwnerThreadID[vi_][ps8_]); }
+  ::std::optional<::std::uint64_t> LockOwnerThreadID() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint64_t, 8>(k_LockOwnerThreadID[ps8_]); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -25209,8 +25073,8 @@ class ContentionView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[3];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -25245,31 +25109,11 @@ class ContentionView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ContentionFlags[3] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 1, 1),  // v1
-      ::clretw::loc(0, 0, 0, 1, 1),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
-      {},  // v0
-      ::clretw::loc(1, 0, 1, 2, 2),  // v1
-      ::clretw::loc(1, 0, 1, 2, 2),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_LockID[3][2] = {
-      {{}, {}},  // v0
-      {{}, {}},  // v1
-      {::clretw::loc(2, 0, 3, 4, 4), ::clretw::loc(2, 0, 3, 8, 8)},  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_AssociatedObjectID[3][2] = {
-      {{}, {}},  // v0
-      {{}, {}},  // v1
-      {::clretw::loc(3, 0, 7, 4, 4), ::clretw::loc(3, 0, 11, 8, 8)},  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_LockOwnerThreadID[3][2] = {
-      {{}, {}},  // v0
-      {{}, {}},  // v1
-      {::clretw::loc(4, 0, 11, 8, 8), ::clretw::loc(4, 0, 19, 8, 8)},  // v2
-  };
+  static constexpr ::clretw::FieldLoc k_ContentionFlags = ::clretw::loc(0, 0, 0, 1, 1);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 1, 2, 2);
+  static constexpr ::clretw::FieldLoc k_LockID[2] = {::clretw::loc(2, 0, 3, 4, 4), ::clretw::loc(2, 0, 3, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_AssociatedObjectID[2] = {::clretw::loc(3, 0, 7, 4, 4), ::clretw::loc(3, 0, 11, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_LockOwnerThreadID[2] = {::clretw::loc(4, 0, 11, 8, 8), ::clretw::loc(4, 0, 19, 8, 8)};
 };
 
 /// CLRStackWalk: event 82 of Microsoft-Windows-DotNETRuntime ("ClrStack/Walk"), version 0.
@@ -25323,8 +25167,8 @@ class CLRStackWalkView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -25409,8 +25253,8 @@ class AppDomainMemAllocatedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -25484,8 +25328,8 @@ class AppDomainMemSurvivedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -25566,8 +25410,8 @@ class ThreadCreatedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -25641,8 +25485,8 @@ class ThreadTerminatedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -25713,8 +25557,8 @@ class ThreadDomainEnterView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -25809,8 +25653,8 @@ class ILStubGeneratedView : public ::clretw::ViewBase<7> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -25973,8 +25817,8 @@ class ILStubCacheHitView : public ::clretw::ViewBase<4> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -26063,9 +25907,9 @@ class LockCreatedView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<LockCreatedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t LockID() const noexcept { return get<::std::uint64_t>(k_LockID[ps8_]); }
+  ::std::uint64_t LockID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_LockID[1]) : get_w<::std::uint64_t, 4>(k_LockID[0]); }
   // win:Pointer
-  ::std::uint64_t AssociatedObjectID() const noexcept { return get<::std::uint64_t>(k_AssociatedObjectID[ps8_]); }
+  ::std::uint64_t AssociatedObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_AssociatedObjectID[1]) : get_w<::std::uint64_t, 4>(k_AssociatedObjectID[0]); }
   // win:UInt16
   ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
@@ -26085,8 +25929,8 @@ class LockCreatedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -26141,7 +25985,7 @@ class ContentionStopView : public ::clretw::ViewBase<1> {
   // win:UInt16
   ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:Double (from v1)
-  ::std::optional<double> DurationNs() const noexcept { return get_w_opt<double, 8>(k_DurationNs[vi_]); }
+  ::std::optional<double> DurationNs() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<double, 8>(k_DurationNs); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -26159,8 +26003,8 @@ class ContentionStopView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -26193,10 +26037,7 @@ class ContentionStopView : public ::clretw::ViewBase<1> {
   }
   static constexpr ::clretw::FieldLoc k_ContentionFlags = ::clretw::loc(0, 0, 0, 1, 1);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 1, 2, 2);
-  static constexpr ::clretw::FieldLoc k_DurationNs[2] = {
-      {},  // v0
-      ::clretw::loc(2, 0, 3, 8, 8),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_DurationNs = ::clretw::loc(2, 0, 3, 8, 8);
 };
 
 /// DCStartCompleteV2: event 135 of Microsoft-Windows-DotNETRuntime ("Method/DCStartCompleteV2"), version 0.
@@ -26237,8 +26078,8 @@ class DCStartCompleteV2View : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -26294,8 +26135,8 @@ class DCEndCompleteV2View : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -26367,8 +26208,8 @@ class MethodDCStartV2View : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -26451,8 +26292,8 @@ class MethodDCEndV2View : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -26544,8 +26385,8 @@ class MethodDCStartVerboseV2View : public ::clretw::ViewBase<4> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -26676,8 +26517,8 @@ class MethodDCEndVerboseV2View : public ::clretw::ViewBase<4> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -26784,9 +26625,9 @@ class MethodLoadView : public ::clretw::ViewBase<1> {
   // win:UInt32, map MethodFlagsMap
   ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return get_w<::clretw::dotnet_runtime::MethodFlagsMap, 4>(k_MethodFlags); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ReJITID[vi_]); }
+  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint64_t, 8>(k_ReJITID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -26809,8 +26650,8 @@ class MethodLoadView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[3];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -26857,16 +26698,8 @@ class MethodLoadView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_MethodSize = ::clretw::loc(3, 0, 24, 4, 4);
   static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(4, 0, 28, 4, 4);
   static constexpr ::clretw::FieldLoc k_MethodFlags = ::clretw::loc(5, 0, 32, 4, 4);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
-      {},  // v0
-      ::clretw::loc(6, 0, 36, 2, 2),  // v1
-      ::clretw::loc(6, 0, 36, 2, 2),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_ReJITID[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(7, 0, 38, 8, 8),  // v2
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 0, 36, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ReJITID = ::clretw::loc(7, 0, 38, 8, 8);
 };
 
 /// MethodUnload: event 142 of Microsoft-Windows-DotNETRuntime ("Method/Unload"), versions 0, 1, 2.
@@ -26908,9 +26741,9 @@ class MethodUnloadView : public ::clretw::ViewBase<1> {
   // win:UInt32, map MethodFlagsMap
   ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return get_w<::clretw::dotnet_runtime::MethodFlagsMap, 4>(k_MethodFlags); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ReJITID[vi_]); }
+  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint64_t, 8>(k_ReJITID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -26933,8 +26766,8 @@ class MethodUnloadView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[3];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -26981,16 +26814,8 @@ class MethodUnloadView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_MethodSize = ::clretw::loc(3, 0, 24, 4, 4);
   static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(4, 0, 28, 4, 4);
   static constexpr ::clretw::FieldLoc k_MethodFlags = ::clretw::loc(5, 0, 32, 4, 4);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
-      {},  // v0
-      ::clretw::loc(6, 0, 36, 2, 2),  // v1
-      ::clretw::loc(6, 0, 36, 2, 2),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_ReJITID[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(7, 0, 38, 8, 8),  // v2
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 0, 36, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ReJITID = ::clretw::loc(7, 0, 38, 8, 8);
 };
 
 /// MethodLoadVerbose: event 143 of Microsoft-Windows-DotNETRuntime ("Method/LoadVerbose"), versions 0, 1, 2.
@@ -27038,9 +26863,9 @@ class MethodLoadVerboseView : public ::clretw::ViewBase<4> {
   // win:UnicodeString
   ::clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ReJITID[vi_]); }
+  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint64_t, 8>(k_ReJITID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -27066,8 +26891,8 @@ class MethodLoadVerboseView : public ::clretw::ViewBase<4> {
   static const ::clretw::ViewVersion versions_[3];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -27233,16 +27058,8 @@ class MethodLoadVerboseView : public ::clretw::ViewBase<4> {
   static constexpr ::clretw::FieldLoc k_MethodNamespace = ::clretw::loc(6, 0, 36, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodName = ::clretw::loc(7, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodSignature = ::clretw::loc(8, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
-      {},  // v0
-      ::clretw::loc(9, 3, 0, 2, 2),  // v1
-      ::clretw::loc(9, 3, 0, 2, 2),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_ReJITID[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(10, 3, 2, 8, 8),  // v2
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(9, 3, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ReJITID = ::clretw::loc(10, 3, 2, 8, 8);
 };
 
 /// MethodUnloadVerbose: event 144 of Microsoft-Windows-DotNETRuntime ("Method/UnloadVerbose"), versions 0, 1, 2.
@@ -27290,9 +27107,9 @@ class MethodUnloadVerboseView : public ::clretw::ViewBase<4> {
   // win:UnicodeString
   ::clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ReJITID[vi_]); }
+  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint64_t, 8>(k_ReJITID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -27318,8 +27135,8 @@ class MethodUnloadVerboseView : public ::clretw::ViewBase<4> {
   static const ::clretw::ViewVersion versions_[3];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -27485,16 +27302,8 @@ class MethodUnloadVerboseView : public ::clretw::ViewBase<4> {
   static constexpr ::clretw::FieldLoc k_MethodNamespace = ::clretw::loc(6, 0, 36, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodName = ::clretw::loc(7, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodSignature = ::clretw::loc(8, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
-      {},  // v0
-      ::clretw::loc(9, 3, 0, 2, 2),  // v1
-      ::clretw::loc(9, 3, 0, 2, 2),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_ReJITID[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(10, 3, 2, 8, 8),  // v2
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(9, 3, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ReJITID = ::clretw::loc(10, 3, 2, 8, 8);
 };
 
 /// MethodJittingStarted: event 145 of Microsoft-Windows-DotNETRuntime ("Method/JittingStarted"), versions 0, 1.
@@ -27536,7 +27345,7 @@ class MethodJittingStartedView : public ::clretw::ViewBase<4> {
   // win:UnicodeString
   ::clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -27559,8 +27368,8 @@ class MethodJittingStartedView : public ::clretw::ViewBase<4> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -27674,10 +27483,7 @@ class MethodJittingStartedView : public ::clretw::ViewBase<4> {
   static constexpr ::clretw::FieldLoc k_MethodNamespace = ::clretw::loc(4, 0, 24, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodName = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodSignature = ::clretw::loc(6, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(7, 3, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(7, 3, 0, 2, 2);
 };
 
 /// MethodJitMemoryAllocatedForCode: event 146 of Microsoft-Windows-DotNETRuntime ("Method/MemoryAllocatedForJitCode"), version 0.
@@ -27737,8 +27543,8 @@ class MethodJitMemoryAllocatedForCodeView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -27822,8 +27628,8 @@ class ModuleDCStartV2View : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -27930,8 +27736,8 @@ class ModuleDCEndV2View : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -28023,7 +27829,7 @@ class DomainModuleLoadView : public ::clretw::ViewBase<3> {
   // win:UnicodeString
   ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -28046,8 +27852,8 @@ class DomainModuleLoadView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -28137,10 +27943,7 @@ class DomainModuleLoadView : public ::clretw::ViewBase<3> {
   static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(4, 0, 28, 4, 4);
   static constexpr ::clretw::FieldLoc k_ModuleILPath = ::clretw::loc(5, 0, 32, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_ModuleNativePath = ::clretw::loc(6, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(7, 2, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(7, 2, 0, 2, 2);
 };
 
 /// ModuleLoad: event 152 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleLoad"), versions 0, 1, 2.
@@ -28182,19 +27985,19 @@ class ModuleLoadView : public ::clretw::ViewBase<5> {
   // win:UnicodeString
   ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
   // win:GUID (from v2)
-  ::std::optional<::clretw::Guid> ManagedPdbSignature() const noexcept { return get_w_opt<::clretw::Guid, 16>(k_ManagedPdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> ManagedPdbSignature() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::clretw::Guid, 16>(k_ManagedPdbSignature); }); }
   // win:UInt32 (from v2)
-  ::std::optional<::std::uint32_t> ManagedPdbAge() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_ManagedPdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> ManagedPdbAge() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint32_t, 4>(k_ManagedPdbAge); }); }
   // win:UnicodeString (from v2)
-  ::std::optional<::clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return utf16_opt(k_ManagedPdbBuildPath[vi_]); }
+  ::std::optional<::clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return present_if(vi_ >= 2, [&] { return utf16(k_ManagedPdbBuildPath); }); }
   // win:GUID (from v2)
-  ::std::optional<::clretw::Guid> NativePdbSignature() const noexcept { return get_w_opt<::clretw::Guid, 16>(k_NativePdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> NativePdbSignature() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::clretw::Guid, 16>(k_NativePdbSignature); }); }
   // win:UInt32 (from v2)
-  ::std::optional<::std::uint32_t> NativePdbAge() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_NativePdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> NativePdbAge() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint32_t, 4>(k_NativePdbAge); }); }
   // win:UnicodeString (from v2)
-  ::std::optional<::clretw::Utf16View> NativePdbBuildPath() const noexcept { return utf16_opt(k_NativePdbBuildPath[vi_]); }
+  ::std::optional<::clretw::Utf16View> NativePdbBuildPath() const noexcept { return present_if(vi_ >= 2, [&] { return utf16(k_NativePdbBuildPath); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -28222,8 +28025,8 @@ class ModuleLoadView : public ::clretw::ViewBase<5> {
   static const ::clretw::ViewVersion versions_[3];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -28378,41 +28181,13 @@ class ModuleLoadView : public ::clretw::ViewBase<5> {
   static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(3, 0, 20, 4, 4);
   static constexpr ::clretw::FieldLoc k_ModuleILPath = ::clretw::loc(4, 0, 24, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_ModuleNativePath = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
-      {},  // v0
-      ::clretw::loc(6, 2, 0, 2, 2),  // v1
-      ::clretw::loc(6, 2, 0, 2, 2),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_ManagedPdbSignature[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(7, 2, 2, 16, 16),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_ManagedPdbAge[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(8, 2, 18, 4, 4),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_ManagedPdbBuildPath[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(9, 2, 22, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_NativePdbSignature[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(10, 3, 0, 16, 16),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_NativePdbAge[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(11, 3, 16, 4, 4),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_NativePdbBuildPath[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(12, 3, 20, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v2
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ManagedPdbSignature = ::clretw::loc(7, 2, 2, 16, 16);
+  static constexpr ::clretw::FieldLoc k_ManagedPdbAge = ::clretw::loc(8, 2, 18, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ManagedPdbBuildPath = ::clretw::loc(9, 2, 22, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_NativePdbSignature = ::clretw::loc(10, 3, 0, 16, 16);
+  static constexpr ::clretw::FieldLoc k_NativePdbAge = ::clretw::loc(11, 3, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_NativePdbBuildPath = ::clretw::loc(12, 3, 20, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 /// ModuleUnload: event 153 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleUnload"), versions 0, 1, 2.
@@ -28454,19 +28229,19 @@ class ModuleUnloadView : public ::clretw::ViewBase<5> {
   // win:UnicodeString
   ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
   // win:GUID (from v2)
-  ::std::optional<::clretw::Guid> ManagedPdbSignature() const noexcept { return get_w_opt<::clretw::Guid, 16>(k_ManagedPdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> ManagedPdbSignature() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::clretw::Guid, 16>(k_ManagedPdbSignature); }); }
   // win:UInt32 (from v2)
-  ::std::optional<::std::uint32_t> ManagedPdbAge() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_ManagedPdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> ManagedPdbAge() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint32_t, 4>(k_ManagedPdbAge); }); }
   // win:UnicodeString (from v2)
-  ::std::optional<::clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return utf16_opt(k_ManagedPdbBuildPath[vi_]); }
+  ::std::optional<::clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return present_if(vi_ >= 2, [&] { return utf16(k_ManagedPdbBuildPath); }); }
   // win:GUID (from v2)
-  ::std::optional<::clretw::Guid> NativePdbSignature() const noexcept { return get_w_opt<::clretw::Guid, 16>(k_NativePdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> NativePdbSignature() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::clretw::Guid, 16>(k_NativePdbSignature); }); }
   // win:UInt32 (from v2)
-  ::std::optional<::std::uint32_t> NativePdbAge() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_NativePdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> NativePdbAge() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint32_t, 4>(k_NativePdbAge); }); }
   // win:UnicodeString (from v2)
-  ::std::optional<::clretw::Utf16View> NativePdbBuildPath() const noexcept { return utf16_opt(k_NativePdbBuildPath[vi_]); }
+  ::std::optional<::clretw::Utf16View> NativePdbBuildPath() const noexcept { return present_if(vi_ >= 2, [&] { return utf16(k_NativePdbBuildPath); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -28494,8 +28269,8 @@ class ModuleUnloadView : public ::clretw::ViewBase<5> {
   static const ::clretw::ViewVersion versions_[3];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -28650,41 +28425,13 @@ class ModuleUnloadView : public ::clretw::ViewBase<5> {
   static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(3, 0, 20, 4, 4);
   static constexpr ::clretw::FieldLoc k_ModuleILPath = ::clretw::loc(4, 0, 24, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_ModuleNativePath = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
-      {},  // v0
-      ::clretw::loc(6, 2, 0, 2, 2),  // v1
-      ::clretw::loc(6, 2, 0, 2, 2),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_ManagedPdbSignature[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(7, 2, 2, 16, 16),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_ManagedPdbAge[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(8, 2, 18, 4, 4),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_ManagedPdbBuildPath[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(9, 2, 22, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_NativePdbSignature[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(10, 3, 0, 16, 16),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_NativePdbAge[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(11, 3, 16, 4, 4),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_NativePdbBuildPath[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(12, 3, 20, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v2
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ManagedPdbSignature = ::clretw::loc(7, 2, 2, 16, 16);
+  static constexpr ::clretw::FieldLoc k_ManagedPdbAge = ::clretw::loc(8, 2, 18, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ManagedPdbBuildPath = ::clretw::loc(9, 2, 22, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_NativePdbSignature = ::clretw::loc(10, 3, 0, 16, 16);
+  static constexpr ::clretw::FieldLoc k_NativePdbAge = ::clretw::loc(11, 3, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_NativePdbBuildPath = ::clretw::loc(12, 3, 20, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 /// AssemblyLoad: event 154 of Microsoft-Windows-DotNETRuntime ("Loader/AssemblyLoad"), versions 0, 1.
@@ -28716,13 +28463,13 @@ class AssemblyLoadView : public ::clretw::ViewBase<2> {
   // win:UInt64 -> win:HexInt64
   ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
   // win:UInt64 -> win:HexInt64 (from v1)
-  ::std::optional<::std::uint64_t> BindingID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_BindingID[vi_]); }
+  ::std::optional<::std::uint64_t> BindingID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint64_t, 8>(k_BindingID); }); }
   // win:UInt32, map AssemblyFlagsMap
   ::clretw::dotnet_runtime::AssemblyFlagsMap AssemblyFlags() const noexcept { return get_w<::clretw::dotnet_runtime::AssemblyFlagsMap, 4>(k_AssemblyFlags[vi_]); }
   // win:UnicodeString
   ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return utf16(k_FullyQualifiedAssemblyName[vi_]); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -28743,8 +28490,8 @@ class AssemblyLoadView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -28805,10 +28552,7 @@ class AssemblyLoadView : public ::clretw::ViewBase<2> {
   }
   static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 8, 8, 8);
-  static constexpr ::clretw::FieldLoc k_BindingID[2] = {
-      {},  // v0
-      ::clretw::loc(2, 0, 16, 8, 8),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_BindingID = ::clretw::loc(2, 0, 16, 8, 8);
   static constexpr ::clretw::FieldLoc k_AssemblyFlags[2] = {
       ::clretw::loc(2, 0, 16, 4, 4),  // v0
       ::clretw::loc(3, 0, 24, 4, 4),  // v1
@@ -28817,10 +28561,7 @@ class AssemblyLoadView : public ::clretw::ViewBase<2> {
       ::clretw::loc(3, 0, 20, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v0
       ::clretw::loc(4, 0, 28, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v1
   };
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(5, 1, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(5, 1, 0, 2, 2);
 };
 
 /// AssemblyUnload: event 155 of Microsoft-Windows-DotNETRuntime ("Loader/AssemblyUnload"), versions 0, 1.
@@ -28852,13 +28593,13 @@ class AssemblyUnloadView : public ::clretw::ViewBase<2> {
   // win:UInt64 -> win:HexInt64
   ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
   // win:UInt64 -> win:HexInt64 (from v1)
-  ::std::optional<::std::uint64_t> BindingID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_BindingID[vi_]); }
+  ::std::optional<::std::uint64_t> BindingID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint64_t, 8>(k_BindingID); }); }
   // win:UInt32, map AssemblyFlagsMap
   ::clretw::dotnet_runtime::AssemblyFlagsMap AssemblyFlags() const noexcept { return get_w<::clretw::dotnet_runtime::AssemblyFlagsMap, 4>(k_AssemblyFlags[vi_]); }
   // win:UnicodeString
   ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return utf16(k_FullyQualifiedAssemblyName[vi_]); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -28879,8 +28620,8 @@ class AssemblyUnloadView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -28941,10 +28682,7 @@ class AssemblyUnloadView : public ::clretw::ViewBase<2> {
   }
   static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 8, 8, 8);
-  static constexpr ::clretw::FieldLoc k_BindingID[2] = {
-      {},  // v0
-      ::clretw::loc(2, 0, 16, 8, 8),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_BindingID = ::clretw::loc(2, 0, 16, 8, 8);
   static constexpr ::clretw::FieldLoc k_AssemblyFlags[2] = {
       ::clretw::loc(2, 0, 16, 4, 4),  // v0
       ::clretw::loc(3, 0, 24, 4, 4),  // v1
@@ -28953,10 +28691,7 @@ class AssemblyUnloadView : public ::clretw::ViewBase<2> {
       ::clretw::loc(3, 0, 20, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v0
       ::clretw::loc(4, 0, 28, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v1
   };
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(5, 1, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(5, 1, 0, 2, 2);
 };
 
 /// AppDomainLoad: event 156 of Microsoft-Windows-DotNETRuntime ("Loader/AppDomainLoad"), versions 0, 1.
@@ -28990,9 +28725,9 @@ class AppDomainLoadView : public ::clretw::ViewBase<2> {
   // win:UnicodeString
   ::clretw::Utf16View AppDomainName() const noexcept { return utf16(k_AppDomainName); }
   // win:UInt32 (from v1)
-  ::std::optional<::std::uint32_t> AppDomainIndex() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_AppDomainIndex[vi_]); }
+  ::std::optional<::std::uint32_t> AppDomainIndex() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint32_t, 4>(k_AppDomainIndex); }); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -29012,8 +28747,8 @@ class AppDomainLoadView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -29075,14 +28810,8 @@ class AppDomainLoadView : public ::clretw::ViewBase<2> {
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainFlags = ::clretw::loc(1, 0, 8, 4, 4);
   static constexpr ::clretw::FieldLoc k_AppDomainName = ::clretw::loc(2, 0, 12, ::clretw::kVariable, 0, ::clretw::kTerminated);
-  static constexpr ::clretw::FieldLoc k_AppDomainIndex[2] = {
-      {},  // v0
-      ::clretw::loc(3, 1, 0, 4, 4),  // v1
-  };
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(4, 1, 4, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_AppDomainIndex = ::clretw::loc(3, 1, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(4, 1, 4, 2, 2);
 };
 
 /// AppDomainUnload: event 157 of Microsoft-Windows-DotNETRuntime ("Loader/AppDomainUnload"), versions 0, 1.
@@ -29116,9 +28845,9 @@ class AppDomainUnloadView : public ::clretw::ViewBase<2> {
   // win:UnicodeString
   ::clretw::Utf16View AppDomainName() const noexcept { return utf16(k_AppDomainName); }
   // win:UInt32 (from v1)
-  ::std::optional<::std::uint32_t> AppDomainIndex() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_AppDomainIndex[vi_]); }
+  ::std::optional<::std::uint32_t> AppDomainIndex() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint32_t, 4>(k_AppDomainIndex); }); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -29138,8 +28867,8 @@ class AppDomainUnloadView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -29201,14 +28930,8 @@ class AppDomainUnloadView : public ::clretw::ViewBase<2> {
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainFlags = ::clretw::loc(1, 0, 8, 4, 4);
   static constexpr ::clretw::FieldLoc k_AppDomainName = ::clretw::loc(2, 0, 12, ::clretw::kVariable, 0, ::clretw::kTerminated);
-  static constexpr ::clretw::FieldLoc k_AppDomainIndex[2] = {
-      {},  // v0
-      ::clretw::loc(3, 1, 0, 4, 4),  // v1
-  };
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(4, 1, 4, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_AppDomainIndex = ::clretw::loc(3, 1, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(4, 1, 4, 2, 2);
 };
 
 /// ModuleRangeLoad: event 158 of Microsoft-Windows-DotNETRuntime ("ClrPerfTrack/ModuleRangeLoad"), version 0.
@@ -29262,8 +28985,8 @@ class ModuleRangeLoadView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -29345,8 +29068,8 @@ class R2RGetEntryPointView : public ::clretw::ViewBase<4> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -29457,8 +29180,8 @@ class R2RGetEntryPointStartView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -29514,7 +29237,7 @@ class StrongNameVerificationStartView : public ::clretw::ViewBase<2> {
   // win:UnicodeString
   ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return utf16(k_FullyQualifiedAssemblyName); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -29533,8 +29256,8 @@ class StrongNameVerificationStartView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -29596,10 +29319,7 @@ class StrongNameVerificationStartView : public ::clretw::ViewBase<2> {
   static constexpr ::clretw::FieldLoc k_VerificationFlags = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ErrorCode = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_FullyQualifiedAssemblyName = ::clretw::loc(2, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(3, 1, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(3, 1, 0, 2, 2);
 };
 
 /// StrongNameVerificationStop: event 182 of Microsoft-Windows-DotNETRuntime ("StrongNameVerification/Stop"), versions 0, 1.
@@ -29633,7 +29353,7 @@ class StrongNameVerificationStopView : public ::clretw::ViewBase<2> {
   // win:UnicodeString
   ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return utf16(k_FullyQualifiedAssemblyName); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -29652,8 +29372,8 @@ class StrongNameVerificationStopView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -29715,10 +29435,7 @@ class StrongNameVerificationStopView : public ::clretw::ViewBase<2> {
   static constexpr ::clretw::FieldLoc k_VerificationFlags = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ErrorCode = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_FullyQualifiedAssemblyName = ::clretw::loc(2, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(3, 1, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(3, 1, 0, 2, 2);
 };
 
 /// AuthenticodeVerificationStart: event 183 of Microsoft-Windows-DotNETRuntime ("AuthenticodeVerification/Start"), versions 0, 1.
@@ -29752,7 +29469,7 @@ class AuthenticodeVerificationStartView : public ::clretw::ViewBase<2> {
   // win:UnicodeString
   ::clretw::Utf16View ModulePath() const noexcept { return utf16(k_ModulePath); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -29771,8 +29488,8 @@ class AuthenticodeVerificationStartView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -29834,10 +29551,7 @@ class AuthenticodeVerificationStartView : public ::clretw::ViewBase<2> {
   static constexpr ::clretw::FieldLoc k_VerificationFlags = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ErrorCode = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_ModulePath = ::clretw::loc(2, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(3, 1, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(3, 1, 0, 2, 2);
 };
 
 /// AuthenticodeVerificationStop: event 184 of Microsoft-Windows-DotNETRuntime ("AuthenticodeVerification/Stop"), versions 0, 1.
@@ -29871,7 +29585,7 @@ class AuthenticodeVerificationStopView : public ::clretw::ViewBase<2> {
   // win:UnicodeString
   ::clretw::Utf16View ModulePath() const noexcept { return utf16(k_ModulePath); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -29890,8 +29604,8 @@ class AuthenticodeVerificationStopView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -29953,10 +29667,7 @@ class AuthenticodeVerificationStopView : public ::clretw::ViewBase<2> {
   static constexpr ::clretw::FieldLoc k_VerificationFlags = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ErrorCode = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_ModulePath = ::clretw::loc(2, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(3, 1, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(3, 1, 0, 2, 2);
 };
 
 /// MethodJitInliningSucceeded: event 185 of Microsoft-Windows-DotNETRuntime ("Method/InliningSucceeded"), version 0.
@@ -30025,8 +29736,8 @@ class MethodJitInliningSucceededView : public ::clretw::ViewBase<10> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -30239,8 +29950,8 @@ class MethodJitInliningFailedAnsiView : public ::clretw::ViewBase<11> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -30482,8 +30193,8 @@ class RuntimeInformationStartView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -30621,8 +30332,8 @@ class MethodJitTailCallSucceededView : public ::clretw::ViewBase<10> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -30837,8 +30548,8 @@ class MethodJitTailCallFailedAnsiView : public ::clretw::ViewBase<11> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -31038,7 +30749,7 @@ class MethodILToNativeMapView : public ::clretw::ViewBase<3> {
   // win:UInt16
   ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt64 (from v1)
-  ::std::optional<::std::uint64_t> ILVersionID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ILVersionID[vi_]); }
+  ::std::optional<::std::uint64_t> ILVersionID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint64_t, 8>(k_ILVersionID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -31061,8 +30772,8 @@ class MethodILToNativeMapView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -31156,10 +30867,7 @@ class MethodILToNativeMapView : public ::clretw::ViewBase<3> {
   static constexpr ::clretw::FieldLoc k_ILOffsets = ::clretw::loc(4, 0, 19, ::clretw::kVariable, 4);
   static constexpr ::clretw::FieldLoc k_NativeOffsets = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
-  static constexpr ::clretw::FieldLoc k_ILVersionID[2] = {
-      {},  // v0
-      ::clretw::loc(7, 2, 2, 8, 8),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ILVersionID = ::clretw::loc(7, 2, 2, 8, 8);
 };
 
 /// MethodJitTailCallFailed: event 191 of Microsoft-Windows-DotNETRuntime ("Method/TailCallFailed"), version 0.
@@ -31234,8 +30942,8 @@ class MethodJitTailCallFailedView : public ::clretw::ViewBase<11> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -31466,8 +31174,8 @@ class MethodJitInliningFailedView : public ::clretw::ViewBase<11> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -31668,8 +31376,8 @@ class IncreaseMemoryPressureView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -31736,8 +31444,8 @@ class DecreaseMemoryPressureView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -31810,8 +31518,8 @@ class GCMarkWithTypeView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -31890,8 +31598,8 @@ class GCJoinView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -31933,25 +31641,25 @@ class GCPerHeapHistoryView_Values : public ::clretw::ViewBase<1> {
   static GCPerHeapHistoryView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t SizeBefore() const noexcept { return get<::std::uint64_t>(k_SizeBefore[ps8_]); }
+  ::std::uint64_t SizeBefore() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_SizeBefore[1]) : get_w<::std::uint64_t, 4>(k_SizeBefore[0]); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t FreeListBefore() const noexcept { return get<::std::uint64_t>(k_FreeListBefore[ps8_]); }
+  ::std::uint64_t FreeListBefore() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FreeListBefore[1]) : get_w<::std::uint64_t, 4>(k_FreeListBefore[0]); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t FreeObjBefore() const noexcept { return get<::std::uint64_t>(k_FreeObjBefore[ps8_]); }
+  ::std::uint64_t FreeObjBefore() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FreeObjBefore[1]) : get_w<::std::uint64_t, 4>(k_FreeObjBefore[0]); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t SizeAfter() const noexcept { return get<::std::uint64_t>(k_SizeAfter[ps8_]); }
+  ::std::uint64_t SizeAfter() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_SizeAfter[1]) : get_w<::std::uint64_t, 4>(k_SizeAfter[0]); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t FreeListAfter() const noexcept { return get<::std::uint64_t>(k_FreeListAfter[ps8_]); }
+  ::std::uint64_t FreeListAfter() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FreeListAfter[1]) : get_w<::std::uint64_t, 4>(k_FreeListAfter[0]); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t FreeObjAfter() const noexcept { return get<::std::uint64_t>(k_FreeObjAfter[ps8_]); }
+  ::std::uint64_t FreeObjAfter() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FreeObjAfter[1]) : get_w<::std::uint64_t, 4>(k_FreeObjAfter[0]); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t In() const noexcept { return get<::std::uint64_t>(k_In[ps8_]); }
+  ::std::uint64_t In() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_In[1]) : get_w<::std::uint64_t, 4>(k_In[0]); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t PinnedSurv() const noexcept { return get<::std::uint64_t>(k_PinnedSurv[ps8_]); }
+  ::std::uint64_t PinnedSurv() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PinnedSurv[1]) : get_w<::std::uint64_t, 4>(k_PinnedSurv[0]); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t NonePinnedSurv() const noexcept { return get<::std::uint64_t>(k_NonePinnedSurv[ps8_]); }
+  ::std::uint64_t NonePinnedSurv() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_NonePinnedSurv[1]) : get_w<::std::uint64_t, 4>(k_NonePinnedSurv[0]); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t NewAllocation() const noexcept { return get<::std::uint64_t>(k_NewAllocation[ps8_]); }
+  ::std::uint64_t NewAllocation() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_NewAllocation[1]) : get_w<::std::uint64_t, 4>(k_NewAllocation[0]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -31976,8 +31684,8 @@ class GCPerHeapHistoryView_Values : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -32036,17 +31744,17 @@ class GCPerHeapHistoryView : public ::clretw::ViewBase<2> {
   // win:UInt16
   ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t FreeListAllocated() const noexcept { return get<::std::uint64_t>(k_FreeListAllocated[ps8_]); }
+  ::std::uint64_t FreeListAllocated() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FreeListAllocated[1]) : get_w<::std::uint64_t, 4>(k_FreeListAllocated[0]); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t FreeListRejected() const noexcept { return get<::std::uint64_t>(k_FreeListRejected[ps8_]); }
+  ::std::uint64_t FreeListRejected() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FreeListRejected[1]) : get_w<::std::uint64_t, 4>(k_FreeListRejected[0]); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t EndOfSegAllocated() const noexcept { return get<::std::uint64_t>(k_EndOfSegAllocated[ps8_]); }
+  ::std::uint64_t EndOfSegAllocated() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_EndOfSegAllocated[1]) : get_w<::std::uint64_t, 4>(k_EndOfSegAllocated[0]); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t CondemnedAllocated() const noexcept { return get<::std::uint64_t>(k_CondemnedAllocated[ps8_]); }
+  ::std::uint64_t CondemnedAllocated() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_CondemnedAllocated[1]) : get_w<::std::uint64_t, 4>(k_CondemnedAllocated[0]); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t PinnedAllocated() const noexcept { return get<::std::uint64_t>(k_PinnedAllocated[ps8_]); }
+  ::std::uint64_t PinnedAllocated() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PinnedAllocated[1]) : get_w<::std::uint64_t, 4>(k_PinnedAllocated[0]); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t PinnedAllocatedAdvance() const noexcept { return get<::std::uint64_t>(k_PinnedAllocatedAdvance[ps8_]); }
+  ::std::uint64_t PinnedAllocatedAdvance() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PinnedAllocatedAdvance[1]) : get_w<::std::uint64_t, 4>(k_PinnedAllocatedAdvance[0]); }
   // win:UInt32
   ::std::uint32_t RunningFreeListEfficiency() const noexcept { return get_w<::std::uint32_t, 4>(k_RunningFreeListEfficiency[ps8_]); }
   // win:UInt32
@@ -32060,7 +31768,7 @@ class GCPerHeapHistoryView : public ::clretw::ViewBase<2> {
   // win:UInt32
   ::std::uint32_t HeapIndex() const noexcept { return get_w<::std::uint32_t, 4>(k_HeapIndex[ps8_]); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t ExtraGen0Commit() const noexcept { return get<::std::uint64_t>(k_ExtraGen0Commit[ps8_]); }
+  ::std::uint64_t ExtraGen0Commit() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ExtraGen0Commit[1]) : get_w<::std::uint64_t, 4>(k_ExtraGen0Commit[0]); }
   // win:UInt32
   ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count[ps8_]); }
   // struct
@@ -32095,8 +31803,8 @@ class GCPerHeapHistoryView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -32161,7 +31869,7 @@ class GCGlobalHeapHistoryView_Values : public ::clretw::ViewBase<1> {
   static GCGlobalHeapHistoryView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:UInt32 (from v4)
-  ::std::optional<::std::uint32_t> Time() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_Time[vi_]); }
+  ::std::optional<::std::uint32_t> Time() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint32_t, 4>(k_Time); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -32177,8 +31885,8 @@ class GCGlobalHeapHistoryView_Values : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[3];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -32207,11 +31915,7 @@ class GCGlobalHeapHistoryView_Values : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_Time[3] = {
-      {},  // v2
-      {},  // v3
-      ::clretw::loc(0, 0, 0, 4, 4),  // v4
-  };
+  static constexpr ::clretw::FieldLoc k_Time = ::clretw::loc(0, 0, 0, 4, 4);
 };
 
 /// GCGlobalHeapHistory: event 205 of Microsoft-Windows-DotNETRuntime ("GC/GlobalHeapHistory"), versions 2, 3, 4.
@@ -32260,13 +31964,13 @@ class GCGlobalHeapHistoryView : public ::clretw::ViewBase<2> {
   // win:UInt32
   ::std::uint32_t MemoryPressure() const noexcept { return get_w<::std::uint32_t, 4>(k_MemoryPressure); }
   // win:UInt32 (from v3)
-  ::std::optional<::std::uint32_t> CondemnReasons0() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_CondemnReasons0[vi_]); }
+  ::std::optional<::std::uint32_t> CondemnReasons0() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint32_t, 4>(k_CondemnReasons0); }); }
   // win:UInt32 (from v3)
-  ::std::optional<::std::uint32_t> CondemnReasons1() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_CondemnReasons1[vi_]); }
+  ::std::optional<::std::uint32_t> CondemnReasons1() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint32_t, 4>(k_CondemnReasons1); }); }
   // win:UInt32 (from v4)
-  ::std::optional<::std::uint32_t> Count() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_Count[vi_]); }
+  ::std::optional<::std::uint32_t> Count() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint32_t, 4>(k_Count); }); }
   // struct (from v4)
-  ::std::optional<::clretw::RecordRange<::clretw::dotnet_runtime::GCGlobalHeapHistoryView_Values>> Values() const noexcept { return records_opt<::clretw::dotnet_runtime::GCGlobalHeapHistoryView_Values>(k_Values[vi_]); }
+  ::std::optional<::clretw::RecordRange<::clretw::dotnet_runtime::GCGlobalHeapHistoryView_Values>> Values() const noexcept { return present_if(vi_ >= 2, [&] { return records<::clretw::dotnet_runtime::GCGlobalHeapHistoryView_Values>(k_Values); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -32294,8 +31998,8 @@ class GCGlobalHeapHistoryView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[3];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -32357,26 +32061,10 @@ class GCGlobalHeapHistoryView : public ::clretw::ViewBase<2> {
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 0, 28, 2, 2);
   static constexpr ::clretw::FieldLoc k_PauseMode = ::clretw::loc(7, 0, 30, 4, 4);
   static constexpr ::clretw::FieldLoc k_MemoryPressure = ::clretw::loc(8, 0, 34, 4, 4);
-  static constexpr ::clretw::FieldLoc k_CondemnReasons0[3] = {
-      {},  // v2
-      ::clretw::loc(9, 0, 38, 4, 4),  // v3
-      ::clretw::loc(9, 0, 38, 4, 4),  // v4
-  };
-  static constexpr ::clretw::FieldLoc k_CondemnReasons1[3] = {
-      {},  // v2
-      ::clretw::loc(10, 0, 42, 4, 4),  // v3
-      ::clretw::loc(10, 0, 42, 4, 4),  // v4
-  };
-  static constexpr ::clretw::FieldLoc k_Count[3] = {
-      {},  // v2
-      {},  // v3
-      ::clretw::loc(11, 0, 46, 4, 4),  // v4
-  };
-  static constexpr ::clretw::FieldLoc k_Values[3] = {
-      {},  // v2
-      {},  // v3
-      ::clretw::loc(12, 0, 50, ::clretw::kVariable, 4),  // v4
-  };
+  static constexpr ::clretw::FieldLoc k_CondemnReasons0 = ::clretw::loc(9, 0, 38, 4, 4);
+  static constexpr ::clretw::FieldLoc k_CondemnReasons1 = ::clretw::loc(10, 0, 42, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(11, 0, 46, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Values = ::clretw::loc(12, 0, 50, ::clretw::kVariable, 4);
 };
 
 /// GenAwareBegin: event 206 of Microsoft-Windows-DotNETRuntime ("GC/GenAwareBegin"), version 0.
@@ -32421,8 +32109,8 @@ class GenAwareBeginView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -32489,8 +32177,8 @@ class GenAwareEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -32537,9 +32225,9 @@ class GCLOHCompactView_Values : public ::clretw::ViewBase<1> {
   // win:UInt32
   ::std::uint32_t Padding() const noexcept { return get_w<::std::uint32_t, 4>(k_Padding); }
   // win:Pointer
-  ::std::uint64_t TotalRefs() const noexcept { return get<::std::uint64_t>(k_TotalRefs[ps8_]); }
+  ::std::uint64_t TotalRefs() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_TotalRefs[1]) : get_w<::std::uint64_t, 4>(k_TotalRefs[0]); }
   // win:Pointer
-  ::std::uint64_t ZeroRefs() const noexcept { return get<::std::uint64_t>(k_ZeroRefs[ps8_]); }
+  ::std::uint64_t ZeroRefs() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ZeroRefs[1]) : get_w<::std::uint64_t, 4>(k_ZeroRefs[0]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -32560,8 +32248,8 @@ class GCLOHCompactView_Values : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -32635,8 +32323,8 @@ class GCLOHCompactView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -32694,7 +32382,7 @@ class GCFitBucketInfoView_Values : public ::clretw::ViewBase<1> {
   // win:UInt32
   ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t Size() const noexcept { return get<::std::uint64_t>(k_Size[ps8_]); }
+  ::std::uint64_t Size() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Size[1]) : get_w<::std::uint64_t, 4>(k_Size[0]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -32713,8 +32401,8 @@ class GCFitBucketInfoView_Values : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -32792,8 +32480,8 @@ class GCFitBucketInfoView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -32871,8 +32559,8 @@ class DebugIPCEventStartView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -32928,8 +32616,8 @@ class DebugIPCEventEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -32985,8 +32673,8 @@ class DebugExceptionProcessingStartView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -33042,8 +32730,8 @@ class DebugExceptionProcessingEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -33109,8 +32797,8 @@ class ExceptionCatchStartView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -33191,8 +32879,8 @@ class ExceptionCatchStopView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -33258,8 +32946,8 @@ class ExceptionFinallyStartView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -33340,8 +33028,8 @@ class ExceptionFinallyStopView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -33407,8 +33095,8 @@ class ExceptionFilterStartView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -33489,8 +33177,8 @@ class ExceptionFilterStopView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -33546,8 +33234,8 @@ class ExceptionThrownStopView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -33619,8 +33307,8 @@ class CodeSymbolsView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -33688,8 +33376,8 @@ class EventSourceView : public ::clretw::ViewBase<4> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -33794,8 +33482,8 @@ class TieredCompilationSettingsView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -33859,8 +33547,8 @@ class TieredCompilationPauseView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -33926,8 +33614,8 @@ class TieredCompilationResumeView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -33994,8 +33682,8 @@ class TieredCompilationBackgroundJitStartView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -34065,8 +33753,8 @@ class TieredCompilationBackgroundJitStopView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -34146,8 +33834,8 @@ class AssemblyLoadStartView : public ::clretw::ViewBase<6> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -34302,8 +33990,8 @@ class AssemblyLoadStopView : public ::clretw::ViewBase<8> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -34488,8 +34176,8 @@ class ResolutionAttemptedView : public ::clretw::ViewBase<6> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -34642,8 +34330,8 @@ class AssemblyLoadContextResolvingHandlerInvokedView : public ::clretw::ViewBase
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -34783,8 +34471,8 @@ class AppDomainAssemblyResolveHandlerInvokedView : public ::clretw::ViewBase<5> 
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -34911,8 +34599,8 @@ class AssemblyLoadFromResolveHandlerInvokedView : public ::clretw::ViewBase<4> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -35028,8 +34716,8 @@ class KnownPathProbedView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -35123,8 +34811,8 @@ class JitInstrumentationDataView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -35209,8 +34897,8 @@ class JitInstrumentationDataVerboseView : public ::clretw::ViewBase<5> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -35276,8 +34964,8 @@ class ProfilerMessageView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -35359,8 +35047,8 @@ class ExecutionCheckpointView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -35427,7 +35115,7 @@ class WaitHandleWaitStartView : public ::clretw::ViewBase<1> {
   // win:UInt8, map WaitHandleWaitSourceMap
   ::clretw::dotnet_runtime::WaitHandleWaitSourceMap WaitSource() const noexcept { return get_w<::clretw::dotnet_runtime::WaitHandleWaitSourceMap, 1>(k_WaitSource); }
   // win:Pointer
-  ::std::uint64_t AssociatedObjectID() const noexcept { return get<::std::uint64_t>(k_AssociatedObjectID[ps8_]); }
+  ::std::uint64_t AssociatedObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_AssociatedObjectID[1]) : get_w<::std::uint64_t, 4>(k_AssociatedObjectID[0]); }
   // win:UInt16
   ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
@@ -35447,8 +35135,8 @@ class WaitHandleWaitStartView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -35513,8 +35201,8 @@ class WaitHandleWaitStopView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -35565,11 +35253,11 @@ class AllocationSampledView : public ::clretw::ViewBase<2> {
   // win:UInt16
   ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:Pointer
-  ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID[ps8_]); }
+  ::std::uint64_t TypeID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_TypeID[1]) : get_w<::std::uint64_t, 4>(k_TypeID[0]); }
   // win:UnicodeString
   ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName[ps8_]); }
   // win:Pointer
-  ::std::uint64_t Address() const noexcept { return get<::std::uint64_t>(k_Address[ps8_]); }
+  ::std::uint64_t Address() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Address[1]) : get_w<::std::uint64_t, 4>(k_Address[0]); }
   // win:UInt64 -> win:HexInt64
   ::std::uint64_t ObjectSize() const noexcept { return get_w<::std::uint64_t, 8>(k_ObjectSize[ps8_]); }
   // win:UInt64 -> win:HexInt64
@@ -35595,8 +35283,8 @@ class AllocationSampledView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();

@@ -4188,7 +4188,7 @@ class MonoProfilerContextLoadedView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<MonoProfilerContextLoadedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ObjectID[1]) : get_w<::std::uint64_t, 4>(k_ObjectID[0]); }
   // win:UInt64 -> win:HexInt64
   ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID[ps8_]); }
   // win:UInt64 -> win:HexInt64
@@ -4210,8 +4210,8 @@ class MonoProfilerContextLoadedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -4260,7 +4260,7 @@ class MonoProfilerContextUnloadedView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<MonoProfilerContextUnloadedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ObjectID[1]) : get_w<::std::uint64_t, 4>(k_ObjectID[0]); }
   // win:UInt64 -> win:HexInt64
   ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID[ps8_]); }
   // win:UInt64 -> win:HexInt64
@@ -4282,8 +4282,8 @@ class MonoProfilerContextUnloadedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -4348,8 +4348,8 @@ class MonoProfilerAppDomainLoadingView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -4412,8 +4412,8 @@ class MonoProfilerAppDomainLoadedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -4476,8 +4476,8 @@ class MonoProfilerAppDomainUnloadingView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -4540,8 +4540,8 @@ class MonoProfilerAppDomainUnloadedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -4607,8 +4607,8 @@ class MonoProfilerAppDomainNameView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -4690,8 +4690,8 @@ class MonoProfilerJitBeginView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -4762,8 +4762,8 @@ class MonoProfilerJitFailedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -4803,9 +4803,9 @@ class MonoProfilerJitDoneView_Values : public ::clretw::ViewBase<1> {
   static MonoProfilerJitDoneView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:UInt8 (from v1)
-  ::std::optional<::std::uint8_t> Type() const noexcept { return get_w_opt<::std::uint8_t, 1>(k_Type[vi_]); }
+  ::std::optional<::std::uint8_t> Type() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint8_t, 1>(k_Type); }); }
   // win:UInt64 -> win:HexInt64 (from v1)
-  ::std::optional<::std::uint64_t> ClassID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ClassID[vi_]); }
+  ::std::optional<::std::uint64_t> ClassID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint64_t, 8>(k_ClassID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4822,8 +4822,8 @@ class MonoProfilerJitDoneView_Values : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -4848,14 +4848,8 @@ class MonoProfilerJitDoneView_Values : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_Type[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 1, 1),  // v1
-  };
-  static constexpr ::clretw::FieldLoc k_ClassID[2] = {
-      {},  // v0
-      ::clretw::loc(1, 0, 1, 8, 8),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_Type = ::clretw::loc(0, 0, 0, 1, 1);
+  static constexpr ::clretw::FieldLoc k_ClassID = ::clretw::loc(1, 0, 1, 8, 8);
 };
 
 /// MonoProfilerJitDone: event 10 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitDone"), versions 0, 1.
@@ -4889,9 +4883,9 @@ class MonoProfilerJitDoneView : public ::clretw::ViewBase<2> {
   // win:UInt32 -> win:HexInt32
   ::std::uint32_t MethodToken() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodToken); }
   // win:UInt32 -> win:HexInt32 (from v1)
-  ::std::optional<::std::uint32_t> Count() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_Count[vi_]); }
+  ::std::optional<::std::uint32_t> Count() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint32_t, 4>(k_Count); }); }
   // struct (from v1)
-  ::std::optional<::clretw::RecordRange<::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDoneView_Values>> Values() const noexcept { return records_opt<::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDoneView_Values>(k_Values[vi_]); }
+  ::std::optional<::clretw::RecordRange<::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDoneView_Values>> Values() const noexcept { return present_if(vi_ >= 1, [&] { return records<::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDoneView_Values>(k_Values); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4911,8 +4905,8 @@ class MonoProfilerJitDoneView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -4958,14 +4952,8 @@ class MonoProfilerJitDoneView : public ::clretw::ViewBase<2> {
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(2, 0, 16, 4, 4);
-  static constexpr ::clretw::FieldLoc k_Count[2] = {
-      {},  // v0
-      ::clretw::loc(3, 0, 20, 4, 4),  // v1
-  };
-  static constexpr ::clretw::FieldLoc k_Values[2] = {
-      {},  // v0
-      ::clretw::loc(4, 0, 24, ::clretw::kVariable, 9),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(3, 0, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Values = ::clretw::loc(4, 0, 24, ::clretw::kVariable, 9);
 };
 
 /// MonoProfilerJitChunkCreated: event 11 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitChunkCreated"), version 0.
@@ -4991,7 +4979,7 @@ class MonoProfilerJitChunkCreatedView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<MonoProfilerJitChunkCreatedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t ChunkID() const noexcept { return get<::std::uint64_t>(k_ChunkID[ps8_]); }
+  ::std::uint64_t ChunkID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ChunkID[1]) : get_w<::std::uint64_t, 4>(k_ChunkID[0]); }
   // win:UInt64 -> win:HexInt64
   ::std::uint64_t ChunkSize() const noexcept { return get_w<::std::uint64_t, 8>(k_ChunkSize[ps8_]); }
 
@@ -5010,8 +4998,8 @@ class MonoProfilerJitChunkCreatedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -5059,7 +5047,7 @@ class MonoProfilerJitChunkDestroyedView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<MonoProfilerJitChunkDestroyedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t ChunkID() const noexcept { return get<::std::uint64_t>(k_ChunkID[ps8_]); }
+  ::std::uint64_t ChunkID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ChunkID[1]) : get_w<::std::uint64_t, 4>(k_ChunkID[0]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5075,8 +5063,8 @@ class MonoProfilerJitChunkDestroyedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -5123,7 +5111,7 @@ class MonoProfilerJitCodeBufferView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<MonoProfilerJitCodeBufferView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t BufferID() const noexcept { return get<::std::uint64_t>(k_BufferID[ps8_]); }
+  ::std::uint64_t BufferID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_BufferID[1]) : get_w<::std::uint64_t, 4>(k_BufferID[0]); }
   // win:UInt64 -> win:HexInt64
   ::std::uint64_t BufferSize() const noexcept { return get_w<::std::uint64_t, 8>(k_BufferSize[ps8_]); }
   // win:UInt8, map JitCodeBufferTypeMap
@@ -5145,8 +5133,8 @@ class MonoProfilerJitCodeBufferView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -5214,8 +5202,8 @@ class MonoProfilerClassLoadingView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -5282,8 +5270,8 @@ class MonoProfilerClassFailedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -5322,9 +5310,9 @@ class MonoProfilerClassLoadedView_Values : public ::clretw::ViewBase<1> {
   static MonoProfilerClassLoadedView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:UInt8 (from v1)
-  ::std::optional<::std::uint8_t> Type() const noexcept { return get_w_opt<::std::uint8_t, 1>(k_Type[vi_]); }
+  ::std::optional<::std::uint8_t> Type() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint8_t, 1>(k_Type); }); }
   // win:UInt64 -> win:HexInt64 (from v1)
-  ::std::optional<::std::uint64_t> ClassID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ClassID[vi_]); }
+  ::std::optional<::std::uint64_t> ClassID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint64_t, 8>(k_ClassID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5341,8 +5329,8 @@ class MonoProfilerClassLoadedView_Values : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -5367,14 +5355,8 @@ class MonoProfilerClassLoadedView_Values : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_Type[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 1, 1),  // v1
-  };
-  static constexpr ::clretw::FieldLoc k_ClassID[2] = {
-      {},  // v0
-      ::clretw::loc(1, 0, 1, 8, 8),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_Type = ::clretw::loc(0, 0, 0, 1, 1);
+  static constexpr ::clretw::FieldLoc k_ClassID = ::clretw::loc(1, 0, 1, 8, 8);
 };
 
 /// MonoProfilerClassLoaded: event 16 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ClassLoaded"), versions 0, 1.
@@ -5408,9 +5390,9 @@ class MonoProfilerClassLoadedView : public ::clretw::ViewBase<3> {
   // win:UnicodeString
   ::clretw::Utf16View ClassName() const noexcept { return utf16(k_ClassName); }
   // win:UInt32 -> win:HexInt32 (from v1)
-  ::std::optional<::std::uint32_t> Count() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_Count[vi_]); }
+  ::std::optional<::std::uint32_t> Count() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint32_t, 4>(k_Count); }); }
   // struct (from v1)
-  ::std::optional<::clretw::RecordRange<::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoadedView_Values>> Values() const noexcept { return records_opt<::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoadedView_Values>(k_Values[vi_]); }
+  ::std::optional<::clretw::RecordRange<::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoadedView_Values>> Values() const noexcept { return present_if(vi_ >= 1, [&] { return records<::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoadedView_Values>(k_Values); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5430,8 +5412,8 @@ class MonoProfilerClassLoadedView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -5505,14 +5487,8 @@ class MonoProfilerClassLoadedView : public ::clretw::ViewBase<3> {
   static constexpr ::clretw::FieldLoc k_ClassID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_ClassName = ::clretw::loc(2, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
-  static constexpr ::clretw::FieldLoc k_Count[2] = {
-      {},  // v0
-      ::clretw::loc(3, 1, 0, 4, 4),  // v1
-  };
-  static constexpr ::clretw::FieldLoc k_Values[2] = {
-      {},  // v0
-      ::clretw::loc(4, 1, 4, ::clretw::kVariable, 9),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(3, 1, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Values = ::clretw::loc(4, 1, 4, ::clretw::kVariable, 9);
 };
 
 /// MonoProfilerVTableLoading: event 17 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/VTableLoading"), version 0.
@@ -5560,8 +5536,8 @@ class MonoProfilerVTableLoadingView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -5632,8 +5608,8 @@ class MonoProfilerVTableFailedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -5704,8 +5680,8 @@ class MonoProfilerVTableLoadedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -5770,8 +5746,8 @@ class MonoProfilerModuleLoadingView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -5834,8 +5810,8 @@ class MonoProfilerModuleFailedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -5904,8 +5880,8 @@ class MonoProfilerModuleLoadedView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -5994,8 +5970,8 @@ class MonoProfilerModuleUnloadingView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6064,8 +6040,8 @@ class MonoProfilerModuleUnloadedView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6157,8 +6133,8 @@ class MonoProfilerAssemblyLoadingView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6228,8 +6204,8 @@ class MonoProfilerAssemblyLoadedView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6309,8 +6285,8 @@ class MonoProfilerAssemblyUnloadingView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6380,8 +6356,8 @@ class MonoProfilerAssemblyUnloadedView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6458,8 +6434,8 @@ class MonoProfilerMethodEnterView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6522,8 +6498,8 @@ class MonoProfilerMethodLeaveView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6586,8 +6562,8 @@ class MonoProfilerMethodTailCallView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6650,8 +6626,8 @@ class MonoProfilerMethodExceptionLeaveView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6714,8 +6690,8 @@ class MonoProfilerMethodFreeView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6778,8 +6754,8 @@ class MonoProfilerMethodBeginInvokeView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6842,8 +6818,8 @@ class MonoProfilerMethodEndInvokeView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6892,7 +6868,7 @@ class MonoProfilerExceptionThrowView : public ::clretw::ViewBase<1> {
   // win:UInt64 -> win:HexInt64
   ::std::uint64_t TypeID() const noexcept { return get_w<::std::uint64_t, 8>(k_TypeID); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ObjectID[1]) : get_w<::std::uint64_t, 4>(k_ObjectID[0]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6909,8 +6885,8 @@ class MonoProfilerExceptionThrowView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6966,7 +6942,7 @@ class MonoProfilerExceptionClauseView : public ::clretw::ViewBase<1> {
   // win:UInt64 -> win:HexInt64
   ::std::uint64_t TypeID() const noexcept { return get_w<::std::uint64_t, 8>(k_TypeID); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ObjectID[1]) : get_w<::std::uint64_t, 4>(k_ObjectID[0]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6986,8 +6962,8 @@ class MonoProfilerExceptionClauseView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7057,8 +7033,8 @@ class MonoProfilerGCEventView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7108,7 +7084,7 @@ class MonoProfilerGCAllocationView : public ::clretw::ViewBase<1> {
   // win:UInt64 -> win:HexInt64
   ::std::uint64_t VTableID() const noexcept { return get_w<::std::uint64_t, 8>(k_VTableID); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ObjectID[1]) : get_w<::std::uint64_t, 4>(k_ObjectID[0]); }
   // win:UInt64 -> win:HexInt64
   ::std::uint64_t ObjectSize() const noexcept { return get_w<::std::uint64_t, 8>(k_ObjectSize[ps8_]); }
 
@@ -7128,8 +7104,8 @@ class MonoProfilerGCAllocationView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7169,9 +7145,9 @@ class MonoProfilerGCMovesView_Values : public ::clretw::ViewBase<1> {
   static MonoProfilerGCMovesView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ObjectID[1]) : get_w<::std::uint64_t, 4>(k_ObjectID[0]); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t AddressID() const noexcept { return get<::std::uint64_t>(k_AddressID[ps8_]); }
+  ::std::uint64_t AddressID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_AddressID[1]) : get_w<::std::uint64_t, 4>(k_AddressID[0]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7188,8 +7164,8 @@ class MonoProfilerGCMovesView_Values : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7256,8 +7232,8 @@ class MonoProfilerGCMovesView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7333,8 +7309,8 @@ class MonoProfilerGCResizeView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7385,7 +7361,7 @@ class MonoProfilerGCHandleCreatedView : public ::clretw::ViewBase<1> {
   // win:UInt8, map GCHandleTypeMap
   ::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap HandleType() const noexcept { return get_w<::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap, 1>(k_HandleType); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ObjectID[1]) : get_w<::std::uint64_t, 4>(k_ObjectID[0]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7403,8 +7379,8 @@ class MonoProfilerGCHandleCreatedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7472,8 +7448,8 @@ class MonoProfilerGCHandleDeletedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7536,8 +7512,8 @@ class MonoProfilerGCFinalizingView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7593,8 +7569,8 @@ class MonoProfilerGCFinalizedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7635,7 +7611,7 @@ class MonoProfilerGCFinalizingObjectView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<MonoProfilerGCFinalizingObjectView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ObjectID[1]) : get_w<::std::uint64_t, 4>(k_ObjectID[0]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7651,8 +7627,8 @@ class MonoProfilerGCFinalizingObjectView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7699,7 +7675,7 @@ class MonoProfilerGCFinalizedObjectView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<MonoProfilerGCFinalizedObjectView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ObjectID[1]) : get_w<::std::uint64_t, 4>(k_ObjectID[0]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7715,8 +7691,8 @@ class MonoProfilerGCFinalizedObjectView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7763,7 +7739,7 @@ class MonoProfilerGCRootRegisterView : public ::clretw::ViewBase<2> {
   static ::clretw::Result<MonoProfilerGCRootRegisterView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t RootID() const noexcept { return get<::std::uint64_t>(k_RootID[ps8_]); }
+  ::std::uint64_t RootID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_RootID[1]) : get_w<::std::uint64_t, 4>(k_RootID[0]); }
   // win:UInt64 -> win:HexInt64
   ::std::uint64_t RootSize() const noexcept { return get_w<::std::uint64_t, 8>(k_RootSize[ps8_]); }
   // win:UInt8, map GCRootTypeMap
@@ -7791,8 +7767,8 @@ class MonoProfilerGCRootRegisterView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7855,7 +7831,7 @@ class MonoProfilerGCRootUnregisterView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<MonoProfilerGCRootUnregisterView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t RootID() const noexcept { return get<::std::uint64_t>(k_RootID[ps8_]); }
+  ::std::uint64_t RootID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_RootID[1]) : get_w<::std::uint64_t, 4>(k_RootID[0]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7871,8 +7847,8 @@ class MonoProfilerGCRootUnregisterView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7910,9 +7886,9 @@ class MonoProfilerGCRootsView_Values : public ::clretw::ViewBase<1> {
   static MonoProfilerGCRootsView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ObjectID[1]) : get_w<::std::uint64_t, 4>(k_ObjectID[0]); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t AddressID() const noexcept { return get<::std::uint64_t>(k_AddressID[ps8_]); }
+  ::std::uint64_t AddressID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_AddressID[1]) : get_w<::std::uint64_t, 4>(k_AddressID[0]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7929,8 +7905,8 @@ class MonoProfilerGCRootsView_Values : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7997,8 +7973,8 @@ class MonoProfilerGCRootsView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8074,8 +8050,8 @@ class MonoProfilerGCHeapDumpStartView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8145,8 +8121,8 @@ class MonoProfilerGCHeapDumpStopView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8180,7 +8156,7 @@ class MonoProfilerGCHeapDumpObjectReferenceView_Values : public ::clretw::ViewBa
   // win:UInt32
   ::std::uint32_t ReferenceOffset() const noexcept { return get_w<::std::uint32_t, 4>(k_ReferenceOffset); }
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ObjectID[1]) : get_w<::std::uint64_t, 4>(k_ObjectID[0]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -8197,8 +8173,8 @@ class MonoProfilerGCHeapDumpObjectReferenceView_Values : public ::clretw::ViewBa
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8246,7 +8222,7 @@ class MonoProfilerGCHeapDumpObjectReferenceView : public ::clretw::ViewBase<2> {
   static ::clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ObjectID[1]) : get_w<::std::uint64_t, 4>(k_ObjectID[0]); }
   // win:UInt64 -> win:HexInt64
   ::std::uint64_t VTableID() const noexcept { return get_w<::std::uint64_t, 8>(k_VTableID[ps8_]); }
   // win:UInt64 -> win:HexInt64
@@ -8277,8 +8253,8 @@ class MonoProfilerGCHeapDumpObjectReferenceView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8342,7 +8318,7 @@ class MonoProfilerMonitorContentionView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<MonoProfilerMonitorContentionView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ObjectID[1]) : get_w<::std::uint64_t, 4>(k_ObjectID[0]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -8358,8 +8334,8 @@ class MonoProfilerMonitorContentionView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8406,7 +8382,7 @@ class MonoProfilerMonitorFailedView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<MonoProfilerMonitorFailedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ObjectID[1]) : get_w<::std::uint64_t, 4>(k_ObjectID[0]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -8422,8 +8398,8 @@ class MonoProfilerMonitorFailedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8470,7 +8446,7 @@ class MonoProfilerMonitorAcquiredView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<MonoProfilerMonitorAcquiredView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ObjectID[1]) : get_w<::std::uint64_t, 4>(k_ObjectID[0]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -8486,8 +8462,8 @@ class MonoProfilerMonitorAcquiredView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8550,8 +8526,8 @@ class MonoProfilerThreadStartedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8614,8 +8590,8 @@ class MonoProfilerThreadStoppingView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8678,8 +8654,8 @@ class MonoProfilerThreadStoppedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8742,8 +8718,8 @@ class MonoProfilerThreadExitedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8809,8 +8785,8 @@ class MonoProfilerThreadNameView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8895,8 +8871,8 @@ class MonoProfilerJitDoneVerboseView : public ::clretw::ViewBase<4> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -9007,8 +8983,8 @@ class MonoProfilerGCHeapDumpVTableClassReferenceView : public ::clretw::ViewBase
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();

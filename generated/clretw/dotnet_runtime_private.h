@@ -6608,7 +6608,7 @@ class GCDecisionView : public ::clretw::ViewBase<1> {
   // win:Boolean
   bool DoCompact() const noexcept { return get_w<bool, 4>(k_DoCompact); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6625,8 +6625,8 @@ class GCDecisionView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6658,10 +6658,7 @@ class GCDecisionView : public ::clretw::ViewBase<1> {
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
   static constexpr ::clretw::FieldLoc k_DoCompact = ::clretw::loc(0, 0, 0, 4, 4);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(1, 0, 4, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
 };
 
 /// GCSettings: event 2 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Settings"), versions 0, 1.
@@ -6695,7 +6692,7 @@ class GCSettingsView : public ::clretw::ViewBase<1> {
   // win:Boolean
   bool ServerGC() const noexcept { return get_w<bool, 4>(k_ServerGC); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6714,8 +6711,8 @@ class GCSettingsView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6749,10 +6746,7 @@ class GCSettingsView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_SegmentSize = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_LargeObjectSegmentSize = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_ServerGC = ::clretw::loc(2, 0, 16, 4, 4);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(3, 0, 20, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(3, 0, 20, 2, 2);
 };
 
 /// GCOptimized: event 3 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Optimized"), versions 0, 1.
@@ -6786,7 +6780,7 @@ class GCOptimizedView : public ::clretw::ViewBase<1> {
   // win:UInt32
   ::std::uint32_t GenerationNumber() const noexcept { return get_w<::std::uint32_t, 4>(k_GenerationNumber); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6805,8 +6799,8 @@ class GCOptimizedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6840,10 +6834,7 @@ class GCOptimizedView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_DesiredAllocation = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_NewAllocation = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_GenerationNumber = ::clretw::loc(2, 0, 16, 4, 4);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(3, 0, 20, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(3, 0, 20, 2, 2);
 };
 
 /// GCPerHeapHistory: event 4 of Microsoft-Windows-DotNETRuntimePrivate ("GC/PerHeapHistory"), versions 1, 2.
@@ -6872,7 +6863,7 @@ class GCPerHeapHistoryView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<GCPerHeapHistoryView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (only in v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if((1ull >> vi_ & 1u) != 0, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6888,8 +6879,8 @@ class GCPerHeapHistoryView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6916,10 +6907,7 @@ class GCPerHeapHistoryView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-      {},  // v2
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// GCGlobalHeapHistory: event 5 of Microsoft-Windows-DotNETRuntimePrivate ("GC/GlobalHeapHistory"), versions 0, 1.
@@ -6959,7 +6947,7 @@ class GCGlobalHeapHistoryView : public ::clretw::ViewBase<1> {
   // win:UInt32
   ::std::uint32_t GlobalMechanisms() const noexcept { return get_w<::std::uint32_t, 4>(k_GlobalMechanisms); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6981,8 +6969,8 @@ class GCGlobalHeapHistoryView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7019,10 +7007,7 @@ class GCGlobalHeapHistoryView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_Gen0ReductionCount = ::clretw::loc(3, 0, 16, 4, 4);
   static constexpr ::clretw::FieldLoc k_Reason = ::clretw::loc(4, 0, 20, 4, 4);
   static constexpr ::clretw::FieldLoc k_GlobalMechanisms = ::clretw::loc(5, 0, 24, 4, 4);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(6, 0, 28, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 0, 28, 2, 2);
 };
 
 /// GCJoin: event 6 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Join"), versions 0, 1.
@@ -7056,7 +7041,7 @@ class GCJoinView : public ::clretw::ViewBase<1> {
   // win:UInt32
   ::std::uint32_t JoinType() const noexcept { return get_w<::std::uint32_t, 4>(k_JoinType); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7075,8 +7060,8 @@ class GCJoinView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7110,10 +7095,7 @@ class GCJoinView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_Heap = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_JoinTime = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_JoinType = ::clretw::loc(2, 0, 8, 4, 4);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(3, 0, 12, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(3, 0, 12, 2, 2);
 };
 
 /// PrvGCMarkStackRoots: event 7 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkStackRoots"), versions 0, 1.
@@ -7143,7 +7125,7 @@ class PrvGCMarkStackRootsView : public ::clretw::ViewBase<1> {
   // win:UInt32
   ::std::uint32_t HeapNum() const noexcept { return get_w<::std::uint32_t, 4>(k_HeapNum); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7160,8 +7142,8 @@ class PrvGCMarkStackRootsView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7193,10 +7175,7 @@ class PrvGCMarkStackRootsView : public ::clretw::ViewBase<1> {
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
   static constexpr ::clretw::FieldLoc k_HeapNum = ::clretw::loc(0, 0, 0, 4, 4);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(1, 0, 4, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
 };
 
 /// PrvGCMarkFinalizeQueueRoots: event 8 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkFinalizeQueueRoots"), versions 0, 1.
@@ -7226,7 +7205,7 @@ class PrvGCMarkFinalizeQueueRootsView : public ::clretw::ViewBase<1> {
   // win:UInt32
   ::std::uint32_t HeapNum() const noexcept { return get_w<::std::uint32_t, 4>(k_HeapNum); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7243,8 +7222,8 @@ class PrvGCMarkFinalizeQueueRootsView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7276,10 +7255,7 @@ class PrvGCMarkFinalizeQueueRootsView : public ::clretw::ViewBase<1> {
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
   static constexpr ::clretw::FieldLoc k_HeapNum = ::clretw::loc(0, 0, 0, 4, 4);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(1, 0, 4, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
 };
 
 /// PrvGCMarkHandles: event 9 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkHandles"), versions 0, 1.
@@ -7309,7 +7285,7 @@ class PrvGCMarkHandlesView : public ::clretw::ViewBase<1> {
   // win:UInt32
   ::std::uint32_t HeapNum() const noexcept { return get_w<::std::uint32_t, 4>(k_HeapNum); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7326,8 +7302,8 @@ class PrvGCMarkHandlesView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7359,10 +7335,7 @@ class PrvGCMarkHandlesView : public ::clretw::ViewBase<1> {
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
   static constexpr ::clretw::FieldLoc k_HeapNum = ::clretw::loc(0, 0, 0, 4, 4);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(1, 0, 4, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
 };
 
 /// PrvGCMarkCards: event 10 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkCards"), versions 0, 1.
@@ -7392,7 +7365,7 @@ class PrvGCMarkCardsView : public ::clretw::ViewBase<1> {
   // win:UInt32
   ::std::uint32_t HeapNum() const noexcept { return get_w<::std::uint32_t, 4>(k_HeapNum); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7409,8 +7382,8 @@ class PrvGCMarkCardsView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7442,10 +7415,7 @@ class PrvGCMarkCardsView : public ::clretw::ViewBase<1> {
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
   static constexpr ::clretw::FieldLoc k_HeapNum = ::clretw::loc(0, 0, 0, 4, 4);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(1, 0, 4, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
 };
 
 /// BGCBegin: event 11 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCStart"), version 0.
@@ -7487,8 +7457,8 @@ class BGCBeginView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7551,8 +7521,8 @@ class BGC1stNonConEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7615,8 +7585,8 @@ class BGC1stConEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7679,8 +7649,8 @@ class BGC2ndNonConBeginView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7743,8 +7713,8 @@ class BGC2ndNonConEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7807,8 +7777,8 @@ class BGC2ndConBeginView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7871,8 +7841,8 @@ class BGC2ndConEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7935,8 +7905,8 @@ class BGCPlanEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7999,8 +7969,8 @@ class BGCSweepEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8066,8 +8036,8 @@ class BGCDrainMarkView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8140,8 +8110,8 @@ class BGCRevisitView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8203,7 +8173,7 @@ class BGCOverflowView : public ::clretw::ViewBase<1> {
   // win:UInt16
   ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt32 (from v1)
-  ::std::optional<::std::uint32_t> GenNumber() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_GenNumber[vi_]); }
+  ::std::optional<::std::uint32_t> GenNumber() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint32_t, 4>(k_GenNumber); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -8224,8 +8194,8 @@ class BGCOverflowView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8261,10 +8231,7 @@ class BGCOverflowView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_Objects = ::clretw::loc(2, 0, 16, 8, 8);
   static constexpr ::clretw::FieldLoc k_IsLarge = ::clretw::loc(3, 0, 24, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(4, 0, 28, 2, 2);
-  static constexpr ::clretw::FieldLoc k_GenNumber[2] = {
-      {},  // v0
-      ::clretw::loc(5, 0, 30, 4, 4),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_GenNumber = ::clretw::loc(5, 0, 30, 4, 4);
 };
 
 /// BGCAllocWaitBegin: event 23 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCAllocWaitStart"), version 0.
@@ -8309,8 +8276,8 @@ class BGCAllocWaitBeginView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8377,8 +8344,8 @@ class BGCAllocWaitEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8432,7 +8399,7 @@ class GCFullNotifyView : public ::clretw::ViewBase<1> {
   // win:UInt32
   ::std::uint32_t IsAlloc() const noexcept { return get_w<::std::uint32_t, 4>(k_IsAlloc); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -8450,8 +8417,8 @@ class GCFullNotifyView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8484,10 +8451,7 @@ class GCFullNotifyView : public ::clretw::ViewBase<1> {
   }
   static constexpr ::clretw::FieldLoc k_GenNumber = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_IsAlloc = ::clretw::loc(1, 0, 4, 4, 4);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(2, 0, 8, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 0, 8, 2, 2);
 };
 
 /// BGC1stSweepEnd: event 26 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC1stSweepEnd"), version 0.
@@ -8532,8 +8496,8 @@ class BGC1stSweepEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8583,7 +8547,7 @@ class EEStartupStartView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<EEStartupStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -8599,8 +8563,8 @@ class EEStartupStartView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8627,10 +8591,7 @@ class EEStartupStartView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// EEStartupEnd: event 81 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEStartupStop"), versions 0, 1.
@@ -8658,7 +8619,7 @@ class EEStartupEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<EEStartupEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -8674,8 +8635,8 @@ class EEStartupEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8702,10 +8663,7 @@ class EEStartupEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// EEConfigSetup: event 82 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSetupStart"), versions 0, 1.
@@ -8733,7 +8691,7 @@ class EEConfigSetupView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<EEConfigSetupView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -8749,8 +8707,8 @@ class EEConfigSetupView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8777,10 +8735,7 @@ class EEConfigSetupView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// EEConfigSetupEnd: event 83 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSetupStop"), versions 0, 1.
@@ -8808,7 +8763,7 @@ class EEConfigSetupEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<EEConfigSetupEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -8824,8 +8779,8 @@ class EEConfigSetupEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8852,10 +8807,7 @@ class EEConfigSetupEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// LdSysBases: event 84 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoadSystemBasesStart"), versions 0, 1.
@@ -8883,7 +8835,7 @@ class LdSysBasesView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<LdSysBasesView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -8899,8 +8851,8 @@ class LdSysBasesView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -8927,10 +8879,7 @@ class LdSysBasesView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// LdSysBasesEnd: event 85 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoadSystemBasesStop"), versions 0, 1.
@@ -8958,7 +8907,7 @@ class LdSysBasesEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<LdSysBasesEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -8974,8 +8923,8 @@ class LdSysBasesEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -9002,10 +8951,7 @@ class LdSysBasesEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// ExecExe: event 86 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExecExeStart"), versions 0, 1.
@@ -9033,7 +8979,7 @@ class ExecExeView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<ExecExeView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9049,8 +8995,8 @@ class ExecExeView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -9077,10 +9023,7 @@ class ExecExeView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// ExecExeEnd: event 87 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExecExeStop"), versions 0, 1.
@@ -9108,7 +9051,7 @@ class ExecExeEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<ExecExeEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9124,8 +9067,8 @@ class ExecExeEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -9152,10 +9095,7 @@ class ExecExeEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// Main: event 88 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/MainStart"), versions 0, 1.
@@ -9183,7 +9123,7 @@ class MainView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<MainView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9199,8 +9139,8 @@ class MainView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -9227,10 +9167,7 @@ class MainView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// MainEnd: event 89 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/MainStop"), versions 0, 1.
@@ -9258,7 +9195,7 @@ class MainEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<MainEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9274,8 +9211,8 @@ class MainEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -9302,10 +9239,7 @@ class MainEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// ApplyPolicyStart: event 90 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ApplyPolicyStart"), versions 0, 1.
@@ -9333,7 +9267,7 @@ class ApplyPolicyStartView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<ApplyPolicyStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9349,8 +9283,8 @@ class ApplyPolicyStartView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -9377,10 +9311,7 @@ class ApplyPolicyStartView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// ApplyPolicyEnd: event 91 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ApplyPolicyStop"), versions 0, 1.
@@ -9408,7 +9339,7 @@ class ApplyPolicyEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<ApplyPolicyEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9424,8 +9355,8 @@ class ApplyPolicyEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -9452,10 +9383,7 @@ class ApplyPolicyEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// LdLibShFolder: event 92 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LdLibShFolderStart"), versions 0, 1.
@@ -9483,7 +9411,7 @@ class LdLibShFolderView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<LdLibShFolderView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9499,8 +9427,8 @@ class LdLibShFolderView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -9527,10 +9455,7 @@ class LdLibShFolderView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// LdLibShFolderEnd: event 93 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LdLibShFolderStop"), versions 0, 1.
@@ -9558,7 +9483,7 @@ class LdLibShFolderEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<LdLibShFolderEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9574,8 +9499,8 @@ class LdLibShFolderEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -9602,10 +9527,7 @@ class LdLibShFolderEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// PrestubWorker: event 94 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/PrestubWorkerStart"), versions 0, 1.
@@ -9633,7 +9555,7 @@ class PrestubWorkerView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<PrestubWorkerView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9649,8 +9571,8 @@ class PrestubWorkerView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -9677,10 +9599,7 @@ class PrestubWorkerView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// PrestubWorkerEnd: event 95 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/PrestubWorkerStop"), versions 0, 1.
@@ -9708,7 +9627,7 @@ class PrestubWorkerEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<PrestubWorkerEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9724,8 +9643,8 @@ class PrestubWorkerEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -9752,10 +9671,7 @@ class PrestubWorkerEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// GetInstallationStart: event 96 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/GetInstallationStart"), versions 0, 1.
@@ -9783,7 +9699,7 @@ class GetInstallationStartView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<GetInstallationStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9799,8 +9715,8 @@ class GetInstallationStartView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -9827,10 +9743,7 @@ class GetInstallationStartView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// GetInstallationEnd: event 97 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/GetInstallationStop"), versions 0, 1.
@@ -9858,7 +9771,7 @@ class GetInstallationEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<GetInstallationEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9874,8 +9787,8 @@ class GetInstallationEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -9902,10 +9815,7 @@ class GetInstallationEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// OpenHModule: event 98 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/OpenHModuleStart"), versions 0, 1.
@@ -9933,7 +9843,7 @@ class OpenHModuleView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<OpenHModuleView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9949,8 +9859,8 @@ class OpenHModuleView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -9977,10 +9887,7 @@ class OpenHModuleView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// OpenHModuleEnd: event 99 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/OpenHModuleStop"), versions 0, 1.
@@ -10008,7 +9915,7 @@ class OpenHModuleEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<OpenHModuleEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10024,8 +9931,8 @@ class OpenHModuleEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -10052,10 +9959,7 @@ class OpenHModuleEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// ExplicitBindStart: event 100 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExplicitBindStart"), versions 0, 1.
@@ -10083,7 +9987,7 @@ class ExplicitBindStartView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<ExplicitBindStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10099,8 +10003,8 @@ class ExplicitBindStartView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -10127,10 +10031,7 @@ class ExplicitBindStartView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// ExplicitBindEnd: event 101 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExplicitBindStop"), versions 0, 1.
@@ -10158,7 +10059,7 @@ class ExplicitBindEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<ExplicitBindEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10174,8 +10075,8 @@ class ExplicitBindEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -10202,10 +10103,7 @@ class ExplicitBindEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// ParseXml: event 102 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ParseXmlStart"), versions 0, 1.
@@ -10233,7 +10131,7 @@ class ParseXmlView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<ParseXmlView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10249,8 +10147,8 @@ class ParseXmlView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -10277,10 +10175,7 @@ class ParseXmlView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// ParseXmlEnd: event 103 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ParseXmlStop"), versions 0, 1.
@@ -10308,7 +10203,7 @@ class ParseXmlEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<ParseXmlEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10324,8 +10219,8 @@ class ParseXmlEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -10352,10 +10247,7 @@ class ParseXmlEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// InitDefaultDomain: event 104 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitDefaultDomainStart"), versions 0, 1.
@@ -10383,7 +10275,7 @@ class InitDefaultDomainView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<InitDefaultDomainView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10399,8 +10291,8 @@ class InitDefaultDomainView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -10427,10 +10319,7 @@ class InitDefaultDomainView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// InitDefaultDomainEnd: event 105 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitDefaultDomainStop"), versions 0, 1.
@@ -10458,7 +10347,7 @@ class InitDefaultDomainEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<InitDefaultDomainEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10474,8 +10363,8 @@ class InitDefaultDomainEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -10502,10 +10391,7 @@ class InitDefaultDomainEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// InitSecurity: event 106 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitSecurityStart"), versions 0, 1.
@@ -10533,7 +10419,7 @@ class InitSecurityView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<InitSecurityView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10549,8 +10435,8 @@ class InitSecurityView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -10577,10 +10463,7 @@ class InitSecurityView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// InitSecurityEnd: event 107 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitSecurityStop"), versions 0, 1.
@@ -10608,7 +10491,7 @@ class InitSecurityEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<InitSecurityEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10624,8 +10507,8 @@ class InitSecurityEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -10652,10 +10535,7 @@ class InitSecurityEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// AllowBindingRedirs: event 108 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/AllowBindingRedirsStart"), versions 0, 1.
@@ -10683,7 +10563,7 @@ class AllowBindingRedirsView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<AllowBindingRedirsView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10699,8 +10579,8 @@ class AllowBindingRedirsView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -10727,10 +10607,7 @@ class AllowBindingRedirsView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// AllowBindingRedirsEnd: event 109 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/AllowBindingRedirsStop"), versions 0, 1.
@@ -10758,7 +10635,7 @@ class AllowBindingRedirsEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<AllowBindingRedirsEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10774,8 +10651,8 @@ class AllowBindingRedirsEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -10802,10 +10679,7 @@ class AllowBindingRedirsEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// EEConfigSync: event 110 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSyncStart"), versions 0, 1.
@@ -10833,7 +10707,7 @@ class EEConfigSyncView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<EEConfigSyncView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10849,8 +10723,8 @@ class EEConfigSyncView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -10877,10 +10751,7 @@ class EEConfigSyncView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// EEConfigSyncEnd: event 111 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSyncStop"), versions 0, 1.
@@ -10908,7 +10779,7 @@ class EEConfigSyncEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<EEConfigSyncEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10924,8 +10795,8 @@ class EEConfigSyncEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -10952,10 +10823,7 @@ class EEConfigSyncEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// FusionBinding: event 112 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/BindingStart"), versions 0, 1.
@@ -10983,7 +10851,7 @@ class FusionBindingView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<FusionBindingView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10999,8 +10867,8 @@ class FusionBindingView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -11027,10 +10895,7 @@ class FusionBindingView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// FusionBindingEnd: event 113 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/BindingStop"), versions 0, 1.
@@ -11058,7 +10923,7 @@ class FusionBindingEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<FusionBindingEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -11074,8 +10939,8 @@ class FusionBindingEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -11102,10 +10967,7 @@ class FusionBindingEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// LoaderCatchCall: event 114 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoaderCatchCallStart"), versions 0, 1.
@@ -11133,7 +10995,7 @@ class LoaderCatchCallView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<LoaderCatchCallView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -11149,8 +11011,8 @@ class LoaderCatchCallView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -11177,10 +11039,7 @@ class LoaderCatchCallView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// LoaderCatchCallEnd: event 115 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoaderCatchCallStop"), versions 0, 1.
@@ -11208,7 +11067,7 @@ class LoaderCatchCallEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<LoaderCatchCallEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -11224,8 +11083,8 @@ class LoaderCatchCallEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -11252,10 +11111,7 @@ class LoaderCatchCallEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// FusionInit: event 116 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionInitStart"), versions 0, 1.
@@ -11283,7 +11139,7 @@ class FusionInitView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<FusionInitView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -11299,8 +11155,8 @@ class FusionInitView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -11327,10 +11183,7 @@ class FusionInitView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// FusionInitEnd: event 117 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionInitStop"), versions 0, 1.
@@ -11358,7 +11211,7 @@ class FusionInitEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<FusionInitEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -11374,8 +11227,8 @@ class FusionInitEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -11402,10 +11255,7 @@ class FusionInitEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// FusionAppCtx: event 118 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionAppCtxStart"), versions 0, 1.
@@ -11433,7 +11283,7 @@ class FusionAppCtxView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<FusionAppCtxView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -11449,8 +11299,8 @@ class FusionAppCtxView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -11477,10 +11327,7 @@ class FusionAppCtxView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// FusionAppCtxEnd: event 119 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionAppCtxStop"), versions 0, 1.
@@ -11508,7 +11355,7 @@ class FusionAppCtxEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<FusionAppCtxEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -11524,8 +11371,8 @@ class FusionAppCtxEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -11552,10 +11399,7 @@ class FusionAppCtxEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// Fusion2EE: event 120 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/Fusion2EEStart"), versions 0, 1.
@@ -11583,7 +11427,7 @@ class Fusion2EEView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<Fusion2EEView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -11599,8 +11443,8 @@ class Fusion2EEView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -11627,10 +11471,7 @@ class Fusion2EEView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// Fusion2EEEnd: event 121 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/Fusion2EEStop"), versions 0, 1.
@@ -11658,7 +11499,7 @@ class Fusion2EEEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<Fusion2EEEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -11674,8 +11515,8 @@ class Fusion2EEEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -11702,10 +11543,7 @@ class Fusion2EEEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// SecurityCatchCall: event 122 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/SecurityCatchCallStart"), versions 0, 1.
@@ -11733,7 +11571,7 @@ class SecurityCatchCallView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<SecurityCatchCallView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -11749,8 +11587,8 @@ class SecurityCatchCallView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -11777,10 +11615,7 @@ class SecurityCatchCallView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// SecurityCatchCallEnd: event 123 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/SecurityCatchCallStop"), versions 0, 1.
@@ -11808,7 +11643,7 @@ class SecurityCatchCallEndView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<SecurityCatchCallEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -11824,8 +11659,8 @@ class SecurityCatchCallEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -11852,10 +11687,7 @@ class SecurityCatchCallEndView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// CLRStackWalkPrivate: event 151 of Microsoft-Windows-DotNETRuntimePrivate ("ClrStack/Walk"), version 0.
@@ -11909,8 +11741,8 @@ class CLRStackWalkPrivateView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -12007,8 +11839,8 @@ class ModuleRangeLoadPrivateView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -12095,8 +11927,8 @@ class BindingPolicyPhaseStartView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -12211,8 +12043,8 @@ class BindingPolicyPhaseEndView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -12327,8 +12159,8 @@ class BindingNgenPhaseStartView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -12443,8 +12275,8 @@ class BindingNgenPhaseEndView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -12559,8 +12391,8 @@ class BindingLookupAndProbingPhaseStartView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -12675,8 +12507,8 @@ class BindingLookupAndProbingPhaseEndView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -12791,8 +12623,8 @@ class LoaderPhaseStartView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -12907,8 +12739,8 @@ class LoaderPhaseEndView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -13023,8 +12855,8 @@ class BindingPhaseStartView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -13139,8 +12971,8 @@ class BindingPhaseEndView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -13255,8 +13087,8 @@ class BindingDownloadPhaseStartView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -13371,8 +13203,8 @@ class BindingDownloadPhaseEndView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -13487,8 +13319,8 @@ class LoaderAssemblyInitPhaseStartView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -13603,8 +13435,8 @@ class LoaderAssemblyInitPhaseEndView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -13719,8 +13551,8 @@ class LoaderMappingPhaseStartView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -13835,8 +13667,8 @@ class LoaderMappingPhaseEndView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -13951,8 +13783,8 @@ class LoaderDeliverEventsPhaseStartView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -14067,8 +13899,8 @@ class LoaderDeliverEventsPhaseEndView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -14174,8 +14006,8 @@ class EvidenceGeneratedView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -14263,8 +14095,8 @@ class ModuleTransparencyComputationStartView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -14362,8 +14194,8 @@ class ModuleTransparencyComputationEndView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -14454,8 +14286,8 @@ class TypeTransparencyComputationStartView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -14566,8 +14398,8 @@ class TypeTransparencyComputationEndView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -14670,8 +14502,8 @@ class MethodTransparencyComputationStartView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -14776,8 +14608,8 @@ class MethodTransparencyComputationEndView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -14878,8 +14710,8 @@ class FieldTransparencyComputationStartView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -14984,8 +14816,8 @@ class FieldTransparencyComputationEndView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -15086,8 +14918,8 @@ class TokenTransparencyComputationStartView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -15184,8 +15016,8 @@ class TokenTransparencyComputationEndView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -15278,8 +15110,8 @@ class NgenBindEventView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -15375,8 +15207,8 @@ class JittedMethodRichDebugInfoView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -15422,7 +15254,7 @@ class FailFastView : public ::clretw::ViewBase<2> {
   // win:UnicodeString
   ::clretw::Utf16View FailFastUserMessage() const noexcept { return utf16(k_FailFastUserMessage); }
   // win:Pointer
-  ::std::uint64_t FailedEIP() const noexcept { return get<::std::uint64_t>(k_FailedEIP[ps8_]); }
+  ::std::uint64_t FailedEIP() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FailedEIP[1]) : get_w<::std::uint64_t, 4>(k_FailedEIP[0]); }
   // win:UInt32
   ::std::uint32_t OSExitCode() const noexcept { return get_w<::std::uint32_t, 4>(k_OSExitCode[ps8_]); }
   // win:UInt32
@@ -15448,8 +15280,8 @@ class FailFastView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -15512,9 +15344,9 @@ class PrvFinalizeObjectView : public ::clretw::ViewBase<2> {
   static ::clretw::Result<PrvFinalizeObjectView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID[ps8_]); }
+  ::std::uint64_t TypeID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_TypeID[1]) : get_w<::std::uint64_t, 4>(k_TypeID[0]); }
   // win:Pointer
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ObjectID[1]) : get_w<::std::uint64_t, 4>(k_ObjectID[0]); }
   // win:UInt16
   ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
   // win:UnicodeString
@@ -15537,8 +15369,8 @@ class PrvFinalizeObjectView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -15600,11 +15432,11 @@ class CCWRefCountChangeAnsiView : public ::clretw::ViewBase<4> {
   static ::clretw::Result<CCWRefCountChangeAnsiView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t HandleID() const noexcept { return get<::std::uint64_t>(k_HandleID[ps8_]); }
+  ::std::uint64_t HandleID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_HandleID[1]) : get_w<::std::uint64_t, 4>(k_HandleID[0]); }
   // win:Pointer
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ObjectID[1]) : get_w<::std::uint64_t, 4>(k_ObjectID[0]); }
   // win:Pointer
-  ::std::uint64_t COMInterfacePointer() const noexcept { return get<::std::uint64_t>(k_COMInterfacePointer[ps8_]); }
+  ::std::uint64_t COMInterfacePointer() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_COMInterfacePointer[1]) : get_w<::std::uint64_t, 4>(k_COMInterfacePointer[0]); }
   // win:UInt32
   ::std::uint32_t NewRefCount() const noexcept { return get_w<::std::uint32_t, 4>(k_NewRefCount[ps8_]); }
   // win:UInt64 -> win:HexInt64
@@ -15640,8 +15472,8 @@ class CCWRefCountChangeAnsiView : public ::clretw::ViewBase<4> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -15740,9 +15572,9 @@ class PrvSetGCHandleView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<PrvSetGCHandleView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t HandleID() const noexcept { return get<::std::uint64_t>(k_HandleID[ps8_]); }
+  ::std::uint64_t HandleID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_HandleID[1]) : get_w<::std::uint64_t, 4>(k_HandleID[0]); }
   // win:Pointer
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ObjectID[1]) : get_w<::std::uint64_t, 4>(k_ObjectID[0]); }
   // win:UInt32, map GCHandleKindMap
   ::clretw::dotnet_runtime_private::GCHandleKindMap Kind() const noexcept { return get_w<::clretw::dotnet_runtime_private::GCHandleKindMap, 4>(k_Kind[ps8_]); }
   // win:UInt32
@@ -15771,8 +15603,8 @@ class PrvSetGCHandleView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -15824,7 +15656,7 @@ class PrvDestroyGCHandleView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<PrvDestroyGCHandleView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t HandleID() const noexcept { return get<::std::uint64_t>(k_HandleID[ps8_]); }
+  ::std::uint64_t HandleID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_HandleID[1]) : get_w<::std::uint64_t, 4>(k_HandleID[0]); }
   // win:UInt16
   ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
@@ -15843,8 +15675,8 @@ class PrvDestroyGCHandleView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -15914,8 +15746,8 @@ class FusionMessageEventView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -15998,8 +15830,8 @@ class FusionErrorCodeEventView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -16048,11 +15880,11 @@ class PinPlugAtGCTimeView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<PinPlugAtGCTimeView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t PlugStart() const noexcept { return get<::std::uint64_t>(k_PlugStart[ps8_]); }
+  ::std::uint64_t PlugStart() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PlugStart[1]) : get_w<::std::uint64_t, 4>(k_PlugStart[0]); }
   // win:Pointer
-  ::std::uint64_t PlugEnd() const noexcept { return get<::std::uint64_t>(k_PlugEnd[ps8_]); }
+  ::std::uint64_t PlugEnd() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PlugEnd[1]) : get_w<::std::uint64_t, 4>(k_PlugEnd[0]); }
   // win:Pointer
-  ::std::uint64_t GapBeforeSize() const noexcept { return get<::std::uint64_t>(k_GapBeforeSize[ps8_]); }
+  ::std::uint64_t GapBeforeSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_GapBeforeSize[1]) : get_w<::std::uint64_t, 4>(k_GapBeforeSize[0]); }
   // win:UInt16
   ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
@@ -16073,8 +15905,8 @@ class PinPlugAtGCTimeView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -16124,11 +15956,11 @@ class CCWRefCountChangeView : public ::clretw::ViewBase<4> {
   static ::clretw::Result<CCWRefCountChangeView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t HandleID() const noexcept { return get<::std::uint64_t>(k_HandleID[ps8_]); }
+  ::std::uint64_t HandleID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_HandleID[1]) : get_w<::std::uint64_t, 4>(k_HandleID[0]); }
   // win:Pointer
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ObjectID[1]) : get_w<::std::uint64_t, 4>(k_ObjectID[0]); }
   // win:Pointer
-  ::std::uint64_t COMInterfacePointer() const noexcept { return get<::std::uint64_t>(k_COMInterfacePointer[ps8_]); }
+  ::std::uint64_t COMInterfacePointer() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_COMInterfacePointer[1]) : get_w<::std::uint64_t, 4>(k_COMInterfacePointer[0]); }
   // win:UInt32
   ::std::uint32_t NewRefCount() const noexcept { return get_w<::std::uint32_t, 4>(k_NewRefCount[ps8_]); }
   // win:UInt64 -> win:HexInt64
@@ -16164,8 +15996,8 @@ class CCWRefCountChangeView : public ::clretw::ViewBase<4> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -16291,8 +16123,8 @@ class MulticoreJitView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -16394,8 +16226,8 @@ class MulticoreJitMethodCodeReturnedView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -16444,9 +16276,9 @@ class AllocRequestView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<AllocRequestView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t LoaderHeapPtr() const noexcept { return get<::std::uint64_t>(k_LoaderHeapPtr[ps8_]); }
+  ::std::uint64_t LoaderHeapPtr() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_LoaderHeapPtr[1]) : get_w<::std::uint64_t, 4>(k_LoaderHeapPtr[0]); }
   // win:Pointer
-  ::std::uint64_t MemoryAddress() const noexcept { return get<::std::uint64_t>(k_MemoryAddress[ps8_]); }
+  ::std::uint64_t MemoryAddress() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_MemoryAddress[1]) : get_w<::std::uint64_t, 4>(k_MemoryAddress[0]); }
   // win:UInt32
   ::std::uint32_t RequestSize() const noexcept { return get_w<::std::uint32_t, 4>(k_RequestSize[ps8_]); }
   // win:UInt32
@@ -16475,8 +16307,8 @@ class AllocRequestView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -16547,8 +16379,8 @@ class IInspectableRuntimeClassNameView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -16630,8 +16462,8 @@ class WinRTUnboxView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -16723,8 +16555,8 @@ class CreateRCWView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -16809,8 +16641,8 @@ class RCWVarianceView : public ::clretw::ViewBase<4> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -16918,8 +16750,8 @@ class RCWIEnumerableCastingView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -17011,8 +16843,8 @@ class CreateCCWView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -17097,8 +16929,8 @@ class CCWVarianceView : public ::clretw::ViewBase<4> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -17206,8 +17038,8 @@ class ObjectVariantMarshallingToNativeView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -17290,8 +17122,8 @@ class GetTypeFromGUIDView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -17386,8 +17218,8 @@ class GetTypeFromProgIDView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -17482,8 +17314,8 @@ class ConvertToCallbackEtwView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -17572,8 +17404,8 @@ class BeginCreateManagedReferenceView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -17636,8 +17468,8 @@ class EndCreateManagedReferenceView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -17706,8 +17538,8 @@ class ObjectVariantMarshallingToManagedView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();

@@ -3666,8 +3666,8 @@ class CLRStackWalkDCStartView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -3767,8 +3767,8 @@ class GCSettingsRundownView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -3838,9 +3838,9 @@ class MethodDCStartView : public ::clretw::ViewBase<1> {
   // win:UInt32, map MethodFlagsMap
   ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::MethodFlagsMap, 4>(k_MethodFlags); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ReJITID[vi_]); }
+  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint64_t, 8>(k_ReJITID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3863,8 +3863,8 @@ class MethodDCStartView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[3];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -3911,16 +3911,8 @@ class MethodDCStartView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_MethodSize = ::clretw::loc(3, 0, 24, 4, 4);
   static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(4, 0, 28, 4, 4);
   static constexpr ::clretw::FieldLoc k_MethodFlags = ::clretw::loc(5, 0, 32, 4, 4);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
-      {},  // v0
-      ::clretw::loc(6, 0, 36, 2, 2),  // v1
-      ::clretw::loc(6, 0, 36, 2, 2),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_ReJITID[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(7, 0, 38, 8, 8),  // v2
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 0, 36, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ReJITID = ::clretw::loc(7, 0, 38, 8, 8);
 };
 
 /// MethodDCEnd: event 142 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStop"), versions 0, 1, 2.
@@ -3962,9 +3954,9 @@ class MethodDCEndView : public ::clretw::ViewBase<1> {
   // win:UInt32, map MethodFlagsMap
   ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::MethodFlagsMap, 4>(k_MethodFlags); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ReJITID[vi_]); }
+  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint64_t, 8>(k_ReJITID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3987,8 +3979,8 @@ class MethodDCEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[3];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -4035,16 +4027,8 @@ class MethodDCEndView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_MethodSize = ::clretw::loc(3, 0, 24, 4, 4);
   static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(4, 0, 28, 4, 4);
   static constexpr ::clretw::FieldLoc k_MethodFlags = ::clretw::loc(5, 0, 32, 4, 4);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
-      {},  // v0
-      ::clretw::loc(6, 0, 36, 2, 2),  // v1
-      ::clretw::loc(6, 0, 36, 2, 2),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_ReJITID[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(7, 0, 38, 8, 8),  // v2
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 0, 36, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ReJITID = ::clretw::loc(7, 0, 38, 8, 8);
 };
 
 /// MethodDCStartVerbose: event 143 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStartVerbose"), versions 0, 1, 2.
@@ -4092,9 +4076,9 @@ class MethodDCStartVerboseView : public ::clretw::ViewBase<4> {
   // win:UnicodeString
   ::clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ReJITID[vi_]); }
+  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint64_t, 8>(k_ReJITID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4120,8 +4104,8 @@ class MethodDCStartVerboseView : public ::clretw::ViewBase<4> {
   static const ::clretw::ViewVersion versions_[3];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -4287,16 +4271,8 @@ class MethodDCStartVerboseView : public ::clretw::ViewBase<4> {
   static constexpr ::clretw::FieldLoc k_MethodNamespace = ::clretw::loc(6, 0, 36, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodName = ::clretw::loc(7, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodSignature = ::clretw::loc(8, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
-      {},  // v0
-      ::clretw::loc(9, 3, 0, 2, 2),  // v1
-      ::clretw::loc(9, 3, 0, 2, 2),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_ReJITID[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(10, 3, 2, 8, 8),  // v2
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(9, 3, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ReJITID = ::clretw::loc(10, 3, 2, 8, 8);
 };
 
 /// MethodDCEndVerbose: event 144 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStopVerbose"), versions 0, 1, 2.
@@ -4344,9 +4320,9 @@ class MethodDCEndVerboseView : public ::clretw::ViewBase<4> {
   // win:UnicodeString
   ::clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ReJITID[vi_]); }
+  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint64_t, 8>(k_ReJITID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4372,8 +4348,8 @@ class MethodDCEndVerboseView : public ::clretw::ViewBase<4> {
   static const ::clretw::ViewVersion versions_[3];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -4539,16 +4515,8 @@ class MethodDCEndVerboseView : public ::clretw::ViewBase<4> {
   static constexpr ::clretw::FieldLoc k_MethodNamespace = ::clretw::loc(6, 0, 36, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodName = ::clretw::loc(7, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodSignature = ::clretw::loc(8, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
-      {},  // v0
-      ::clretw::loc(9, 3, 0, 2, 2),  // v1
-      ::clretw::loc(9, 3, 0, 2, 2),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_ReJITID[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(10, 3, 2, 8, 8),  // v2
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(9, 3, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ReJITID = ::clretw::loc(10, 3, 2, 8, 8);
 };
 
 /// DCStartComplete: event 145 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStartComplete"), versions 0, 1.
@@ -4576,7 +4544,7 @@ class DCStartCompleteView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<DCStartCompleteView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4592,8 +4560,8 @@ class DCStartCompleteView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -4618,10 +4586,7 @@ class DCStartCompleteView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// DCEndComplete: event 146 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStopComplete"), versions 0, 1.
@@ -4649,7 +4614,7 @@ class DCEndCompleteView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<DCEndCompleteView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4665,8 +4630,8 @@ class DCEndCompleteView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -4691,10 +4656,7 @@ class DCEndCompleteView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// DCStartInit: event 147 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStartInit"), versions 0, 1.
@@ -4722,7 +4684,7 @@ class DCStartInitView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<DCStartInitView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4738,8 +4700,8 @@ class DCStartInitView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -4764,10 +4726,7 @@ class DCStartInitView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// DCEndInit: event 148 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStopInit"), versions 0, 1.
@@ -4795,7 +4754,7 @@ class DCEndInitView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<DCEndInitView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4811,8 +4770,8 @@ class DCEndInitView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -4837,10 +4796,7 @@ class DCEndInitView : public ::clretw::ViewBase<1> {
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(0, 0, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// MethodDCStartILToNativeMap: event 149 of Microsoft-Windows-DotNETRuntimeRundown ("Method/MethodDCStartILToNativeMap"), versions 0, 1.
@@ -4882,7 +4838,7 @@ class MethodDCStartILToNativeMapView : public ::clretw::ViewBase<3> {
   // win:UInt16
   ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt64 (from v1)
-  ::std::optional<::std::uint64_t> ILVersionID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ILVersionID[vi_]); }
+  ::std::optional<::std::uint64_t> ILVersionID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint64_t, 8>(k_ILVersionID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4905,8 +4861,8 @@ class MethodDCStartILToNativeMapView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -5000,10 +4956,7 @@ class MethodDCStartILToNativeMapView : public ::clretw::ViewBase<3> {
   static constexpr ::clretw::FieldLoc k_ILOffsets = ::clretw::loc(4, 0, 19, ::clretw::kVariable, 4);
   static constexpr ::clretw::FieldLoc k_NativeOffsets = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
-  static constexpr ::clretw::FieldLoc k_ILVersionID[2] = {
-      {},  // v0
-      ::clretw::loc(7, 2, 2, 8, 8),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ILVersionID = ::clretw::loc(7, 2, 2, 8, 8);
 };
 
 /// MethodDCEndILToNativeMap: event 150 of Microsoft-Windows-DotNETRuntimeRundown ("Method/MethodDCEndILToNativeMap"), versions 0, 1.
@@ -5045,7 +4998,7 @@ class MethodDCEndILToNativeMapView : public ::clretw::ViewBase<3> {
   // win:UInt16
   ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt64 (from v1)
-  ::std::optional<::std::uint64_t> ILVersionID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ILVersionID[vi_]); }
+  ::std::optional<::std::uint64_t> ILVersionID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint64_t, 8>(k_ILVersionID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5068,8 +5021,8 @@ class MethodDCEndILToNativeMapView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -5163,10 +5116,7 @@ class MethodDCEndILToNativeMapView : public ::clretw::ViewBase<3> {
   static constexpr ::clretw::FieldLoc k_ILOffsets = ::clretw::loc(4, 0, 19, ::clretw::kVariable, 4);
   static constexpr ::clretw::FieldLoc k_NativeOffsets = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
-  static constexpr ::clretw::FieldLoc k_ILVersionID[2] = {
-      {},  // v0
-      ::clretw::loc(7, 2, 2, 8, 8),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ILVersionID = ::clretw::loc(7, 2, 2, 8, 8);
 };
 
 /// DomainModuleDCStart: event 151 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/DomainModuleDCStart"), versions 0, 1.
@@ -5208,7 +5158,7 @@ class DomainModuleDCStartView : public ::clretw::ViewBase<3> {
   // win:UnicodeString
   ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5231,8 +5181,8 @@ class DomainModuleDCStartView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -5322,10 +5272,7 @@ class DomainModuleDCStartView : public ::clretw::ViewBase<3> {
   static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(4, 0, 28, 4, 4);
   static constexpr ::clretw::FieldLoc k_ModuleILPath = ::clretw::loc(5, 0, 32, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_ModuleNativePath = ::clretw::loc(6, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(7, 2, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(7, 2, 0, 2, 2);
 };
 
 /// DomainModuleDCEnd: event 152 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/DomainModuleDCStop"), versions 0, 1.
@@ -5367,7 +5314,7 @@ class DomainModuleDCEndView : public ::clretw::ViewBase<3> {
   // win:UnicodeString
   ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5390,8 +5337,8 @@ class DomainModuleDCEndView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -5481,10 +5428,7 @@ class DomainModuleDCEndView : public ::clretw::ViewBase<3> {
   static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(4, 0, 28, 4, 4);
   static constexpr ::clretw::FieldLoc k_ModuleILPath = ::clretw::loc(5, 0, 32, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_ModuleNativePath = ::clretw::loc(6, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(7, 2, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(7, 2, 0, 2, 2);
 };
 
 /// ModuleDCStart: event 153 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/ModuleDCStart"), versions 0, 1, 2.
@@ -5526,19 +5470,19 @@ class ModuleDCStartView : public ::clretw::ViewBase<5> {
   // win:UnicodeString
   ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
   // win:GUID (from v2)
-  ::std::optional<::clretw::Guid> ManagedPdbSignature() const noexcept { return get_w_opt<::clretw::Guid, 16>(k_ManagedPdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> ManagedPdbSignature() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::clretw::Guid, 16>(k_ManagedPdbSignature); }); }
   // win:UInt32 (from v2)
-  ::std::optional<::std::uint32_t> ManagedPdbAge() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_ManagedPdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> ManagedPdbAge() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint32_t, 4>(k_ManagedPdbAge); }); }
   // win:UnicodeString (from v2)
-  ::std::optional<::clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return utf16_opt(k_ManagedPdbBuildPath[vi_]); }
+  ::std::optional<::clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return present_if(vi_ >= 2, [&] { return utf16(k_ManagedPdbBuildPath); }); }
   // win:GUID (from v2)
-  ::std::optional<::clretw::Guid> NativePdbSignature() const noexcept { return get_w_opt<::clretw::Guid, 16>(k_NativePdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> NativePdbSignature() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::clretw::Guid, 16>(k_NativePdbSignature); }); }
   // win:UInt32 (from v2)
-  ::std::optional<::std::uint32_t> NativePdbAge() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_NativePdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> NativePdbAge() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint32_t, 4>(k_NativePdbAge); }); }
   // win:UnicodeString (from v2)
-  ::std::optional<::clretw::Utf16View> NativePdbBuildPath() const noexcept { return utf16_opt(k_NativePdbBuildPath[vi_]); }
+  ::std::optional<::clretw::Utf16View> NativePdbBuildPath() const noexcept { return present_if(vi_ >= 2, [&] { return utf16(k_NativePdbBuildPath); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5566,8 +5510,8 @@ class ModuleDCStartView : public ::clretw::ViewBase<5> {
   static const ::clretw::ViewVersion versions_[3];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -5722,41 +5666,13 @@ class ModuleDCStartView : public ::clretw::ViewBase<5> {
   static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(3, 0, 20, 4, 4);
   static constexpr ::clretw::FieldLoc k_ModuleILPath = ::clretw::loc(4, 0, 24, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_ModuleNativePath = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
-      {},  // v0
-      ::clretw::loc(6, 2, 0, 2, 2),  // v1
-      ::clretw::loc(6, 2, 0, 2, 2),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_ManagedPdbSignature[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(7, 2, 2, 16, 16),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_ManagedPdbAge[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(8, 2, 18, 4, 4),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_ManagedPdbBuildPath[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(9, 2, 22, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_NativePdbSignature[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(10, 3, 0, 16, 16),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_NativePdbAge[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(11, 3, 16, 4, 4),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_NativePdbBuildPath[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(12, 3, 20, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v2
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ManagedPdbSignature = ::clretw::loc(7, 2, 2, 16, 16);
+  static constexpr ::clretw::FieldLoc k_ManagedPdbAge = ::clretw::loc(8, 2, 18, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ManagedPdbBuildPath = ::clretw::loc(9, 2, 22, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_NativePdbSignature = ::clretw::loc(10, 3, 0, 16, 16);
+  static constexpr ::clretw::FieldLoc k_NativePdbAge = ::clretw::loc(11, 3, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_NativePdbBuildPath = ::clretw::loc(12, 3, 20, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 /// ModuleDCEnd: event 154 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/ModuleDCStop"), versions 0, 1, 2.
@@ -5798,19 +5714,19 @@ class ModuleDCEndView : public ::clretw::ViewBase<5> {
   // win:UnicodeString
   ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
   // win:GUID (from v2)
-  ::std::optional<::clretw::Guid> ManagedPdbSignature() const noexcept { return get_w_opt<::clretw::Guid, 16>(k_ManagedPdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> ManagedPdbSignature() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::clretw::Guid, 16>(k_ManagedPdbSignature); }); }
   // win:UInt32 (from v2)
-  ::std::optional<::std::uint32_t> ManagedPdbAge() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_ManagedPdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> ManagedPdbAge() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint32_t, 4>(k_ManagedPdbAge); }); }
   // win:UnicodeString (from v2)
-  ::std::optional<::clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return utf16_opt(k_ManagedPdbBuildPath[vi_]); }
+  ::std::optional<::clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return present_if(vi_ >= 2, [&] { return utf16(k_ManagedPdbBuildPath); }); }
   // win:GUID (from v2)
-  ::std::optional<::clretw::Guid> NativePdbSignature() const noexcept { return get_w_opt<::clretw::Guid, 16>(k_NativePdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> NativePdbSignature() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::clretw::Guid, 16>(k_NativePdbSignature); }); }
   // win:UInt32 (from v2)
-  ::std::optional<::std::uint32_t> NativePdbAge() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_NativePdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> NativePdbAge() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::std::uint32_t, 4>(k_NativePdbAge); }); }
   // win:UnicodeString (from v2)
-  ::std::optional<::clretw::Utf16View> NativePdbBuildPath() const noexcept { return utf16_opt(k_NativePdbBuildPath[vi_]); }
+  ::std::optional<::clretw::Utf16View> NativePdbBuildPath() const noexcept { return present_if(vi_ >= 2, [&] { return utf16(k_NativePdbBuildPath); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5838,8 +5754,8 @@ class ModuleDCEndView : public ::clretw::ViewBase<5> {
   static const ::clretw::ViewVersion versions_[3];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -5994,41 +5910,13 @@ class ModuleDCEndView : public ::clretw::ViewBase<5> {
   static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(3, 0, 20, 4, 4);
   static constexpr ::clretw::FieldLoc k_ModuleILPath = ::clretw::loc(4, 0, 24, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_ModuleNativePath = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
-      {},  // v0
-      ::clretw::loc(6, 2, 0, 2, 2),  // v1
-      ::clretw::loc(6, 2, 0, 2, 2),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_ManagedPdbSignature[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(7, 2, 2, 16, 16),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_ManagedPdbAge[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(8, 2, 18, 4, 4),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_ManagedPdbBuildPath[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(9, 2, 22, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_NativePdbSignature[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(10, 3, 0, 16, 16),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_NativePdbAge[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(11, 3, 16, 4, 4),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_NativePdbBuildPath[3] = {
-      {},  // v0
-      {},  // v1
-      ::clretw::loc(12, 3, 20, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v2
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ManagedPdbSignature = ::clretw::loc(7, 2, 2, 16, 16);
+  static constexpr ::clretw::FieldLoc k_ManagedPdbAge = ::clretw::loc(8, 2, 18, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ManagedPdbBuildPath = ::clretw::loc(9, 2, 22, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_NativePdbSignature = ::clretw::loc(10, 3, 0, 16, 16);
+  static constexpr ::clretw::FieldLoc k_NativePdbAge = ::clretw::loc(11, 3, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_NativePdbBuildPath = ::clretw::loc(12, 3, 20, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 /// AssemblyDCStart: event 155 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/AssemblyDCStart"), versions 0, 1.
@@ -6060,13 +5948,13 @@ class AssemblyDCStartView : public ::clretw::ViewBase<2> {
   // win:UInt64 -> win:HexInt64
   ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
   // win:UInt64 -> win:HexInt64 (from v1)
-  ::std::optional<::std::uint64_t> BindingID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_BindingID[vi_]); }
+  ::std::optional<::std::uint64_t> BindingID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint64_t, 8>(k_BindingID); }); }
   // win:UInt32, map AssemblyFlagsMap
   ::clretw::dotnet_runtime_rundown::AssemblyFlagsMap AssemblyFlags() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::AssemblyFlagsMap, 4>(k_AssemblyFlags[vi_]); }
   // win:UnicodeString
   ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return utf16(k_FullyQualifiedAssemblyName[vi_]); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6087,8 +5975,8 @@ class AssemblyDCStartView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6149,10 +6037,7 @@ class AssemblyDCStartView : public ::clretw::ViewBase<2> {
   }
   static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 8, 8, 8);
-  static constexpr ::clretw::FieldLoc k_BindingID[2] = {
-      {},  // v0
-      ::clretw::loc(2, 0, 16, 8, 8),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_BindingID = ::clretw::loc(2, 0, 16, 8, 8);
   static constexpr ::clretw::FieldLoc k_AssemblyFlags[2] = {
       ::clretw::loc(2, 0, 16, 4, 4),  // v0
       ::clretw::loc(3, 0, 24, 4, 4),  // v1
@@ -6161,10 +6046,7 @@ class AssemblyDCStartView : public ::clretw::ViewBase<2> {
       ::clretw::loc(3, 0, 20, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v0
       ::clretw::loc(4, 0, 28, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v1
   };
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(5, 1, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(5, 1, 0, 2, 2);
 };
 
 /// AssemblyDCEnd: event 156 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/AssemblyDCStop"), versions 0, 1.
@@ -6196,13 +6078,13 @@ class AssemblyDCEndView : public ::clretw::ViewBase<2> {
   // win:UInt64 -> win:HexInt64
   ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
   // win:UInt64 -> win:HexInt64 (from v1)
-  ::std::optional<::std::uint64_t> BindingID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_BindingID[vi_]); }
+  ::std::optional<::std::uint64_t> BindingID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint64_t, 8>(k_BindingID); }); }
   // win:UInt32, map AssemblyFlagsMap
   ::clretw::dotnet_runtime_rundown::AssemblyFlagsMap AssemblyFlags() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::AssemblyFlagsMap, 4>(k_AssemblyFlags[vi_]); }
   // win:UnicodeString
   ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return utf16(k_FullyQualifiedAssemblyName[vi_]); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6223,8 +6105,8 @@ class AssemblyDCEndView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6285,10 +6167,7 @@ class AssemblyDCEndView : public ::clretw::ViewBase<2> {
   }
   static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 8, 8, 8);
-  static constexpr ::clretw::FieldLoc k_BindingID[2] = {
-      {},  // v0
-      ::clretw::loc(2, 0, 16, 8, 8),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_BindingID = ::clretw::loc(2, 0, 16, 8, 8);
   static constexpr ::clretw::FieldLoc k_AssemblyFlags[2] = {
       ::clretw::loc(2, 0, 16, 4, 4),  // v0
       ::clretw::loc(3, 0, 24, 4, 4),  // v1
@@ -6297,10 +6176,7 @@ class AssemblyDCEndView : public ::clretw::ViewBase<2> {
       ::clretw::loc(3, 0, 20, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v0
       ::clretw::loc(4, 0, 28, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v1
   };
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(5, 1, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(5, 1, 0, 2, 2);
 };
 
 /// AppDomainDCStart: event 157 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/AppDomainDCStart"), versions 0, 1.
@@ -6334,9 +6210,9 @@ class AppDomainDCStartView : public ::clretw::ViewBase<2> {
   // win:UnicodeString
   ::clretw::Utf16View AppDomainName() const noexcept { return utf16(k_AppDomainName); }
   // win:UInt32 (from v1)
-  ::std::optional<::std::uint32_t> AppDomainIndex() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_AppDomainIndex[vi_]); }
+  ::std::optional<::std::uint32_t> AppDomainIndex() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint32_t, 4>(k_AppDomainIndex); }); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6356,8 +6232,8 @@ class AppDomainDCStartView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6419,14 +6295,8 @@ class AppDomainDCStartView : public ::clretw::ViewBase<2> {
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainFlags = ::clretw::loc(1, 0, 8, 4, 4);
   static constexpr ::clretw::FieldLoc k_AppDomainName = ::clretw::loc(2, 0, 12, ::clretw::kVariable, 0, ::clretw::kTerminated);
-  static constexpr ::clretw::FieldLoc k_AppDomainIndex[2] = {
-      {},  // v0
-      ::clretw::loc(3, 1, 0, 4, 4),  // v1
-  };
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(4, 1, 4, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_AppDomainIndex = ::clretw::loc(3, 1, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(4, 1, 4, 2, 2);
 };
 
 /// AppDomainDCEnd: event 158 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/AppDomainDCStop"), versions 0, 1.
@@ -6460,9 +6330,9 @@ class AppDomainDCEndView : public ::clretw::ViewBase<2> {
   // win:UnicodeString
   ::clretw::Utf16View AppDomainName() const noexcept { return utf16(k_AppDomainName); }
   // win:UInt32 (from v1)
-  ::std::optional<::std::uint32_t> AppDomainIndex() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_AppDomainIndex[vi_]); }
+  ::std::optional<::std::uint32_t> AppDomainIndex() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint32_t, 4>(k_AppDomainIndex); }); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6482,8 +6352,8 @@ class AppDomainDCEndView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6545,14 +6415,8 @@ class AppDomainDCEndView : public ::clretw::ViewBase<2> {
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainFlags = ::clretw::loc(1, 0, 8, 4, 4);
   static constexpr ::clretw::FieldLoc k_AppDomainName = ::clretw::loc(2, 0, 12, ::clretw::kVariable, 0, ::clretw::kTerminated);
-  static constexpr ::clretw::FieldLoc k_AppDomainIndex[2] = {
-      {},  // v0
-      ::clretw::loc(3, 1, 0, 4, 4),  // v1
-  };
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(4, 1, 4, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_AppDomainIndex = ::clretw::loc(3, 1, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(4, 1, 4, 2, 2);
 };
 
 /// ThreadDC: event 159 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/ThreadDCStop"), version 0.
@@ -6609,8 +6473,8 @@ class ThreadDCView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6690,8 +6554,8 @@ class ModuleRangeDCStartView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6770,8 +6634,8 @@ class ModuleRangeDCEndView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6880,8 +6744,8 @@ class RuntimeInformationDCStartView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -6989,8 +6853,8 @@ class TieredCompilationSettingsDCStartView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -7060,8 +6924,8 @@ class ExecutionCheckpointDCEndView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();

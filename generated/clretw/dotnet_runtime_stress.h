@@ -465,7 +465,7 @@ class StressLogEventView : public ::clretw::ViewBase<2> {
   // win:AnsiString
   ::std::string_view Message() const noexcept { return ansi(k_Message); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -484,8 +484,8 @@ class StressLogEventView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -551,10 +551,7 @@ class StressLogEventView : public ::clretw::ViewBase<2> {
   static constexpr ::clretw::FieldLoc k_Facility = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_LogLevel = ::clretw::loc(1, 0, 4, 1, 1);
   static constexpr ::clretw::FieldLoc k_Message = ::clretw::loc(2, 0, 5, ::clretw::kVariable, 0, ::clretw::kTerminated);
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
-      {},  // v0
-      ::clretw::loc(3, 1, 0, 2, 2),  // v1
-  };
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(3, 1, 0, 2, 2);
 };
 
 /// CLRStackWalkStress: event 1 of Microsoft-Windows-DotNETRuntimeStress ("ClrStack/Walk"), version 0.
@@ -608,8 +605,8 @@ class CLRStackWalkStressView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();

@@ -1023,9 +1023,9 @@ class EventTraceHeaderView : public ::clretw::ViewBase<3> {
   // win:UInt32
   ::std::uint32_t CPUSpeed() const noexcept { return get_w<::std::uint32_t, 4>(k_CPUSpeed); }
   // win:Pointer
-  ::std::uint64_t LoggerNamePointer() const noexcept { return get<::std::uint64_t>(k_LoggerNamePointer[ps8_]); }
+  ::std::uint64_t LoggerNamePointer() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_LoggerNamePointer[1]) : get_w<::std::uint64_t, 4>(k_LoggerNamePointer[0]); }
   // win:Pointer
-  ::std::uint64_t LogFileNamePointer() const noexcept { return get<::std::uint64_t>(k_LogFileNamePointer[ps8_]); }
+  ::std::uint64_t LogFileNamePointer() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_LogFileNamePointer[1]) : get_w<::std::uint64_t, 4>(k_LogFileNamePointer[0]); }
   // win:Int32
   ::std::int32_t TimeZoneBias() const noexcept { return get_w<::std::int32_t, 4>(k_TimeZoneBias[ps8_]); }
   // win:UnicodeString
@@ -1100,8 +1100,8 @@ class EventTraceHeaderView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -1202,7 +1202,7 @@ class ProcessStartView : public ::clretw::ViewBase<6> {
   static ::clretw::Result<ProcessStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t UniqueProcessKey() const noexcept { return get<::std::uint64_t>(k_UniqueProcessKey[ps8_]); }
+  ::std::uint64_t UniqueProcessKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_UniqueProcessKey[1]) : get_w<::std::uint64_t, 4>(k_UniqueProcessKey[0]); }
   // win:UInt32
   ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId[ps8_]); }
   // win:UInt32
@@ -1212,13 +1212,13 @@ class ProcessStartView : public ::clretw::ViewBase<6> {
   // win:Int32
   ::std::int32_t ExitStatus() const noexcept { return get_w<::std::int32_t, 4>(k_ExitStatus[ps8_]); }
   // win:Pointer
-  ::std::uint64_t DirectoryTableBase() const noexcept { return get<::std::uint64_t>(k_DirectoryTableBase[ps8_]); }
+  ::std::uint64_t DirectoryTableBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_DirectoryTableBase[1]) : get_w<::std::uint64_t, 4>(k_DirectoryTableBase[0]); }
   // win:UInt32, map ProcessFlagsMap
   ::clretw::windows_kernel::ProcessFlagsMap Flags() const noexcept { return get_w<::clretw::windows_kernel::ProcessFlagsMap, 4>(k_Flags[ps8_]); }
   // win:Pointer
-  ::std::uint64_t UserSIDPointer() const noexcept { return get<::std::uint64_t>(k_UserSIDPointer[ps8_]); }
+  ::std::uint64_t UserSIDPointer() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_UserSIDPointer[1]) : get_w<::std::uint64_t, 4>(k_UserSIDPointer[0]); }
   // win:Pointer
-  ::std::uint64_t UserSIDAttributes() const noexcept { return get<::std::uint64_t>(k_UserSIDAttributes[ps8_]); }
+  ::std::uint64_t UserSIDAttributes() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_UserSIDAttributes[1]) : get_w<::std::uint64_t, 4>(k_UserSIDAttributes[0]); }
   // win:SID
   ::clretw::Bytes UserSID() const noexcept { return bytes(k_UserSID[ps8_]); }
   // win:AnsiString
@@ -1257,8 +1257,8 @@ class ProcessStartView : public ::clretw::ViewBase<6> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -1310,7 +1310,7 @@ class ProcessStopView : public ::clretw::ViewBase<6> {
   static ::clretw::Result<ProcessStopView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t UniqueProcessKey() const noexcept { return get<::std::uint64_t>(k_UniqueProcessKey[ps8_]); }
+  ::std::uint64_t UniqueProcessKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_UniqueProcessKey[1]) : get_w<::std::uint64_t, 4>(k_UniqueProcessKey[0]); }
   // win:UInt32
   ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId[ps8_]); }
   // win:UInt32
@@ -1320,13 +1320,13 @@ class ProcessStopView : public ::clretw::ViewBase<6> {
   // win:Int32
   ::std::int32_t ExitStatus() const noexcept { return get_w<::std::int32_t, 4>(k_ExitStatus[ps8_]); }
   // win:Pointer
-  ::std::uint64_t DirectoryTableBase() const noexcept { return get<::std::uint64_t>(k_DirectoryTableBase[ps8_]); }
+  ::std::uint64_t DirectoryTableBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_DirectoryTableBase[1]) : get_w<::std::uint64_t, 4>(k_DirectoryTableBase[0]); }
   // win:UInt32, map ProcessFlagsMap
   ::clretw::windows_kernel::ProcessFlagsMap Flags() const noexcept { return get_w<::clretw::windows_kernel::ProcessFlagsMap, 4>(k_Flags[ps8_]); }
   // win:Pointer
-  ::std::uint64_t UserSIDPointer() const noexcept { return get<::std::uint64_t>(k_UserSIDPointer[ps8_]); }
+  ::std::uint64_t UserSIDPointer() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_UserSIDPointer[1]) : get_w<::std::uint64_t, 4>(k_UserSIDPointer[0]); }
   // win:Pointer
-  ::std::uint64_t UserSIDAttributes() const noexcept { return get<::std::uint64_t>(k_UserSIDAttributes[ps8_]); }
+  ::std::uint64_t UserSIDAttributes() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_UserSIDAttributes[1]) : get_w<::std::uint64_t, 4>(k_UserSIDAttributes[0]); }
   // win:SID
   ::clretw::Bytes UserSID() const noexcept { return bytes(k_UserSID[ps8_]); }
   // win:AnsiString
@@ -1365,8 +1365,8 @@ class ProcessStopView : public ::clretw::ViewBase<6> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -1418,7 +1418,7 @@ class ProcessDCStartView : public ::clretw::ViewBase<6> {
   static ::clretw::Result<ProcessDCStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t UniqueProcessKey() const noexcept { return get<::std::uint64_t>(k_UniqueProcessKey[ps8_]); }
+  ::std::uint64_t UniqueProcessKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_UniqueProcessKey[1]) : get_w<::std::uint64_t, 4>(k_UniqueProcessKey[0]); }
   // win:UInt32
   ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId[ps8_]); }
   // win:UInt32
@@ -1428,13 +1428,13 @@ class ProcessDCStartView : public ::clretw::ViewBase<6> {
   // win:Int32
   ::std::int32_t ExitStatus() const noexcept { return get_w<::std::int32_t, 4>(k_ExitStatus[ps8_]); }
   // win:Pointer
-  ::std::uint64_t DirectoryTableBase() const noexcept { return get<::std::uint64_t>(k_DirectoryTableBase[ps8_]); }
+  ::std::uint64_t DirectoryTableBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_DirectoryTableBase[1]) : get_w<::std::uint64_t, 4>(k_DirectoryTableBase[0]); }
   // win:UInt32, map ProcessFlagsMap
   ::clretw::windows_kernel::ProcessFlagsMap Flags() const noexcept { return get_w<::clretw::windows_kernel::ProcessFlagsMap, 4>(k_Flags[ps8_]); }
   // win:Pointer
-  ::std::uint64_t UserSIDPointer() const noexcept { return get<::std::uint64_t>(k_UserSIDPointer[ps8_]); }
+  ::std::uint64_t UserSIDPointer() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_UserSIDPointer[1]) : get_w<::std::uint64_t, 4>(k_UserSIDPointer[0]); }
   // win:Pointer
-  ::std::uint64_t UserSIDAttributes() const noexcept { return get<::std::uint64_t>(k_UserSIDAttributes[ps8_]); }
+  ::std::uint64_t UserSIDAttributes() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_UserSIDAttributes[1]) : get_w<::std::uint64_t, 4>(k_UserSIDAttributes[0]); }
   // win:SID
   ::clretw::Bytes UserSID() const noexcept { return bytes(k_UserSID[ps8_]); }
   // win:AnsiString
@@ -1473,8 +1473,8 @@ class ProcessDCStartView : public ::clretw::ViewBase<6> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -1526,7 +1526,7 @@ class ProcessDCStopView : public ::clretw::ViewBase<6> {
   static ::clretw::Result<ProcessDCStopView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t UniqueProcessKey() const noexcept { return get<::std::uint64_t>(k_UniqueProcessKey[ps8_]); }
+  ::std::uint64_t UniqueProcessKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_UniqueProcessKey[1]) : get_w<::std::uint64_t, 4>(k_UniqueProcessKey[0]); }
   // win:UInt32
   ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId[ps8_]); }
   // win:UInt32
@@ -1536,13 +1536,13 @@ class ProcessDCStopView : public ::clretw::ViewBase<6> {
   // win:Int32
   ::std::int32_t ExitStatus() const noexcept { return get_w<::std::int32_t, 4>(k_ExitStatus[ps8_]); }
   // win:Pointer
-  ::std::uint64_t DirectoryTableBase() const noexcept { return get<::std::uint64_t>(k_DirectoryTableBase[ps8_]); }
+  ::std::uint64_t DirectoryTableBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_DirectoryTableBase[1]) : get_w<::std::uint64_t, 4>(k_DirectoryTableBase[0]); }
   // win:UInt32, map ProcessFlagsMap
   ::clretw::windows_kernel::ProcessFlagsMap Flags() const noexcept { return get_w<::clretw::windows_kernel::ProcessFlagsMap, 4>(k_Flags[ps8_]); }
   // win:Pointer
-  ::std::uint64_t UserSIDPointer() const noexcept { return get<::std::uint64_t>(k_UserSIDPointer[ps8_]); }
+  ::std::uint64_t UserSIDPointer() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_UserSIDPointer[1]) : get_w<::std::uint64_t, 4>(k_UserSIDPointer[0]); }
   // win:Pointer
-  ::std::uint64_t UserSIDAttributes() const noexcept { return get<::std::uint64_t>(k_UserSIDAttributes[ps8_]); }
+  ::std::uint64_t UserSIDAttributes() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_UserSIDAttributes[1]) : get_w<::std::uint64_t, 4>(k_UserSIDAttributes[0]); }
   // win:SID
   ::clretw::Bytes UserSID() const noexcept { return bytes(k_UserSID[ps8_]); }
   // win:AnsiString
@@ -1581,8 +1581,8 @@ class ProcessDCStopView : public ::clretw::ViewBase<6> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -1636,9 +1636,9 @@ class ImageLoadProcessGroupView : public ::clretw::ViewBase<2> {
   static ::clretw::Result<ImageLoadProcessGroupView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t ImageBase() const noexcept { return get<::std::uint64_t>(k_ImageBase[ps8_]); }
+  ::std::uint64_t ImageBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ImageBase[1]) : get_w<::std::uint64_t, 4>(k_ImageBase[0]); }
   // win:Pointer
-  ::std::uint64_t ImageSize() const noexcept { return get<::std::uint64_t>(k_ImageSize[ps8_]); }
+  ::std::uint64_t ImageSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ImageSize[1]) : get_w<::std::uint64_t, 4>(k_ImageSize[0]); }
   // win:UInt32
   ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId[ps8_]); }
   // win:UInt32
@@ -1648,7 +1648,7 @@ class ImageLoadProcessGroupView : public ::clretw::ViewBase<2> {
   // win:UInt32
   ::std::uint32_t Reserved0() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved0[ps8_]); }
   // win:Pointer
-  ::std::uint64_t DefaultBase() const noexcept { return get<::std::uint64_t>(k_DefaultBase[ps8_]); }
+  ::std::uint64_t DefaultBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_DefaultBase[1]) : get_w<::std::uint64_t, 4>(k_DefaultBase[0]); }
   // win:UInt32
   ::std::uint32_t Reserved1() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved1[ps8_]); }
   // win:UInt32
@@ -1685,8 +1685,8 @@ class ImageLoadProcessGroupView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -1779,7 +1779,7 @@ class ProcessDefunctView : public ::clretw::ViewBase<6> {
   static ::clretw::Result<ProcessDefunctView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t UniqueProcessKey() const noexcept { return get<::std::uint64_t>(k_UniqueProcessKey[ps8_]); }
+  ::std::uint64_t UniqueProcessKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_UniqueProcessKey[1]) : get_w<::std::uint64_t, 4>(k_UniqueProcessKey[0]); }
   // win:UInt32
   ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId[ps8_]); }
   // win:UInt32
@@ -1789,13 +1789,13 @@ class ProcessDefunctView : public ::clretw::ViewBase<6> {
   // win:Int32
   ::std::int32_t ExitStatus() const noexcept { return get_w<::std::int32_t, 4>(k_ExitStatus[ps8_]); }
   // win:Pointer
-  ::std::uint64_t DirectoryTableBase() const noexcept { return get<::std::uint64_t>(k_DirectoryTableBase[ps8_]); }
+  ::std::uint64_t DirectoryTableBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_DirectoryTableBase[1]) : get_w<::std::uint64_t, 4>(k_DirectoryTableBase[0]); }
   // win:UInt32, map ProcessFlagsMap
   ::clretw::windows_kernel::ProcessFlagsMap Flags() const noexcept { return get_w<::clretw::windows_kernel::ProcessFlagsMap, 4>(k_Flags[ps8_]); }
   // win:Pointer
-  ::std::uint64_t UserSIDPointer() const noexcept { return get<::std::uint64_t>(k_UserSIDPointer[ps8_]); }
+  ::std::uint64_t UserSIDPointer() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_UserSIDPointer[1]) : get_w<::std::uint64_t, 4>(k_UserSIDPointer[0]); }
   // win:Pointer
-  ::std::uint64_t UserSIDAttributes() const noexcept { return get<::std::uint64_t>(k_UserSIDAttributes[ps8_]); }
+  ::std::uint64_t UserSIDAttributes() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_UserSIDAttributes[1]) : get_w<::std::uint64_t, 4>(k_UserSIDAttributes[0]); }
   // win:SID
   ::clretw::Bytes UserSID() const noexcept { return bytes(k_UserSID[ps8_]); }
   // win:AnsiString
@@ -1834,8 +1834,8 @@ class ProcessDefunctView : public ::clretw::ViewBase<6> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -1891,19 +1891,19 @@ class ThreadStartView : public ::clretw::ViewBase<1> {
   // win:UInt32
   ::std::uint32_t TThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_TThreadId); }
   // win:Pointer
-  ::std::uint64_t StackBase() const noexcept { return get<::std::uint64_t>(k_StackBase[ps8_]); }
+  ::std::uint64_t StackBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_StackBase[1]) : get_w<::std::uint64_t, 4>(k_StackBase[0]); }
   // win:Pointer
-  ::std::uint64_t StackLimit() const noexcept { return get<::std::uint64_t>(k_StackLimit[ps8_]); }
+  ::std::uint64_t StackLimit() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_StackLimit[1]) : get_w<::std::uint64_t, 4>(k_StackLimit[0]); }
   // win:Pointer
-  ::std::uint64_t UserStackBase() const noexcept { return get<::std::uint64_t>(k_UserStackBase[ps8_]); }
+  ::std::uint64_t UserStackBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_UserStackBase[1]) : get_w<::std::uint64_t, 4>(k_UserStackBase[0]); }
   // win:Pointer
-  ::std::uint64_t UserStackLimit() const noexcept { return get<::std::uint64_t>(k_UserStackLimit[ps8_]); }
+  ::std::uint64_t UserStackLimit() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_UserStackLimit[1]) : get_w<::std::uint64_t, 4>(k_UserStackLimit[0]); }
   // win:Pointer
-  ::std::uint64_t Affinity() const noexcept { return get<::std::uint64_t>(k_Affinity[ps8_]); }
+  ::std::uint64_t Affinity() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Affinity[1]) : get_w<::std::uint64_t, 4>(k_Affinity[0]); }
   // win:Pointer
-  ::std::uint64_t Win32StartAddr() const noexcept { return get<::std::uint64_t>(k_Win32StartAddr[ps8_]); }
+  ::std::uint64_t Win32StartAddr() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Win32StartAddr[1]) : get_w<::std::uint64_t, 4>(k_Win32StartAddr[0]); }
   // win:Pointer
-  ::std::uint64_t TebBase() const noexcept { return get<::std::uint64_t>(k_TebBase[ps8_]); }
+  ::std::uint64_t TebBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_TebBase[1]) : get_w<::std::uint64_t, 4>(k_TebBase[0]); }
   // win:UInt32
   ::std::uint32_t SubProcessTag() const noexcept { return get_w<::std::uint32_t, 4>(k_SubProcessTag[ps8_]); }
   // win:UInt8
@@ -1942,8 +1942,8 @@ class ThreadStartView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -2008,19 +2008,19 @@ class ThreadStopView : public ::clretw::ViewBase<1> {
   // win:UInt32
   ::std::uint32_t TThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_TThreadId); }
   // win:Pointer
-  ::std::uint64_t StackBase() const noexcept { return get<::std::uint64_t>(k_StackBase[ps8_]); }
+  ::std::uint64_t StackBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_StackBase[1]) : get_w<::std::uint64_t, 4>(k_StackBase[0]); }
   // win:Pointer
-  ::std::uint64_t StackLimit() const noexcept { return get<::std::uint64_t>(k_StackLimit[ps8_]); }
+  ::std::uint64_t StackLimit() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_StackLimit[1]) : get_w<::std::uint64_t, 4>(k_StackLimit[0]); }
   // win:Pointer
-  ::std::uint64_t UserStackBase() const noexcept { return get<::std::uint64_t>(k_UserStackBase[ps8_]); }
+  ::std::uint64_t UserStackBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_UserStackBase[1]) : get_w<::std::uint64_t, 4>(k_UserStackBase[0]); }
   // win:Pointer
-  ::std::uint64_t UserStackLimit() const noexcept { return get<::std::uint64_t>(k_UserStackLimit[ps8_]); }
+  ::std::uint64_t UserStackLimit() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_UserStackLimit[1]) : get_w<::std::uint64_t, 4>(k_UserStackLimit[0]); }
   // win:Pointer
-  ::std::uint64_t Affinity() const noexcept { return get<::std::uint64_t>(k_Affinity[ps8_]); }
+  ::std::uint64_t Affinity() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Affinity[1]) : get_w<::std::uint64_t, 4>(k_Affinity[0]); }
   // win:Pointer
-  ::std::uint64_t Win32StartAddr() const noexcept { return get<::std::uint64_t>(k_Win32StartAddr[ps8_]); }
+  ::std::uint64_t Win32StartAddr() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Win32StartAddr[1]) : get_w<::std::uint64_t, 4>(k_Win32StartAddr[0]); }
   // win:Pointer
-  ::std::uint64_t TebBase() const noexcept { return get<::std::uint64_t>(k_TebBase[ps8_]); }
+  ::std::uint64_t TebBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_TebBase[1]) : get_w<::std::uint64_t, 4>(k_TebBase[0]); }
   // win:UInt32
   ::std::uint32_t SubProcessTag() const noexcept { return get_w<::std::uint32_t, 4>(k_SubProcessTag[ps8_]); }
   // win:UInt8
@@ -2059,8 +2059,8 @@ class ThreadStopView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -2125,19 +2125,19 @@ class ThreadDCStartView : public ::clretw::ViewBase<1> {
   // win:UInt32
   ::std::uint32_t TThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_TThreadId); }
   // win:Pointer
-  ::std::uint64_t StackBase() const noexcept { return get<::std::uint64_t>(k_StackBase[ps8_]); }
+  ::std::uint64_t StackBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_StackBase[1]) : get_w<::std::uint64_t, 4>(k_StackBase[0]); }
   // win:Pointer
-  ::std::uint64_t StackLimit() const noexcept { return get<::std::uint64_t>(k_StackLimit[ps8_]); }
+  ::std::uint64_t StackLimit() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_StackLimit[1]) : get_w<::std::uint64_t, 4>(k_StackLimit[0]); }
   // win:Pointer
-  ::std::uint64_t UserStackBase() const noexcept { return get<::std::uint64_t>(k_UserStackBase[ps8_]); }
+  ::std::uint64_t UserStackBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_UserStackBase[1]) : get_w<::std::uint64_t, 4>(k_UserStackBase[0]); }
   // win:Pointer
-  ::std::uint64_t UserStackLimit() const noexcept { return get<::std::uint64_t>(k_UserStackLimit[ps8_]); }
+  ::std::uint64_t UserStackLimit() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_UserStackLimit[1]) : get_w<::std::uint64_t, 4>(k_UserStackLimit[0]); }
   // win:Pointer
-  ::std::uint64_t Affinity() const noexcept { return get<::std::uint64_t>(k_Affinity[ps8_]); }
+  ::std::uint64_t Affinity() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Affinity[1]) : get_w<::std::uint64_t, 4>(k_Affinity[0]); }
   // win:Pointer
-  ::std::uint64_t Win32StartAddr() const noexcept { return get<::std::uint64_t>(k_Win32StartAddr[ps8_]); }
+  ::std::uint64_t Win32StartAddr() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Win32StartAddr[1]) : get_w<::std::uint64_t, 4>(k_Win32StartAddr[0]); }
   // win:Pointer
-  ::std::uint64_t TebBase() const noexcept { return get<::std::uint64_t>(k_TebBase[ps8_]); }
+  ::std::uint64_t TebBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_TebBase[1]) : get_w<::std::uint64_t, 4>(k_TebBase[0]); }
   // win:UInt32
   ::std::uint32_t SubProcessTag() const noexcept { return get_w<::std::uint32_t, 4>(k_SubProcessTag[ps8_]); }
   // win:UInt8
@@ -2176,8 +2176,8 @@ class ThreadDCStartView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -2242,19 +2242,19 @@ class ThreadDCStopView : public ::clretw::ViewBase<1> {
   // win:UInt32
   ::std::uint32_t TThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_TThreadId); }
   // win:Pointer
-  ::std::uint64_t StackBase() const noexcept { return get<::std::uint64_t>(k_StackBase[ps8_]); }
+  ::std::uint64_t StackBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_StackBase[1]) : get_w<::std::uint64_t, 4>(k_StackBase[0]); }
   // win:Pointer
-  ::std::uint64_t StackLimit() const noexcept { return get<::std::uint64_t>(k_StackLimit[ps8_]); }
+  ::std::uint64_t StackLimit() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_StackLimit[1]) : get_w<::std::uint64_t, 4>(k_StackLimit[0]); }
   // win:Pointer
-  ::std::uint64_t UserStackBase() const noexcept { return get<::std::uint64_t>(k_UserStackBase[ps8_]); }
+  ::std::uint64_t UserStackBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_UserStackBase[1]) : get_w<::std::uint64_t, 4>(k_UserStackBase[0]); }
   // win:Pointer
-  ::std::uint64_t UserStackLimit() const noexcept { return get<::std::uint64_t>(k_UserStackLimit[ps8_]); }
+  ::std::uint64_t UserStackLimit() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_UserStackLimit[1]) : get_w<::std::uint64_t, 4>(k_UserStackLimit[0]); }
   // win:Pointer
-  ::std::uint64_t Affinity() const noexcept { return get<::std::uint64_t>(k_Affinity[ps8_]); }
+  ::std::uint64_t Affinity() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Affinity[1]) : get_w<::std::uint64_t, 4>(k_Affinity[0]); }
   // win:Pointer
-  ::std::uint64_t Win32StartAddr() const noexcept { return get<::std::uint64_t>(k_Win32StartAddr[ps8_]); }
+  ::std::uint64_t Win32StartAddr() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Win32StartAddr[1]) : get_w<::std::uint64_t, 4>(k_Win32StartAddr[0]); }
   // win:Pointer
-  ::std::uint64_t TebBase() const noexcept { return get<::std::uint64_t>(k_TebBase[ps8_]); }
+  ::std::uint64_t TebBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_TebBase[1]) : get_w<::std::uint64_t, 4>(k_TebBase[0]); }
   // win:UInt32
   ::std::uint32_t SubProcessTag() const noexcept { return get_w<::std::uint32_t, 4>(k_SubProcessTag[ps8_]); }
   // win:UInt8
@@ -2293,8 +2293,8 @@ class ThreadDCStopView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -2355,7 +2355,7 @@ class SampledProfileView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<SampledProfileView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t InstructionPointer() const noexcept { return get<::std::uint64_t>(k_InstructionPointer[ps8_]); }
+  ::std::uint64_t InstructionPointer() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_InstructionPointer[1]) : get_w<::std::uint64_t, 4>(k_InstructionPointer[0]); }
   // win:UInt32
   ::std::uint32_t ThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_ThreadId[ps8_]); }
   // win:UInt16
@@ -2380,8 +2380,8 @@ class SampledProfileView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -2434,9 +2434,9 @@ class ImageUnloadView : public ::clretw::ViewBase<2> {
   static ::clretw::Result<ImageUnloadView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t ImageBase() const noexcept { return get<::std::uint64_t>(k_ImageBase[ps8_]); }
+  ::std::uint64_t ImageBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ImageBase[1]) : get_w<::std::uint64_t, 4>(k_ImageBase[0]); }
   // win:Pointer
-  ::std::uint64_t ImageSize() const noexcept { return get<::std::uint64_t>(k_ImageSize[ps8_]); }
+  ::std::uint64_t ImageSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ImageSize[1]) : get_w<::std::uint64_t, 4>(k_ImageSize[0]); }
   // win:UInt32
   ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId[ps8_]); }
   // win:UInt32
@@ -2446,7 +2446,7 @@ class ImageUnloadView : public ::clretw::ViewBase<2> {
   // win:UInt32
   ::std::uint32_t Reserved0() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved0[ps8_]); }
   // win:Pointer
-  ::std::uint64_t DefaultBase() const noexcept { return get<::std::uint64_t>(k_DefaultBase[ps8_]); }
+  ::std::uint64_t DefaultBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_DefaultBase[1]) : get_w<::std::uint64_t, 4>(k_DefaultBase[0]); }
   // win:UInt32
   ::std::uint32_t Reserved1() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved1[ps8_]); }
   // win:UInt32
@@ -2483,8 +2483,8 @@ class ImageUnloadView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -2579,9 +2579,9 @@ class ImageDCStartView : public ::clretw::ViewBase<2> {
   static ::clretw::Result<ImageDCStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t ImageBase() const noexcept { return get<::std::uint64_t>(k_ImageBase[ps8_]); }
+  ::std::uint64_t ImageBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ImageBase[1]) : get_w<::std::uint64_t, 4>(k_ImageBase[0]); }
   // win:Pointer
-  ::std::uint64_t ImageSize() const noexcept { return get<::std::uint64_t>(k_ImageSize[ps8_]); }
+  ::std::uint64_t ImageSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ImageSize[1]) : get_w<::std::uint64_t, 4>(k_ImageSize[0]); }
   // win:UInt32
   ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId[ps8_]); }
   // win:UInt32
@@ -2591,7 +2591,7 @@ class ImageDCStartView : public ::clretw::ViewBase<2> {
   // win:UInt32
   ::std::uint32_t Reserved0() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved0[ps8_]); }
   // win:Pointer
-  ::std::uint64_t DefaultBase() const noexcept { return get<::std::uint64_t>(k_DefaultBase[ps8_]); }
+  ::std::uint64_t DefaultBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_DefaultBase[1]) : get_w<::std::uint64_t, 4>(k_DefaultBase[0]); }
   // win:UInt32
   ::std::uint32_t Reserved1() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved1[ps8_]); }
   // win:UInt32
@@ -2628,8 +2628,8 @@ class ImageDCStartView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -2724,9 +2724,9 @@ class ImageDCStopView : public ::clretw::ViewBase<2> {
   static ::clretw::Result<ImageDCStopView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t ImageBase() const noexcept { return get<::std::uint64_t>(k_ImageBase[ps8_]); }
+  ::std::uint64_t ImageBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ImageBase[1]) : get_w<::std::uint64_t, 4>(k_ImageBase[0]); }
   // win:Pointer
-  ::std::uint64_t ImageSize() const noexcept { return get<::std::uint64_t>(k_ImageSize[ps8_]); }
+  ::std::uint64_t ImageSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ImageSize[1]) : get_w<::std::uint64_t, 4>(k_ImageSize[0]); }
   // win:UInt32
   ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId[ps8_]); }
   // win:UInt32
@@ -2736,7 +2736,7 @@ class ImageDCStopView : public ::clretw::ViewBase<2> {
   // win:UInt32
   ::std::uint32_t Reserved0() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved0[ps8_]); }
   // win:Pointer
-  ::std::uint64_t DefaultBase() const noexcept { return get<::std::uint64_t>(k_DefaultBase[ps8_]); }
+  ::std::uint64_t DefaultBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_DefaultBase[1]) : get_w<::std::uint64_t, 4>(k_DefaultBase[0]); }
   // win:UInt32
   ::std::uint32_t Reserved1() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved1[ps8_]); }
   // win:UInt32
@@ -2773,8 +2773,8 @@ class ImageDCStopView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -2869,9 +2869,9 @@ class ImageLoadView : public ::clretw::ViewBase<2> {
   static ::clretw::Result<ImageLoadView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  ::std::uint64_t ImageBase() const noexcept { return get<::std::uint64_t>(k_ImageBase[ps8_]); }
+  ::std::uint64_t ImageBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ImageBase[1]) : get_w<::std::uint64_t, 4>(k_ImageBase[0]); }
   // win:Pointer
-  ::std::uint64_t ImageSize() const noexcept { return get<::std::uint64_t>(k_ImageSize[ps8_]); }
+  ::std::uint64_t ImageSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ImageSize[1]) : get_w<::std::uint64_t, 4>(k_ImageSize[0]); }
   // win:UInt32
   ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId[ps8_]); }
   // win:UInt32
@@ -2881,7 +2881,7 @@ class ImageLoadView : public ::clretw::ViewBase<2> {
   // win:UInt32
   ::std::uint32_t Reserved0() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved0[ps8_]); }
   // win:Pointer
-  ::std::uint64_t DefaultBase() const noexcept { return get<::std::uint64_t>(k_DefaultBase[ps8_]); }
+  ::std::uint64_t DefaultBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_DefaultBase[1]) : get_w<::std::uint64_t, 4>(k_DefaultBase[0]); }
   // win:UInt32
   ::std::uint32_t Reserved1() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved1[ps8_]); }
   // win:UInt32
@@ -2918,8 +2918,8 @@ class ImageLoadView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[2];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -3034,8 +3034,8 @@ class StackWalkStackView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();

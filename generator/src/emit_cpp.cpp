@@ -915,9 +915,8 @@ class Emitter {
     // The view's members, those of clretw::ViewBase it uses, and its own name.
     NameScope scope({"version", "layout_version", "newer_than_manifest", "pointer_size", "payload", "consumed",
                      "trailing_bytes", "verify", "from", "for_each_field", "at", "make", "make_at", "init", "get",
-                     "verify_generic", "from_generic", "at_generic", "quick", "verified", "versions_", "d_", "n_", "pos_", "get_w", "get_w_opt",
-                     "get_opt", "utf16", "utf16_opt", "ansi", "ansi_opt", "bytes", "bytes_opt", "array", "array_opt",
-                     "strings", "strings_opt", "records", "records_opt", "count_of", "bytes_of", "p_", "rec_", "size_",
+                     "verify_generic", "from_generic", "at_generic", "quick", "verified", "versions_", "d_", "n_", "pos_", "get_w", "present_if",
+                     "utf16", "ansi", "bytes", "array", "strings", "records", "count_of", "bytes_of", "p_", "rec_", "size_",
                      "begin_", "end_", "vi_", "ps8_", "version_", "layout_version_", "seg_"},
                     "class " + c.ns.substr(2) + "::" + name, &renames_);
     scope.reserve(name, "the view itself");
@@ -944,63 +943,94 @@ class Emitter {
         std::string ecomment = "/// An element of " + name + "::" + m.accessor + "() (struct " + m.name + ").\n";
         view_class(c, elem_view, m.name, members, vnums, ecomment, false, tag);
       }
-      // Field locations per version and pointer size.
+      // Field locations per version and pointer size. Presence is tested apart from the
+      // location (a field most versions append keeps its place where it is present): one
+      // location for all versions and pointer sizes, one per pointer size, one per version,
+      // or a full table, whichever the versions that have the field need.
       std::vector<std::string> cells;
-      for (std::size_t v = 0; v < nv; ++v)
+      std::vector<std::size_t> present;  // version indices with the field
+      for (std::size_t v = 0; v < nv; ++v) {
         for (int psi = 0; psi < 2; ++psi) cells.push_back(loc_init(m.slots[v], psi ? 8u : 4u));
-      // One location for all versions and pointer sizes, one per pointer size,
-      // one per version, or a full table.
-      bool same_versions = everywhere, same_sizes = true;
-      for (std::size_t v = 1; v < nv && same_versions; ++v)
-        same_versions = cells[2 * v] == cells[0] && cells[2 * v + 1] == cells[1];
-      for (std::size_t v = 0; v < nv; ++v) same_sizes &= cells[2 * v] == cells[2 * v + 1];
+        if (m.slots[v].fd) present.push_back(v);
+      }
+      const std::size_t p0 = present.front();
+      bool same_versions = true, same_sizes = true;
+      for (std::size_t v : present) {
+        same_versions &= cells[2 * v] == cells[2 * p0] && cells[2 * v + 1] == cells[2 * p0 + 1];
+        same_sizes &= cells[2 * v] == cells[2 * v + 1];
+      }
       const NameOrigin& fo = c.field_origin.at(first_slot(m).fd);
       const std::string kname = scope.take("k_" + m.accessor, "_", origin(c, "the location table of " + fo.what, fo.loc));
       const std::string decl = "static constexpr ::clretw::FieldLoc " + kname;
-      std::string loc_expr = kname;
+      // The location expression at pointer size index `ps` ("ps8_", "0" or "1").
+      std::function<std::string(const std::string&)> loc_at;
       mst::data l;
       if (same_versions && same_sizes) {
-        l.set("decl", decl + " = " + cells[0] + ";");
+        l.set("decl", decl + " = " + cells[2 * p0] + ";");
+        loc_at = [kname](const std::string&) { return kname; };
       } else if (same_versions) {
-        l.set("decl", decl + "[2] = {" + cells[0] + ", " + cells[1] + "};");
-        loc_expr += "[ps8_]";
+        l.set("decl", decl + "[2] = {" + cells[2 * p0] + ", " + cells[2 * p0 + 1] + "};");
+        loc_at = [kname](const std::string& ps) { return kname + "[" + ps + "]"; };
       } else if (same_sizes) {
         std::string rows;
         for (std::size_t v = 0; v < nv; ++v) rows += "\n      " + cells[2 * v] + ",  // v" + std::to_string(vnums[v]);
         l.set("decl", decl + "[" + std::to_string(nv) + "] = {" + rows + "\n  };");
-        loc_expr += "[vi_]";
+        loc_at = [kname](const std::string&) { return kname + "[vi_]"; };
       } else {
         std::string rows;
         for (std::size_t v = 0; v < nv; ++v)
           rows += "\n      {" + cells[2 * v] + ", " + cells[2 * v + 1] + "},  // v" + std::to_string(vnums[v]);
         l.set("decl", decl + "[" + std::to_string(nv) + "][2] = {" + rows + "\n  };");
-        loc_expr += "[vi_][ps8_]";
+        loc_at = [kname](const std::string& ps) { return kname + "[vi_][" + ps + "]"; };
       }
       locs.push_back(l);
 
       auto [type, helper] = accessor_type(c, m, elem_view);
-      std::string args = helper_args(c, m, type, elem_view);
+      const std::string args = helper_args(c, m, type, elem_view);
+      std::string read = helper + args + "(" + loc_at("ps8_") + ")";
       if (helper == "get") {
-        // A scalar as wide in every version and at both pointer sizes is read at a width the
-        // compiler knows (a plain load); one that widens, or a pointer, at the width of its slot.
-        unsigned width = 0;
-        bool same = true;
-        for (const Slot& sl : m.slots) {
-          if (!sl.fd) continue;
-          const unsigned w4 = scalar_size(sl.fd->type, 4), w8 = scalar_size(sl.fd->type, 8);
-          same &= w4 == w8 && (width == 0 || width == w8) && (w8 == 1 || w8 == 2 || w8 == 4 || w8 == 8 || w8 == 16);
-          width = w8;
+        // A scalar as wide in every version is read at a width the compiler knows (a plain
+        // load); a pointer, at the width of its pointer size; one that widens between
+        // versions, at the width of its slot.
+        unsigned w4 = 0, w8 = 0;
+        bool by_size = true;
+        auto loadable = [](unsigned w) { return w == 1 || w == 2 || w == 4 || w == 8 || w == 16; };
+        for (std::size_t v : present) {
+          const FieldDesc& f = *m.slots[v].fd;
+          const unsigned a = scalar_size(f.type, 4), b = scalar_size(f.type, 8);
+          by_size &= (w4 == 0 || w4 == a) && (w8 == 0 || w8 == b) && loadable(a) && loadable(b);
+          w4 = a, w8 = b;
         }
-        if (same && width) {
-          helper = "get_w";
-          args = args.substr(0, args.size() - 1) + ", " + std::to_string(width) + ">";
+        const std::string targs = args.substr(0, args.size() - 1);
+        if (by_size && w4 == w8)
+          read = "get_w" + targs + ", " + std::to_string(w8) + ">(" + loc_at("ps8_") + ")";
+        else if (by_size)
+          read = "ps8_ ? get_w" + targs + ", " + std::to_string(w8) + ">(" + loc_at("1") + ") : get_w" + targs + ", " +
+                 std::to_string(w4) + ">(" + loc_at("0") + ")";
+      }
+      std::string body = "return " + read + ";";
+      if (!everywhere) {
+        // The versions with the field: from one on, or a set of them.
+        std::string cond;
+        bool suffix = true;
+        for (std::size_t i = 0; i < present.size(); ++i) suffix &= present[i] == p0 + i;
+        suffix &= present.back() == nv - 1;
+        if (suffix) {
+          cond = "vi_ >= " + std::to_string(p0);
+        } else if (nv <= 64) {
+          std::uint64_t mask = 0;
+          for (std::size_t v : present) mask |= std::uint64_t{1} << v;
+          cond = "(" + std::to_string(mask) + "ull >> vi_ & 1u) != 0";
+        } else {
+          for (std::size_t v : present) cond += (cond.empty() ? "vi_ == " : " || vi_ == ") + std::to_string(v);
         }
+        body = "return present_if(" + cond + ", [&] { return " + read + "; });";
       }
       mst::data a;
       a.set("aname", m.accessor);
       a.set("name_literal", cpp_string(m.name));
       a.set("type", everywhere ? type : "::std::optional<" + type + ">");
-      a.set("body", "return " + helper + (everywhere ? "" : "_opt") + args + "(" + loc_expr + ");");
+      a.set("body", body);
       a.set("comment", accessor_comment(m, vnums, everywhere));
       accessors.push_back(a);
     }

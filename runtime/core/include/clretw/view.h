@@ -27,6 +27,16 @@
 #include "clretw/schema.h"
 #include "clretw/text.h"
 
+// A generated view's check of its layouts is inlined into verify(): one call per payload,
+// not two, and no arguments passed to a function larger than the inliner would take.
+#if defined(__GNUC__)
+#define CLRETW_VIEW_CHECK __attribute__((always_inline)) inline
+#elif defined(_MSC_VER)
+#define CLRETW_VIEW_CHECK __forceinline
+#else
+#define CLRETW_VIEW_CHECK inline
+#endif
+
 namespace clretw {
 
 // SYSTEMTIME as written on the wire.
@@ -45,10 +55,11 @@ struct SystemTime {
 };
 
 // Where a field lives in one version of a record, for one pointer size.
-// Generated views hold a [version][pointer size] table of these per field
-// (or a single one when it is the same everywhere).
+// Generated views hold a [version][pointer size] table of these per field, or one per
+// version, one per pointer size, or a single one, over the versions that have the field
+// (the accessor tests the view's version for the others, whose rows are FieldLoc{}).
 struct FieldLoc {
-  bool present = false;
+  bool present = false;     // false in the row of a version without the field
   std::uint8_t flags = 0;   // kTerminated: a NUL-terminated string (or array of them)
   std::uint16_t index = 0;  // field index in that version's record
   std::uint32_t seg = 0;    // segment, as in FieldPlace
@@ -366,63 +377,40 @@ class ViewBase {
     return element_count(*rec_, pointer_size(), payload(), seg_, l.index);
   }
 
-  // The value `read` gives for a field some versions lack; nullopt where absent.
+  // What `read` gives when the view's version has the field; nullopt otherwise.
   template <class F>
-  static auto if_present(const FieldLoc& l, F read) noexcept -> std::optional<decltype(read())> {
-    if (!l.present) return std::nullopt;
+  static auto present_if(bool present, F read) noexcept -> std::optional<decltype(read())> {
+    if (!present) return std::nullopt;
     return read();
   }
 
   template <class T>
   T get(const FieldLoc& l) const noexcept { return load_value<T>(at(l), l.width); }
-  template <class T>
-  std::optional<T> get_opt(const FieldLoc& l) const noexcept { return if_present(l, [&] { return get<T>(l); }); }
-  // The same for a field W bytes wide wherever it is present.
+  // The same for a field W bytes wide (at this pointer size, in this version).
   template <class T, unsigned W>
   T get_w(const FieldLoc& l) const noexcept { return load_value_w<T, W>(at(l)); }
-  template <class T, unsigned W>
-  std::optional<T> get_w_opt(const FieldLoc& l) const noexcept { return if_present(l, [&] { return get_w<T, W>(l); }); }
 
   // The text of a string: without its terminator, or without the NULs that
   // pad a counted string (layout.h's string_text).
   Utf16View utf16(const FieldLoc& l) const noexcept {
     return Utf16View(at(l), string_text(at(l), bytes_of(l), 2, l.flags & kTerminated) / 2);
   }
-  std::optional<Utf16View> utf16_opt(const FieldLoc& l) const noexcept {
-    return if_present(l, [&] { return utf16(l); });
-  }
   std::string_view ansi(const FieldLoc& l) const noexcept {
     return {reinterpret_cast<const char*>(at(l)), string_text(at(l), bytes_of(l), 1, l.flags & kTerminated)};
   }
-  std::optional<std::string_view> ansi_opt(const FieldLoc& l) const noexcept {
-    return if_present(l, [&] { return ansi(l); });
-  }
   Bytes bytes(const FieldLoc& l) const noexcept { return {at(l), bytes_of(l)}; }
-  std::optional<Bytes> bytes_opt(const FieldLoc& l) const noexcept { return if_present(l, [&] { return bytes(l); }); }
   template <class T>
   ArrayView<T> array(const FieldLoc& l) const noexcept {
     return ArrayView<T>(at(l), bytes_of(l) / l.width, l.width);
-  }
-  template <class T>
-  std::optional<ArrayView<T>> array_opt(const FieldLoc& l) const noexcept {
-    return if_present(l, [&] { return array<T>(l); });
   }
   template <class Char>
   StringArray<Char> strings(const FieldLoc& l) const noexcept {
     return StringArray<Char>(&rec_->fields[l.index], payload(), seg_[l.seg] + l.off, count_of(l),
                              element_length(*rec_, pointer_size(), payload(), seg_, l.index), pointer_size());
   }
-  template <class Char>
-  std::optional<StringArray<Char>> strings_opt(const FieldLoc& l) const noexcept {
-    return if_present(l, [&] { return strings<Char>(l); });
-  }
   template <class E>
   RecordRange<E> records(const FieldLoc& l) const noexcept {
     return RecordRange<E>(payload(), seg_[l.seg] + l.off, count_of(l), l.width, vi_, version_, pointer_size());
-  }
-  template <class E>
-  std::optional<RecordRange<E>> records_opt(const FieldLoc& l) const noexcept {
-    return if_present(l, [&] { return records<E>(l); });
   }
 
   const std::uint8_t* p_ = nullptr;

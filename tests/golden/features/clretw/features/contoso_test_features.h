@@ -976,7 +976,7 @@ class ScalarEventView : public ::clretw::ViewBase<1> {
   // win:GUID
   ::clretw::Guid Id() const noexcept { return get_w<::clretw::Guid, 16>(k_Id); }
   // win:Pointer
-  ::std::uint64_t Ptr() const noexcept { return get<::std::uint64_t>(k_Ptr[ps8_]); }
+  ::std::uint64_t Ptr() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Ptr[1]) : get_w<::std::uint64_t, 4>(k_Ptr[0]); }
   // win:UInt16
   ::std::uint16_t After() const noexcept { return get_w<::std::uint16_t, 2>(k_After[ps8_]); }
   // win:FILETIME
@@ -1018,8 +1018,8 @@ class ScalarEventView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -1124,8 +1124,8 @@ class StringEventView : public ::clretw::ViewBase<6> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -1199,8 +1199,8 @@ class ArrayEventView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -1258,8 +1258,8 @@ class NestedEventView_Items : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -1330,7 +1330,7 @@ class NestedEventView_Points : public ::clretw::ViewBase<1> {
   // win:Int32
   ::std::int32_t X() const noexcept { return get_w<::std::int32_t, 4>(k_X); }
   // win:Pointer
-  ::std::uint64_t Y() const noexcept { return get<::std::uint64_t>(k_Y[ps8_]); }
+  ::std::uint64_t Y() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Y[1]) : get_w<::std::uint64_t, 4>(k_Y[0]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1347,8 +1347,8 @@ class NestedEventView_Points : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -1421,8 +1421,8 @@ class NestedEventView : public ::clretw::ViewBase<3> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -1469,15 +1469,15 @@ class VersionedEventView : public ::clretw::ViewBase<2> {
   // win:UInt32
   ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:UInt64 (from v1)
-  ::std::optional<::std::uint64_t> Inserted() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_Inserted[vi_]); }
+  ::std::optional<::std::uint64_t> Inserted() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint64_t, 8>(k_Inserted); }); }
   // win:UInt16 in v0; win:UInt32 from v1
   ::std::uint32_t Depth() const noexcept { return get<::std::uint32_t>(k_Depth[vi_]); }
   // win:UnicodeString (from v1)
-  ::std::optional<::clretw::Utf16View> Name() const noexcept { return utf16_opt(k_Name[vi_]); }
+  ::std::optional<::clretw::Utf16View> Name() const noexcept { return present_if(vi_ >= 1, [&] { return utf16(k_Name); }); }
   // win:Pointer (from v2)
-  ::std::optional<::std::uint64_t> Extra() const noexcept { return get_opt<::std::uint64_t>(k_Extra[vi_][ps8_]); }
+  ::std::optional<::std::uint64_t> Extra() const noexcept { return present_if(vi_ >= 2, [&] { return ps8_ ? get_w<::std::uint64_t, 8>(k_Extra[1]) : get_w<::std::uint64_t, 4>(k_Extra[0]); }); }
   // win:UInt8, map ColorMap (from v2)
-  ::std::optional<::clretw::features::contoso_test_features::ColorMap> Color() const noexcept { return get_w_opt<::clretw::features::contoso_test_features::ColorMap, 1>(k_Color[vi_][ps8_]); }
+  ::std::optional<::clretw::features::contoso_test_features::ColorMap> Color() const noexcept { return present_if(vi_ >= 2, [&] { return get_w<::clretw::features::contoso_test_features::ColorMap, 1>(k_Color[ps8_]); }); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1498,8 +1498,8 @@ class VersionedEventView : public ::clretw::ViewBase<2> {
   static const ::clretw::ViewVersion versions_[3];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
@@ -1569,31 +1569,15 @@ class VersionedEventView : public ::clretw::ViewBase<2> {
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
   }
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
-  static constexpr ::clretw::FieldLoc k_Inserted[3] = {
-      {},  // v0
-      ::clretw::loc(1, 0, 4, 8, 8),  // v1
-      ::clretw::loc(1, 0, 4, 8, 8),  // v2
-  };
+  static constexpr ::clretw::FieldLoc k_Inserted = ::clretw::loc(1, 0, 4, 8, 8);
   static constexpr ::clretw::FieldLoc k_Depth[3] = {
       ::clretw::loc(1, 0, 4, 2, 2),  // v0
       ::clretw::loc(2, 0, 12, 4, 4),  // v1
       ::clretw::loc(2, 0, 12, 4, 4),  // v2
   };
-  static constexpr ::clretw::FieldLoc k_Name[3] = {
-      {},  // v0
-      ::clretw::loc(3, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v1
-      ::clretw::loc(3, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_Extra[3][2] = {
-      {{}, {}},  // v0
-      {{}, {}},  // v1
-      {::clretw::loc(4, 1, 0, 4, 4), ::clretw::loc(4, 1, 0, 8, 8)},  // v2
-  };
-  static constexpr ::clretw::FieldLoc k_Color[3][2] = {
-      {{}, {}},  // v0
-      {{}, {}},  // v1
-      {::clretw::loc(5, 1, 4, 1, 1), ::clretw::loc(5, 1, 8, 1, 1)},  // v2
-  };
+  static constexpr ::clretw::FieldLoc k_Name = ::clretw::loc(3, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_Extra[2] = {::clretw::loc(4, 1, 0, 4, 4), ::clretw::loc(4, 1, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_Color[2] = {::clretw::loc(5, 1, 4, 1, 1), ::clretw::loc(5, 1, 8, 1, 1)};
 };
 
 /// NoPayload: event 6 of Contoso-Test-Features ("NoPayload"), version 0.
@@ -1634,8 +1618,8 @@ class NoPayloadView : public ::clretw::ViewBase<1> {
   static const ::clretw::ViewVersion versions_[1];
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
-  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
-             ::std::uint32_t begin) noexcept {
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
     if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
     [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
     [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
