@@ -2,6 +2,7 @@
 // the catch-all, malformed payloads are reported - nothing vanishes.
 #include <doctest/doctest.h>
 
+#include <string>
 #include <vector>
 
 #include "clretw/describe.h"
@@ -201,4 +202,82 @@ TEST_CASE("EventDescriber numbers event types: the same number for the same type
   const EventDescriber copy = describer;
   CHECK(copy.types() == 0);
   CHECK(copy.describe(named).type == 0);
+}
+
+TEST_CASE("records of several providers interleaved are each routed as a fresh Dispatcher routes them alone") {
+  // dispatch() remembers the previous record's route; an interleaving of providers, named and
+  // unnamed records, ids with and without handlers must change no outcome.
+  rt::payload::GCStart_V2 gc;
+  gc.Count = 5;
+  const std::vector<std::uint8_t> good = *gc.encode(8);
+  const std::vector<std::uint8_t> cut(good.begin(), good.begin() + 3);
+  const Guid derived = Guid::from_eventsource_name(rt::provider_name);
+  std::vector<std::string> calls;  // what each handler saw, in order
+  auto make = [&] {
+    Dispatcher d({&clretw::catalog()});
+    d.on<rt::GCStart>([&](const rt::GCStartView& v, const EventRecord& r) {
+      calls.push_back("GCStart " + std::to_string(v.Count()) + (r.provider_guid == rt::provider_guid ? "" : " wrong GUID"));
+    });
+    d.on<dotnet_runtime_rundown::DCEndComplete>(
+        [&](const dotnet_runtime_rundown::DCEndCompleteView&, const EventRecord&) { calls.push_back("DCEndComplete"); });
+    d.on_other([&](const EventRecord& r, EventLookup) { calls.push_back("other " + std::to_string(r.id)); });
+    d.on_malformed([&](const EventRecord& r, const Error&) { calls.push_back("malformed " + std::to_string(r.id)); });
+    return d;
+  };
+  std::vector<EventRecord> records = {
+      record(1, 2, good),                                          // handled
+      record(3, 1, {}),                                            // the runtime, no handler for 3
+      record(146, 0, {}, dotnet_runtime_rundown::provider_guid),  // the rundown provider, handled
+      record(60000, 0, {}, dotnet_runtime_rundown::provider_guid),  // an id past every handler
+      record(1, 2, good, Guid{}),                                  // no provider
+      record(1, 2, good, derived),                                 // the runtime under its derived GUID, unnamed
+      record(1, 2, cut),                                           // malformed
+  };
+  EventRecord named = record(1, 2, good, derived);
+  named.provider_name = rt::provider_name;  // reaches GCStart by the name
+  records.push_back(named);
+  EventRecord named_other = named;
+  named_other.id = 3;
+  records.push_back(named_other);
+
+  // Each record alone, through a fresh Dispatcher: the expected outcome and calls.
+  std::vector<Dispatcher::Outcome> alone;
+  std::vector<std::vector<std::string>> alone_calls;
+  for (const EventRecord& r : records) {
+    calls.clear();
+    Dispatcher fresh = make();
+    alone.push_back(fresh.dispatch(r));
+    alone_calls.push_back(calls);
+  }
+  CHECK(alone_calls[0] == std::vector<std::string>{"GCStart 5"});
+  CHECK(alone_calls[2] == std::vector<std::string>{"DCEndComplete"});
+  CHECK(alone_calls[5] == std::vector<std::string>{"other 1"});
+  CHECK(alone_calls[6] == std::vector<std::string>{"malformed 1"});
+  CHECK(alone_calls[7] == std::vector<std::string>{"GCStart 5"});
+
+  // Then a long interleaving through one Dispatcher (a fixed pseudo-random order, runs included).
+  Dispatcher d = make();
+  std::uint32_t state = 12345;
+  Dispatcher::Counts expected;
+  for (int n = 0; n < 2000; ++n) {
+    state = state * 1103515245u + 12345u;
+    const std::size_t i = (state >> 16) % records.size();
+    calls.clear();
+    const Dispatcher::Outcome got = d.dispatch(records[i]);
+    REQUIRE(got == alone[i]);
+    REQUIRE(calls == alone_calls[i]);
+    ++(got == Dispatcher::Outcome::handled ? expected.handled
+       : got == Dispatcher::Outcome::other ? expected.other
+                                            : expected.malformed);
+  }
+  CHECK(d.counts().handled == expected.handled);
+  CHECK(d.counts().other == expected.other);
+  CHECK(d.counts().malformed == expected.malformed);
+  // A copy routes as the original.
+  Dispatcher copy = d;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    calls.clear();
+    CHECK(copy.dispatch(records[i]) == alone[i]);
+    CHECK(calls == alone_calls[i]);
+  }
 }

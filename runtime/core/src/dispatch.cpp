@@ -22,11 +22,9 @@ void Dispatcher::add(const Guid& guid, std::uint16_t id, Typed fn) {
   last_ = kNone;
 }
 
-Dispatcher::Outcome Dispatcher::dispatch(const EventRecord& r) {
-  // Records of one provider come in runs: the previous record's route usually holds.
-  std::uint32_t slot;
-  if (last_ != kNone && routes_[last_].guid == r.provider_guid) slot = routes_[last_].slot;
-  else slot = route(r);
+// Everything dispatch() does not settle inline.
+Dispatcher::Outcome Dispatcher::route_and_run(const EventRecord& r) {
+  const std::uint32_t slot = last_ != kNone && routes_[last_].guid == r.provider_guid ? routes_[last_].slot : route(r);
   if (slot != kNone) {
     const ProviderSlot& s = slots_[slot];
     if (r.id < s.by_id.size() && !s.by_id[r.id].empty()) {
@@ -42,13 +40,6 @@ CLRETW_COLD Dispatcher::Outcome Dispatcher::other(const EventRecord& r) {
   ++counts_.other;
   if (other_) other_(r, lookup(r));
   return Outcome::other;
-}
-
-Dispatcher::Outcome Dispatcher::run(const std::vector<Typed>& handlers, const EventRecord& r) {
-  for (const Typed& fn : handlers)
-    if (!fn(r, *this)) return Outcome::malformed;
-  ++counts_.handled;
-  return Outcome::handled;
 }
 
 // Out of line, so that dispatch() does not reserve a record's copy for every event.
@@ -76,7 +67,9 @@ CLRETW_COLD std::uint32_t Dispatcher::route(const EventRecord& r) {
   // without a name says nothing about the next one of that GUID, which may have one.
   if (slot == kNone && r.provider_name.empty()) return kNone;
   last_ = static_cast<std::uint32_t>(routes_.size());
-  routes_.push_back(Route{r.provider_guid, slot});
+  const bool exact = slot != kNone && slots_[slot].guid == r.provider_guid;
+  const std::size_t ids = slot != kNone ? slots_[slot].by_id.size() : 0;
+  routes_.push_back(Route{r.provider_guid, slot, static_cast<std::uint32_t>(ids), exact});
   return slot;
 }
 

@@ -43,7 +43,8 @@ class Dispatcher {
   template <class E, class F>
   Dispatcher& on(F handler) {
     add(E::provider_guid, E::id, [h = std::move(handler)](const EventRecord& r, Dispatcher& d) mutable -> bool {
-      auto view = E::View::from(r);
+      // (The record is E: its slot is E's GUID, its id E's id.)
+      auto view = E::View::verify(r.payload, r.version, r.pointer_size);
       if (!view) return d.malformed(r, view.error());
       h(*view, r);
       return true;
@@ -60,7 +61,19 @@ class Dispatcher {
     return *this;
   }
 
-  Outcome dispatch(const EventRecord& record);
+  Outcome dispatch(const EventRecord& record) {
+    // Inline, the common case: the previous record's provider (records of one provider come
+    // in runs), then its handlers or none.
+    if (last_ != kNone && routes_[last_].guid == record.provider_guid) {
+      const Route& route = routes_[last_];
+      if (record.id >= route.ids) return other(record);
+      if (route.exact) {
+        const std::vector<Typed>& handlers = slots_[route.slot].by_id[record.id];
+        return handlers.empty() ? other(record) : run(handlers, record);
+      }
+    }
+    return route_and_run(record);
+  }
   const Counts& counts() const noexcept { return counts_; }
   // What the catalogs know about a record.
   EventLookup lookup(const EventRecord& record) const noexcept { return catalogs_.find(record); }
@@ -82,11 +95,19 @@ class Dispatcher {
   struct Route {
     Guid guid;
     std::uint32_t slot;  // index in slots_, or kNone
+    std::uint32_t ids;   // the slot's by_id.size() (0 without a slot): ids at or above have no handler
+    bool exact;          // the slot is this GUID's (not found by the provider's name)
   };
   void add(const Guid& guid, std::uint16_t id, Typed fn);
   std::uint32_t route(const EventRecord& r);
   std::uint32_t resolve(const EventRecord& r) const;
-  Outcome run(const std::vector<Typed>& handlers, const EventRecord& r);
+  Outcome route_and_run(const EventRecord& r);
+  Outcome run(const std::vector<Typed>& handlers, const EventRecord& r) {
+    for (const Typed& fn : handlers)
+      if (!fn(r, *this)) return Outcome::malformed;
+    ++counts_.handled;
+    return Outcome::handled;
+  }
   Outcome run_renamed(const std::vector<Typed>& handlers, const EventRecord& r, const Guid& guid);
   Outcome other(const EventRecord& r);
   bool malformed(const EventRecord& r, const Error& error);
