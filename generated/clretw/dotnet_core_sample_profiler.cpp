@@ -106,6 +106,10 @@ const ::clretw::ViewVersion ThreadSampleView::versions_[1] = {{0, &::clretw::dot
 ::clretw::Result<ThreadSampleView> ThreadSampleView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadSampleView>(versions_, payload, version, pointer_size);
 }
+void ThreadSampleView::verify_generic_into(::clretw::Result<ThreadSampleView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ThreadSampleView> ThreadSampleView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadSampleView>(versions_, record, ::clretw::dotnet_core_sample_profiler::provider_guid, ::clretw::dotnet_core_sample_profiler::ThreadSample::id, ::clretw::dotnet_core_sample_profiler::ThreadSample::name);
 }

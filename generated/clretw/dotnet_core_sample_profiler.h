@@ -203,7 +203,7 @@ class ThreadSampleView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<ThreadSampleView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -230,6 +230,9 @@ class ThreadSampleView : public ::clretw::ViewBase<1> {
   ThreadSampleView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ThreadSampleView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,

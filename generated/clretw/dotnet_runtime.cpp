@@ -4970,6 +4970,10 @@ const ::clretw::ViewVersion GCStartView::versions_[3] = {{0, &::clretw::dotnet_r
 ::clretw::Result<GCStartView> GCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCStartView>(versions_, payload, version, pointer_size);
 }
+void GCStartView::verify_generic_into(::clretw::Result<GCStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCStartView> GCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCStart::id, ::clretw::dotnet_runtime::GCStart::name);
 }
@@ -4978,6 +4982,10 @@ const ::clretw::ViewVersion GCStartView::versions_[3] = {{0, &::clretw::dotnet_r
 const ::clretw::ViewVersion GCEndView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_GCEnd}, {1, &::clretw::dotnet_runtime::kRecord_GCEnd_V1}, };
 ::clretw::Result<GCEndView> GCEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCEndView>(versions_, payload, version, pointer_size);
+}
+void GCEndView::verify_generic_into(::clretw::Result<GCEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GCEndView> GCEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCEndView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCEnd::id, ::clretw::dotnet_runtime::GCEnd::name);
@@ -4988,6 +4996,10 @@ const ::clretw::ViewVersion GCRestartEEEndView::versions_[2] = {{0, nullptr}, {1
 ::clretw::Result<GCRestartEEEndView> GCRestartEEEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCRestartEEEndView>(versions_, payload, version, pointer_size);
 }
+void GCRestartEEEndView::verify_generic_into(::clretw::Result<GCRestartEEEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCRestartEEEndView> GCRestartEEEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCRestartEEEndView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCRestartEEEnd::id, ::clretw::dotnet_runtime::GCRestartEEEnd::name);
 }
@@ -4996,6 +5008,10 @@ const ::clretw::ViewVersion GCRestartEEEndView::versions_[2] = {{0, nullptr}, {1
 const ::clretw::ViewVersion GCHeapStatsView::versions_[3] = {{0, &::clretw::dotnet_runtime::kRecord_GCHeapStats}, {1, &::clretw::dotnet_runtime::kRecord_GCHeapStats_V1}, {2, &::clretw::dotnet_runtime::kRecord_GCHeapStats_V2}, };
 ::clretw::Result<GCHeapStatsView> GCHeapStatsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCHeapStatsView>(versions_, payload, version, pointer_size);
+}
+void GCHeapStatsView::verify_generic_into(::clretw::Result<GCHeapStatsView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GCHeapStatsView> GCHeapStatsView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCHeapStatsView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCHeapStats::id, ::clretw::dotnet_runtime::GCHeapStats::name);
@@ -5006,6 +5022,10 @@ const ::clretw::ViewVersion GCCreateSegmentView::versions_[2] = {{0, &::clretw::
 ::clretw::Result<GCCreateSegmentView> GCCreateSegmentView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCCreateSegmentView>(versions_, payload, version, pointer_size);
 }
+void GCCreateSegmentView::verify_generic_into(::clretw::Result<GCCreateSegmentView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCCreateSegmentView> GCCreateSegmentView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCCreateSegmentView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCCreateSegment::id, ::clretw::dotnet_runtime::GCCreateSegment::name);
 }
@@ -5014,6 +5034,10 @@ const ::clretw::ViewVersion GCCreateSegmentView::versions_[2] = {{0, &::clretw::
 const ::clretw::ViewVersion GCFreeSegmentView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_GCFreeSegment}, {1, &::clretw::dotnet_runtime::kRecord_GCFreeSegment_V1}, };
 ::clretw::Result<GCFreeSegmentView> GCFreeSegmentView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCFreeSegmentView>(versions_, payload, version, pointer_size);
+}
+void GCFreeSegmentView::verify_generic_into(::clretw::Result<GCFreeSegmentView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GCFreeSegmentView> GCFreeSegmentView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCFreeSegmentView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCFreeSegment::id, ::clretw::dotnet_runtime::GCFreeSegment::name);
@@ -5024,6 +5048,10 @@ const ::clretw::ViewVersion GCRestartEEBeginView::versions_[2] = {{0, nullptr}, 
 ::clretw::Result<GCRestartEEBeginView> GCRestartEEBeginView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCRestartEEBeginView>(versions_, payload, version, pointer_size);
 }
+void GCRestartEEBeginView::verify_generic_into(::clretw::Result<GCRestartEEBeginView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCRestartEEBeginView> GCRestartEEBeginView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCRestartEEBeginView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCRestartEEBegin::id, ::clretw::dotnet_runtime::GCRestartEEBegin::name);
 }
@@ -5032,6 +5060,10 @@ const ::clretw::ViewVersion GCRestartEEBeginView::versions_[2] = {{0, nullptr}, 
 const ::clretw::ViewVersion GCSuspendEEEndView::versions_[2] = {{0, nullptr}, {1, &::clretw::dotnet_runtime::kRecord_GCNoUserData}, };
 ::clretw::Result<GCSuspendEEEndView> GCSuspendEEEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCSuspendEEEndView>(versions_, payload, version, pointer_size);
+}
+void GCSuspendEEEndView::verify_generic_into(::clretw::Result<GCSuspendEEEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GCSuspendEEEndView> GCSuspendEEEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCSuspendEEEndView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCSuspendEEEnd::id, ::clretw::dotnet_runtime::GCSuspendEEEnd::name);
@@ -5042,6 +5074,10 @@ const ::clretw::ViewVersion GCSuspendEEBeginView::versions_[2] = {{0, &::clretw:
 ::clretw::Result<GCSuspendEEBeginView> GCSuspendEEBeginView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCSuspendEEBeginView>(versions_, payload, version, pointer_size);
 }
+void GCSuspendEEBeginView::verify_generic_into(::clretw::Result<GCSuspendEEBeginView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCSuspendEEBeginView> GCSuspendEEBeginView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCSuspendEEBeginView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCSuspendEEBegin::id, ::clretw::dotnet_runtime::GCSuspendEEBegin::name);
 }
@@ -5050,6 +5086,10 @@ const ::clretw::ViewVersion GCSuspendEEBeginView::versions_[2] = {{0, &::clretw:
 const ::clretw::ViewVersion GCAllocationTickView::versions_[5] = {{0, &::clretw::dotnet_runtime::kRecord_GCAllocationTick}, {1, &::clretw::dotnet_runtime::kRecord_GCAllocationTick_V1}, {2, &::clretw::dotnet_runtime::kRecord_GCAllocationTick_V2}, {3, &::clretw::dotnet_runtime::kRecord_GCAllocationTick_V3}, {4, &::clretw::dotnet_runtime::kRecord_GCAllocationTick_V4}, };
 ::clretw::Result<GCAllocationTickView> GCAllocationTickView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCAllocationTickView>(versions_, payload, version, pointer_size);
+}
+void GCAllocationTickView::verify_generic_into(::clretw::Result<GCAllocationTickView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GCAllocationTickView> GCAllocationTickView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCAllocationTickView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCAllocationTick::id, ::clretw::dotnet_runtime::GCAllocationTick::name);
@@ -5060,6 +5100,10 @@ const ::clretw::ViewVersion GCCreateConcurrentThreadView::versions_[2] = {{0, nu
 ::clretw::Result<GCCreateConcurrentThreadView> GCCreateConcurrentThreadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCCreateConcurrentThreadView>(versions_, payload, version, pointer_size);
 }
+void GCCreateConcurrentThreadView::verify_generic_into(::clretw::Result<GCCreateConcurrentThreadView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCCreateConcurrentThreadView> GCCreateConcurrentThreadView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCCreateConcurrentThreadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCCreateConcurrentThread::id, ::clretw::dotnet_runtime::GCCreateConcurrentThread::name);
 }
@@ -5068,6 +5112,10 @@ const ::clretw::ViewVersion GCCreateConcurrentThreadView::versions_[2] = {{0, nu
 const ::clretw::ViewVersion GCTerminateConcurrentThreadView::versions_[2] = {{0, nullptr}, {1, &::clretw::dotnet_runtime::kRecord_GCTerminateConcurrentThread}, };
 ::clretw::Result<GCTerminateConcurrentThreadView> GCTerminateConcurrentThreadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCTerminateConcurrentThreadView>(versions_, payload, version, pointer_size);
+}
+void GCTerminateConcurrentThreadView::verify_generic_into(::clretw::Result<GCTerminateConcurrentThreadView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GCTerminateConcurrentThreadView> GCTerminateConcurrentThreadView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCTerminateConcurrentThreadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCTerminateConcurrentThread::id, ::clretw::dotnet_runtime::GCTerminateConcurrentThread::name);
@@ -5078,6 +5126,10 @@ const ::clretw::ViewVersion GCFinalizersEndView::versions_[2] = {{0, &::clretw::
 ::clretw::Result<GCFinalizersEndView> GCFinalizersEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCFinalizersEndView>(versions_, payload, version, pointer_size);
 }
+void GCFinalizersEndView::verify_generic_into(::clretw::Result<GCFinalizersEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCFinalizersEndView> GCFinalizersEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCFinalizersEndView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCFinalizersEnd::id, ::clretw::dotnet_runtime::GCFinalizersEnd::name);
 }
@@ -5086,6 +5138,10 @@ const ::clretw::ViewVersion GCFinalizersEndView::versions_[2] = {{0, &::clretw::
 const ::clretw::ViewVersion GCFinalizersBeginView::versions_[2] = {{0, nullptr}, {1, &::clretw::dotnet_runtime::kRecord_GCNoUserData}, };
 ::clretw::Result<GCFinalizersBeginView> GCFinalizersBeginView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCFinalizersBeginView>(versions_, payload, version, pointer_size);
+}
+void GCFinalizersBeginView::verify_generic_into(::clretw::Result<GCFinalizersBeginView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GCFinalizersBeginView> GCFinalizersBeginView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCFinalizersBeginView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCFinalizersBegin::id, ::clretw::dotnet_runtime::GCFinalizersBegin::name);
@@ -5103,6 +5159,10 @@ const ::clretw::ViewVersion BulkTypeView::versions_[1] = {{0, &::clretw::dotnet_
 ::clretw::Result<BulkTypeView> BulkTypeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BulkTypeView>(versions_, payload, version, pointer_size);
 }
+void BulkTypeView::verify_generic_into(::clretw::Result<BulkTypeView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<BulkTypeView> BulkTypeView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BulkTypeView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::BulkType::id, ::clretw::dotnet_runtime::BulkType::name);
 }
@@ -5118,6 +5178,10 @@ GCBulkRootEdgeView_Values GCBulkRootEdgeView_Values::at_generic(::clretw::Bytes 
 const ::clretw::ViewVersion GCBulkRootEdgeView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCBulkRootEdge}, };
 ::clretw::Result<GCBulkRootEdgeView> GCBulkRootEdgeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCBulkRootEdgeView>(versions_, payload, version, pointer_size);
+}
+void GCBulkRootEdgeView::verify_generic_into(::clretw::Result<GCBulkRootEdgeView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GCBulkRootEdgeView> GCBulkRootEdgeView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCBulkRootEdgeView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkRootEdge::id, ::clretw::dotnet_runtime::GCBulkRootEdge::name);
@@ -5135,6 +5199,10 @@ const ::clretw::ViewVersion GCBulkRootConditionalWeakTableElementEdgeView::versi
 ::clretw::Result<GCBulkRootConditionalWeakTableElementEdgeView> GCBulkRootConditionalWeakTableElementEdgeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCBulkRootConditionalWeakTableElementEdgeView>(versions_, payload, version, pointer_size);
 }
+void GCBulkRootConditionalWeakTableElementEdgeView::verify_generic_into(::clretw::Result<GCBulkRootConditionalWeakTableElementEdgeView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCBulkRootConditionalWeakTableElementEdgeView> GCBulkRootConditionalWeakTableElementEdgeView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCBulkRootConditionalWeakTableElementEdgeView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkRootConditionalWeakTableElementEdge::id, ::clretw::dotnet_runtime::GCBulkRootConditionalWeakTableElementEdge::name);
 }
@@ -5150,6 +5218,10 @@ GCBulkNodeView_Values GCBulkNodeView_Values::at_generic(::clretw::Bytes payload,
 const ::clretw::ViewVersion GCBulkNodeView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCBulkNode}, };
 ::clretw::Result<GCBulkNodeView> GCBulkNodeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCBulkNodeView>(versions_, payload, version, pointer_size);
+}
+void GCBulkNodeView::verify_generic_into(::clretw::Result<GCBulkNodeView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GCBulkNodeView> GCBulkNodeView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCBulkNodeView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkNode::id, ::clretw::dotnet_runtime::GCBulkNode::name);
@@ -5167,6 +5239,10 @@ const ::clretw::ViewVersion GCBulkEdgeView::versions_[1] = {{0, &::clretw::dotne
 ::clretw::Result<GCBulkEdgeView> GCBulkEdgeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCBulkEdgeView>(versions_, payload, version, pointer_size);
 }
+void GCBulkEdgeView::verify_generic_into(::clretw::Result<GCBulkEdgeView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCBulkEdgeView> GCBulkEdgeView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCBulkEdgeView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkEdge::id, ::clretw::dotnet_runtime::GCBulkEdge::name);
 }
@@ -5175,6 +5251,10 @@ const ::clretw::ViewVersion GCBulkEdgeView::versions_[1] = {{0, &::clretw::dotne
 const ::clretw::ViewVersion GCSampledObjectAllocationHighView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCSampledObjectAllocation}, };
 ::clretw::Result<GCSampledObjectAllocationHighView> GCSampledObjectAllocationHighView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCSampledObjectAllocationHighView>(versions_, payload, version, pointer_size);
+}
+void GCSampledObjectAllocationHighView::verify_generic_into(::clretw::Result<GCSampledObjectAllocationHighView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GCSampledObjectAllocationHighView> GCSampledObjectAllocationHighView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCSampledObjectAllocationHighView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCSampledObjectAllocationHigh::id, ::clretw::dotnet_runtime::GCSampledObjectAllocationHigh::name);
@@ -5192,6 +5272,10 @@ const ::clretw::ViewVersion GCBulkSurvivingObjectRangesView::versions_[1] = {{0,
 ::clretw::Result<GCBulkSurvivingObjectRangesView> GCBulkSurvivingObjectRangesView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCBulkSurvivingObjectRangesView>(versions_, payload, version, pointer_size);
 }
+void GCBulkSurvivingObjectRangesView::verify_generic_into(::clretw::Result<GCBulkSurvivingObjectRangesView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCBulkSurvivingObjectRangesView> GCBulkSurvivingObjectRangesView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCBulkSurvivingObjectRangesView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkSurvivingObjectRanges::id, ::clretw::dotnet_runtime::GCBulkSurvivingObjectRanges::name);
 }
@@ -5208,6 +5292,10 @@ const ::clretw::ViewVersion GCBulkMovedObjectRangesView::versions_[1] = {{0, &::
 ::clretw::Result<GCBulkMovedObjectRangesView> GCBulkMovedObjectRangesView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCBulkMovedObjectRangesView>(versions_, payload, version, pointer_size);
 }
+void GCBulkMovedObjectRangesView::verify_generic_into(::clretw::Result<GCBulkMovedObjectRangesView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCBulkMovedObjectRangesView> GCBulkMovedObjectRangesView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCBulkMovedObjectRangesView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkMovedObjectRanges::id, ::clretw::dotnet_runtime::GCBulkMovedObjectRanges::name);
 }
@@ -5216,6 +5304,10 @@ const ::clretw::ViewVersion GCBulkMovedObjectRangesView::versions_[1] = {{0, &::
 const ::clretw::ViewVersion GCGenerationRangeView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCGenerationRange}, };
 ::clretw::Result<GCGenerationRangeView> GCGenerationRangeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCGenerationRangeView>(versions_, payload, version, pointer_size);
+}
+void GCGenerationRangeView::verify_generic_into(::clretw::Result<GCGenerationRangeView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GCGenerationRangeView> GCGenerationRangeView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCGenerationRangeView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCGenerationRange::id, ::clretw::dotnet_runtime::GCGenerationRange::name);
@@ -5226,6 +5318,10 @@ const ::clretw::ViewVersion GCMarkStackRootsView::versions_[1] = {{0, &::clretw:
 ::clretw::Result<GCMarkStackRootsView> GCMarkStackRootsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCMarkStackRootsView>(versions_, payload, version, pointer_size);
 }
+void GCMarkStackRootsView::verify_generic_into(::clretw::Result<GCMarkStackRootsView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCMarkStackRootsView> GCMarkStackRootsView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCMarkStackRootsView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCMarkStackRoots::id, ::clretw::dotnet_runtime::GCMarkStackRoots::name);
 }
@@ -5234,6 +5330,10 @@ const ::clretw::ViewVersion GCMarkStackRootsView::versions_[1] = {{0, &::clretw:
 const ::clretw::ViewVersion GCMarkFinalizeQueueRootsView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCMark}, };
 ::clretw::Result<GCMarkFinalizeQueueRootsView> GCMarkFinalizeQueueRootsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCMarkFinalizeQueueRootsView>(versions_, payload, version, pointer_size);
+}
+void GCMarkFinalizeQueueRootsView::verify_generic_into(::clretw::Result<GCMarkFinalizeQueueRootsView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GCMarkFinalizeQueueRootsView> GCMarkFinalizeQueueRootsView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCMarkFinalizeQueueRootsView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCMarkFinalizeQueueRoots::id, ::clretw::dotnet_runtime::GCMarkFinalizeQueueRoots::name);
@@ -5244,6 +5344,10 @@ const ::clretw::ViewVersion GCMarkHandlesView::versions_[1] = {{0, &::clretw::do
 ::clretw::Result<GCMarkHandlesView> GCMarkHandlesView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCMarkHandlesView>(versions_, payload, version, pointer_size);
 }
+void GCMarkHandlesView::verify_generic_into(::clretw::Result<GCMarkHandlesView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCMarkHandlesView> GCMarkHandlesView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCMarkHandlesView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCMarkHandles::id, ::clretw::dotnet_runtime::GCMarkHandles::name);
 }
@@ -5252,6 +5356,10 @@ const ::clretw::ViewVersion GCMarkHandlesView::versions_[1] = {{0, &::clretw::do
 const ::clretw::ViewVersion GCMarkOlderGenerationRootsView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCMark}, };
 ::clretw::Result<GCMarkOlderGenerationRootsView> GCMarkOlderGenerationRootsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCMarkOlderGenerationRootsView>(versions_, payload, version, pointer_size);
+}
+void GCMarkOlderGenerationRootsView::verify_generic_into(::clretw::Result<GCMarkOlderGenerationRootsView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GCMarkOlderGenerationRootsView> GCMarkOlderGenerationRootsView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCMarkOlderGenerationRootsView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCMarkOlderGenerationRoots::id, ::clretw::dotnet_runtime::GCMarkOlderGenerationRoots::name);
@@ -5262,6 +5370,10 @@ const ::clretw::ViewVersion FinalizeObjectView::versions_[1] = {{0, &::clretw::d
 ::clretw::Result<FinalizeObjectView> FinalizeObjectView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<FinalizeObjectView>(versions_, payload, version, pointer_size);
 }
+void FinalizeObjectView::verify_generic_into(::clretw::Result<FinalizeObjectView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<FinalizeObjectView> FinalizeObjectView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<FinalizeObjectView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::FinalizeObject::id, ::clretw::dotnet_runtime::FinalizeObject::name);
 }
@@ -5270,6 +5382,10 @@ const ::clretw::ViewVersion FinalizeObjectView::versions_[1] = {{0, &::clretw::d
 const ::clretw::ViewVersion SetGCHandleView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_SetGCHandle}, };
 ::clretw::Result<SetGCHandleView> SetGCHandleView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<SetGCHandleView>(versions_, payload, version, pointer_size);
+}
+void SetGCHandleView::verify_generic_into(::clretw::Result<SetGCHandleView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<SetGCHandleView> SetGCHandleView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<SetGCHandleView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::SetGCHandle::id, ::clretw::dotnet_runtime::SetGCHandle::name);
@@ -5280,6 +5396,10 @@ const ::clretw::ViewVersion DestroyGCHandleView::versions_[1] = {{0, &::clretw::
 ::clretw::Result<DestroyGCHandleView> DestroyGCHandleView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<DestroyGCHandleView>(versions_, payload, version, pointer_size);
 }
+void DestroyGCHandleView::verify_generic_into(::clretw::Result<DestroyGCHandleView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<DestroyGCHandleView> DestroyGCHandleView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<DestroyGCHandleView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DestroyGCHandle::id, ::clretw::dotnet_runtime::DestroyGCHandle::name);
 }
@@ -5288,6 +5408,10 @@ const ::clretw::ViewVersion DestroyGCHandleView::versions_[1] = {{0, &::clretw::
 const ::clretw::ViewVersion GCSampledObjectAllocationLowView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCSampledObjectAllocation}, };
 ::clretw::Result<GCSampledObjectAllocationLowView> GCSampledObjectAllocationLowView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCSampledObjectAllocationLowView>(versions_, payload, version, pointer_size);
+}
+void GCSampledObjectAllocationLowView::verify_generic_into(::clretw::Result<GCSampledObjectAllocationLowView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GCSampledObjectAllocationLowView> GCSampledObjectAllocationLowView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCSampledObjectAllocationLowView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCSampledObjectAllocationLow::id, ::clretw::dotnet_runtime::GCSampledObjectAllocationLow::name);
@@ -5298,6 +5422,10 @@ const ::clretw::ViewVersion PinObjectAtGCTimeView::versions_[1] = {{0, &::clretw
 ::clretw::Result<PinObjectAtGCTimeView> PinObjectAtGCTimeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<PinObjectAtGCTimeView>(versions_, payload, version, pointer_size);
 }
+void PinObjectAtGCTimeView::verify_generic_into(::clretw::Result<PinObjectAtGCTimeView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<PinObjectAtGCTimeView> PinObjectAtGCTimeView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<PinObjectAtGCTimeView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::PinObjectAtGCTime::id, ::clretw::dotnet_runtime::PinObjectAtGCTime::name);
 }
@@ -5306,6 +5434,10 @@ const ::clretw::ViewVersion PinObjectAtGCTimeView::versions_[1] = {{0, &::clretw
 const ::clretw::ViewVersion GCTriggeredView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCTriggered}, };
 ::clretw::Result<GCTriggeredView> GCTriggeredView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCTriggeredView>(versions_, payload, version, pointer_size);
+}
+void GCTriggeredView::verify_generic_into(::clretw::Result<GCTriggeredView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GCTriggeredView> GCTriggeredView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCTriggeredView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCTriggered::id, ::clretw::dotnet_runtime::GCTriggered::name);
@@ -5323,6 +5455,10 @@ const ::clretw::ViewVersion GCBulkRootCCWView::versions_[1] = {{0, &::clretw::do
 ::clretw::Result<GCBulkRootCCWView> GCBulkRootCCWView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCBulkRootCCWView>(versions_, payload, version, pointer_size);
 }
+void GCBulkRootCCWView::verify_generic_into(::clretw::Result<GCBulkRootCCWView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCBulkRootCCWView> GCBulkRootCCWView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCBulkRootCCWView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkRootCCW::id, ::clretw::dotnet_runtime::GCBulkRootCCW::name);
 }
@@ -5338,6 +5474,10 @@ GCBulkRCWView_Values GCBulkRCWView_Values::at_generic(::clretw::Bytes payload, :
 const ::clretw::ViewVersion GCBulkRCWView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCBulkRCW}, };
 ::clretw::Result<GCBulkRCWView> GCBulkRCWView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCBulkRCWView>(versions_, payload, version, pointer_size);
+}
+void GCBulkRCWView::verify_generic_into(::clretw::Result<GCBulkRCWView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GCBulkRCWView> GCBulkRCWView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCBulkRCWView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkRCW::id, ::clretw::dotnet_runtime::GCBulkRCW::name);
@@ -5355,6 +5495,10 @@ const ::clretw::ViewVersion GCBulkRootStaticVarView::versions_[1] = {{0, &::clre
 ::clretw::Result<GCBulkRootStaticVarView> GCBulkRootStaticVarView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCBulkRootStaticVarView>(versions_, payload, version, pointer_size);
 }
+void GCBulkRootStaticVarView::verify_generic_into(::clretw::Result<GCBulkRootStaticVarView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCBulkRootStaticVarView> GCBulkRootStaticVarView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCBulkRootStaticVarView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkRootStaticVar::id, ::clretw::dotnet_runtime::GCBulkRootStaticVar::name);
 }
@@ -5363,6 +5507,10 @@ const ::clretw::ViewVersion GCBulkRootStaticVarView::versions_[1] = {{0, &::clre
 const ::clretw::ViewVersion GCDynamicEventView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCDynamicEvent}, };
 ::clretw::Result<GCDynamicEventView> GCDynamicEventView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCDynamicEventView>(versions_, payload, version, pointer_size);
+}
+void GCDynamicEventView::verify_generic_into(::clretw::Result<GCDynamicEventView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GCDynamicEventView> GCDynamicEventView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCDynamicEventView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCDynamicEvent::id, ::clretw::dotnet_runtime::GCDynamicEvent::name);
@@ -5373,6 +5521,10 @@ const ::clretw::ViewVersion WorkerThreadCreateView::versions_[1] = {{0, &::clret
 ::clretw::Result<WorkerThreadCreateView> WorkerThreadCreateView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<WorkerThreadCreateView>(versions_, payload, version, pointer_size);
 }
+void WorkerThreadCreateView::verify_generic_into(::clretw::Result<WorkerThreadCreateView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<WorkerThreadCreateView> WorkerThreadCreateView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<WorkerThreadCreateView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WorkerThreadCreate::id, ::clretw::dotnet_runtime::WorkerThreadCreate::name);
 }
@@ -5381,6 +5533,10 @@ const ::clretw::ViewVersion WorkerThreadCreateView::versions_[1] = {{0, &::clret
 const ::clretw::ViewVersion WorkerThreadTerminateView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ClrWorkerThread}, };
 ::clretw::Result<WorkerThreadTerminateView> WorkerThreadTerminateView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<WorkerThreadTerminateView>(versions_, payload, version, pointer_size);
+}
+void WorkerThreadTerminateView::verify_generic_into(::clretw::Result<WorkerThreadTerminateView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<WorkerThreadTerminateView> WorkerThreadTerminateView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<WorkerThreadTerminateView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WorkerThreadTerminate::id, ::clretw::dotnet_runtime::WorkerThreadTerminate::name);
@@ -5391,6 +5547,10 @@ const ::clretw::ViewVersion WorkerThreadRetireView::versions_[1] = {{0, &::clret
 ::clretw::Result<WorkerThreadRetireView> WorkerThreadRetireView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<WorkerThreadRetireView>(versions_, payload, version, pointer_size);
 }
+void WorkerThreadRetireView::verify_generic_into(::clretw::Result<WorkerThreadRetireView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<WorkerThreadRetireView> WorkerThreadRetireView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<WorkerThreadRetireView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WorkerThreadRetire::id, ::clretw::dotnet_runtime::WorkerThreadRetire::name);
 }
@@ -5399,6 +5559,10 @@ const ::clretw::ViewVersion WorkerThreadRetireView::versions_[1] = {{0, &::clret
 const ::clretw::ViewVersion WorkerThreadUnretireView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ClrWorkerThread}, };
 ::clretw::Result<WorkerThreadUnretireView> WorkerThreadUnretireView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<WorkerThreadUnretireView>(versions_, payload, version, pointer_size);
+}
+void WorkerThreadUnretireView::verify_generic_into(::clretw::Result<WorkerThreadUnretireView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<WorkerThreadUnretireView> WorkerThreadUnretireView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<WorkerThreadUnretireView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WorkerThreadUnretire::id, ::clretw::dotnet_runtime::WorkerThreadUnretire::name);
@@ -5409,6 +5573,10 @@ const ::clretw::ViewVersion IOThreadCreateView::versions_[2] = {{0, &::clretw::d
 ::clretw::Result<IOThreadCreateView> IOThreadCreateView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<IOThreadCreateView>(versions_, payload, version, pointer_size);
 }
+void IOThreadCreateView::verify_generic_into(::clretw::Result<IOThreadCreateView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<IOThreadCreateView> IOThreadCreateView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<IOThreadCreateView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::IOThreadCreate::id, ::clretw::dotnet_runtime::IOThreadCreate::name);
 }
@@ -5417,6 +5585,10 @@ const ::clretw::ViewVersion IOThreadCreateView::versions_[2] = {{0, &::clretw::d
 const ::clretw::ViewVersion IOThreadTerminateView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_IOThread}, {1, &::clretw::dotnet_runtime::kRecord_IOThread_V1}, };
 ::clretw::Result<IOThreadTerminateView> IOThreadTerminateView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<IOThreadTerminateView>(versions_, payload, version, pointer_size);
+}
+void IOThreadTerminateView::verify_generic_into(::clretw::Result<IOThreadTerminateView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<IOThreadTerminateView> IOThreadTerminateView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<IOThreadTerminateView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::IOThreadTerminate::id, ::clretw::dotnet_runtime::IOThreadTerminate::name);
@@ -5427,6 +5599,10 @@ const ::clretw::ViewVersion IOThreadRetireView::versions_[2] = {{0, &::clretw::d
 ::clretw::Result<IOThreadRetireView> IOThreadRetireView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<IOThreadRetireView>(versions_, payload, version, pointer_size);
 }
+void IOThreadRetireView::verify_generic_into(::clretw::Result<IOThreadRetireView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<IOThreadRetireView> IOThreadRetireView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<IOThreadRetireView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::IOThreadRetire::id, ::clretw::dotnet_runtime::IOThreadRetire::name);
 }
@@ -5435,6 +5611,10 @@ const ::clretw::ViewVersion IOThreadRetireView::versions_[2] = {{0, &::clretw::d
 const ::clretw::ViewVersion IOThreadUnretireView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_IOThread}, {1, &::clretw::dotnet_runtime::kRecord_IOThread_V1}, };
 ::clretw::Result<IOThreadUnretireView> IOThreadUnretireView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<IOThreadUnretireView>(versions_, payload, version, pointer_size);
+}
+void IOThreadUnretireView::verify_generic_into(::clretw::Result<IOThreadUnretireView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<IOThreadUnretireView> IOThreadUnretireView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<IOThreadUnretireView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::IOThreadUnretire::id, ::clretw::dotnet_runtime::IOThreadUnretire::name);
@@ -5445,6 +5625,10 @@ const ::clretw::ViewVersion ThreadpoolSuspensionSuspendThreadView::versions_[1] 
 ::clretw::Result<ThreadpoolSuspensionSuspendThreadView> ThreadpoolSuspensionSuspendThreadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadpoolSuspensionSuspendThreadView>(versions_, payload, version, pointer_size);
 }
+void ThreadpoolSuspensionSuspendThreadView::verify_generic_into(::clretw::Result<ThreadpoolSuspensionSuspendThreadView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ThreadpoolSuspensionSuspendThreadView> ThreadpoolSuspensionSuspendThreadView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadpoolSuspensionSuspendThreadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadpoolSuspensionSuspendThread::id, ::clretw::dotnet_runtime::ThreadpoolSuspensionSuspendThread::name);
 }
@@ -5453,6 +5637,10 @@ const ::clretw::ViewVersion ThreadpoolSuspensionSuspendThreadView::versions_[1] 
 const ::clretw::ViewVersion ThreadpoolSuspensionResumeThreadView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ClrThreadPoolSuspend}, };
 ::clretw::Result<ThreadpoolSuspensionResumeThreadView> ThreadpoolSuspensionResumeThreadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadpoolSuspensionResumeThreadView>(versions_, payload, version, pointer_size);
+}
+void ThreadpoolSuspensionResumeThreadView::verify_generic_into(::clretw::Result<ThreadpoolSuspensionResumeThreadView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ThreadpoolSuspensionResumeThreadView> ThreadpoolSuspensionResumeThreadView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadpoolSuspensionResumeThreadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadpoolSuspensionResumeThread::id, ::clretw::dotnet_runtime::ThreadpoolSuspensionResumeThread::name);
@@ -5463,6 +5651,10 @@ const ::clretw::ViewVersion ThreadPoolWorkerThreadStartView::versions_[1] = {{0,
 ::clretw::Result<ThreadPoolWorkerThreadStartView> ThreadPoolWorkerThreadStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadPoolWorkerThreadStartView>(versions_, payload, version, pointer_size);
 }
+void ThreadPoolWorkerThreadStartView::verify_generic_into(::clretw::Result<ThreadPoolWorkerThreadStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ThreadPoolWorkerThreadStartView> ThreadPoolWorkerThreadStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadPoolWorkerThreadStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadStart::id, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadStart::name);
 }
@@ -5471,6 +5663,10 @@ const ::clretw::ViewVersion ThreadPoolWorkerThreadStartView::versions_[1] = {{0,
 const ::clretw::ViewVersion ThreadPoolWorkerThreadStopView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadPoolWorkerThread}, };
 ::clretw::Result<ThreadPoolWorkerThreadStopView> ThreadPoolWorkerThreadStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadPoolWorkerThreadStopView>(versions_, payload, version, pointer_size);
+}
+void ThreadPoolWorkerThreadStopView::verify_generic_into(::clretw::Result<ThreadPoolWorkerThreadStopView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ThreadPoolWorkerThreadStopView> ThreadPoolWorkerThreadStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadPoolWorkerThreadStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadStop::id, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadStop::name);
@@ -5481,6 +5677,10 @@ const ::clretw::ViewVersion ThreadPoolWorkerThreadRetirementStartView::versions_
 ::clretw::Result<ThreadPoolWorkerThreadRetirementStartView> ThreadPoolWorkerThreadRetirementStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadPoolWorkerThreadRetirementStartView>(versions_, payload, version, pointer_size);
 }
+void ThreadPoolWorkerThreadRetirementStartView::verify_generic_into(::clretw::Result<ThreadPoolWorkerThreadRetirementStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ThreadPoolWorkerThreadRetirementStartView> ThreadPoolWorkerThreadRetirementStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadPoolWorkerThreadRetirementStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStart::id, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStart::name);
 }
@@ -5489,6 +5689,10 @@ const ::clretw::ViewVersion ThreadPoolWorkerThreadRetirementStartView::versions_
 const ::clretw::ViewVersion ThreadPoolWorkerThreadRetirementStopView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadPoolWorkerThread}, };
 ::clretw::Result<ThreadPoolWorkerThreadRetirementStopView> ThreadPoolWorkerThreadRetirementStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadPoolWorkerThreadRetirementStopView>(versions_, payload, version, pointer_size);
+}
+void ThreadPoolWorkerThreadRetirementStopView::verify_generic_into(::clretw::Result<ThreadPoolWorkerThreadRetirementStopView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ThreadPoolWorkerThreadRetirementStopView> ThreadPoolWorkerThreadRetirementStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadPoolWorkerThreadRetirementStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStop::id, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStop::name);
@@ -5499,6 +5703,10 @@ const ::clretw::ViewVersion ThreadPoolWorkerThreadAdjustmentSampleView::versions
 ::clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> ThreadPoolWorkerThreadAdjustmentSampleView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadPoolWorkerThreadAdjustmentSampleView>(versions_, payload, version, pointer_size);
 }
+void ThreadPoolWorkerThreadAdjustmentSampleView::verify_generic_into(::clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> ThreadPoolWorkerThreadAdjustmentSampleView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadPoolWorkerThreadAdjustmentSampleView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentSample::id, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentSample::name);
 }
@@ -5507,6 +5715,10 @@ const ::clretw::ViewVersion ThreadPoolWorkerThreadAdjustmentSampleView::versions
 const ::clretw::ViewVersion ThreadPoolWorkerThreadAdjustmentAdjustmentView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment}, };
 ::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> ThreadPoolWorkerThreadAdjustmentAdjustmentView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadPoolWorkerThreadAdjustmentAdjustmentView>(versions_, payload, version, pointer_size);
+}
+void ThreadPoolWorkerThreadAdjustmentAdjustmentView::verify_generic_into(::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> ThreadPoolWorkerThreadAdjustmentAdjustmentView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadPoolWorkerThreadAdjustmentAdjustmentView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentAdjustment::id, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentAdjustment::name);
@@ -5517,6 +5729,10 @@ const ::clretw::ViewVersion ThreadPoolWorkerThreadAdjustmentStatsView::versions_
 ::clretw::Result<ThreadPoolWorkerThreadAdjustmentStatsView> ThreadPoolWorkerThreadAdjustmentStatsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadPoolWorkerThreadAdjustmentStatsView>(versions_, payload, version, pointer_size);
 }
+void ThreadPoolWorkerThreadAdjustmentStatsView::verify_generic_into(::clretw::Result<ThreadPoolWorkerThreadAdjustmentStatsView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ThreadPoolWorkerThreadAdjustmentStatsView> ThreadPoolWorkerThreadAdjustmentStatsView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadPoolWorkerThreadAdjustmentStatsView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentStats::id, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentStats::name);
 }
@@ -5525,6 +5741,10 @@ const ::clretw::ViewVersion ThreadPoolWorkerThreadAdjustmentStatsView::versions_
 const ::clretw::ViewVersion ThreadPoolWorkerThreadWaitView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadPoolWorkerThread}, };
 ::clretw::Result<ThreadPoolWorkerThreadWaitView> ThreadPoolWorkerThreadWaitView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadPoolWorkerThreadWaitView>(versions_, payload, version, pointer_size);
+}
+void ThreadPoolWorkerThreadWaitView::verify_generic_into(::clretw::Result<ThreadPoolWorkerThreadWaitView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ThreadPoolWorkerThreadWaitView> ThreadPoolWorkerThreadWaitView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadPoolWorkerThreadWaitView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadWait::id, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadWait::name);
@@ -5535,6 +5755,10 @@ const ::clretw::ViewVersion YieldProcessorMeasurementView::versions_[1] = {{0, &
 ::clretw::Result<YieldProcessorMeasurementView> YieldProcessorMeasurementView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<YieldProcessorMeasurementView>(versions_, payload, version, pointer_size);
 }
+void YieldProcessorMeasurementView::verify_generic_into(::clretw::Result<YieldProcessorMeasurementView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<YieldProcessorMeasurementView> YieldProcessorMeasurementView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<YieldProcessorMeasurementView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::YieldProcessorMeasurement::id, ::clretw::dotnet_runtime::YieldProcessorMeasurement::name);
 }
@@ -5543,6 +5767,10 @@ const ::clretw::ViewVersion YieldProcessorMeasurementView::versions_[1] = {{0, &
 const ::clretw::ViewVersion ThreadPoolMinMaxThreadsView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadPoolMinMaxThreads}, };
 ::clretw::Result<ThreadPoolMinMaxThreadsView> ThreadPoolMinMaxThreadsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadPoolMinMaxThreadsView>(versions_, payload, version, pointer_size);
+}
+void ThreadPoolMinMaxThreadsView::verify_generic_into(::clretw::Result<ThreadPoolMinMaxThreadsView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ThreadPoolMinMaxThreadsView> ThreadPoolMinMaxThreadsView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadPoolMinMaxThreadsView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolMinMaxThreads::id, ::clretw::dotnet_runtime::ThreadPoolMinMaxThreads::name);
@@ -5553,6 +5781,10 @@ const ::clretw::ViewVersion ThreadPoolWorkingThreadCountView::versions_[1] = {{0
 ::clretw::Result<ThreadPoolWorkingThreadCountView> ThreadPoolWorkingThreadCountView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadPoolWorkingThreadCountView>(versions_, payload, version, pointer_size);
 }
+void ThreadPoolWorkingThreadCountView::verify_generic_into(::clretw::Result<ThreadPoolWorkingThreadCountView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ThreadPoolWorkingThreadCountView> ThreadPoolWorkingThreadCountView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadPoolWorkingThreadCountView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkingThreadCount::id, ::clretw::dotnet_runtime::ThreadPoolWorkingThreadCount::name);
 }
@@ -5561,6 +5793,10 @@ const ::clretw::ViewVersion ThreadPoolWorkingThreadCountView::versions_[1] = {{0
 const ::clretw::ViewVersion ThreadPoolEnqueueView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadPoolWork}, };
 ::clretw::Result<ThreadPoolEnqueueView> ThreadPoolEnqueueView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadPoolEnqueueView>(versions_, payload, version, pointer_size);
+}
+void ThreadPoolEnqueueView::verify_generic_into(::clretw::Result<ThreadPoolEnqueueView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ThreadPoolEnqueueView> ThreadPoolEnqueueView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadPoolEnqueueView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolEnqueue::id, ::clretw::dotnet_runtime::ThreadPoolEnqueue::name);
@@ -5571,6 +5807,10 @@ const ::clretw::ViewVersion ThreadPoolDequeueView::versions_[1] = {{0, &::clretw
 ::clretw::Result<ThreadPoolDequeueView> ThreadPoolDequeueView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadPoolDequeueView>(versions_, payload, version, pointer_size);
 }
+void ThreadPoolDequeueView::verify_generic_into(::clretw::Result<ThreadPoolDequeueView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ThreadPoolDequeueView> ThreadPoolDequeueView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadPoolDequeueView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolDequeue::id, ::clretw::dotnet_runtime::ThreadPoolDequeue::name);
 }
@@ -5579,6 +5819,10 @@ const ::clretw::ViewVersion ThreadPoolDequeueView::versions_[1] = {{0, &::clretw
 const ::clretw::ViewVersion ThreadPoolIOEnqueueView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadPoolIOWorkEnqueue}, };
 ::clretw::Result<ThreadPoolIOEnqueueView> ThreadPoolIOEnqueueView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadPoolIOEnqueueView>(versions_, payload, version, pointer_size);
+}
+void ThreadPoolIOEnqueueView::verify_generic_into(::clretw::Result<ThreadPoolIOEnqueueView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ThreadPoolIOEnqueueView> ThreadPoolIOEnqueueView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadPoolIOEnqueueView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolIOEnqueue::id, ::clretw::dotnet_runtime::ThreadPoolIOEnqueue::name);
@@ -5589,6 +5833,10 @@ const ::clretw::ViewVersion ThreadPoolIODequeueView::versions_[1] = {{0, &::clre
 ::clretw::Result<ThreadPoolIODequeueView> ThreadPoolIODequeueView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadPoolIODequeueView>(versions_, payload, version, pointer_size);
 }
+void ThreadPoolIODequeueView::verify_generic_into(::clretw::Result<ThreadPoolIODequeueView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ThreadPoolIODequeueView> ThreadPoolIODequeueView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadPoolIODequeueView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolIODequeue::id, ::clretw::dotnet_runtime::ThreadPoolIODequeue::name);
 }
@@ -5597,6 +5845,10 @@ const ::clretw::ViewVersion ThreadPoolIODequeueView::versions_[1] = {{0, &::clre
 const ::clretw::ViewVersion ThreadPoolIOPackView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadPoolIOWork}, };
 ::clretw::Result<ThreadPoolIOPackView> ThreadPoolIOPackView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadPoolIOPackView>(versions_, payload, version, pointer_size);
+}
+void ThreadPoolIOPackView::verify_generic_into(::clretw::Result<ThreadPoolIOPackView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ThreadPoolIOPackView> ThreadPoolIOPackView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadPoolIOPackView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolIOPack::id, ::clretw::dotnet_runtime::ThreadPoolIOPack::name);
@@ -5607,6 +5859,10 @@ const ::clretw::ViewVersion ThreadCreatingView::versions_[1] = {{0, &::clretw::d
 ::clretw::Result<ThreadCreatingView> ThreadCreatingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadCreatingView>(versions_, payload, version, pointer_size);
 }
+void ThreadCreatingView::verify_generic_into(::clretw::Result<ThreadCreatingView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ThreadCreatingView> ThreadCreatingView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadCreatingView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadCreating::id, ::clretw::dotnet_runtime::ThreadCreating::name);
 }
@@ -5615,6 +5871,10 @@ const ::clretw::ViewVersion ThreadCreatingView::versions_[1] = {{0, &::clretw::d
 const ::clretw::ViewVersion ThreadRunningView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadStartWork}, };
 ::clretw::Result<ThreadRunningView> ThreadRunningView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadRunningView>(versions_, payload, version, pointer_size);
+}
+void ThreadRunningView::verify_generic_into(::clretw::Result<ThreadRunningView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ThreadRunningView> ThreadRunningView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadRunningView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadRunning::id, ::clretw::dotnet_runtime::ThreadRunning::name);
@@ -5625,6 +5885,10 @@ const ::clretw::ViewVersion MethodDetailsView::versions_[1] = {{0, &::clretw::do
 ::clretw::Result<MethodDetailsView> MethodDetailsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodDetailsView>(versions_, payload, version, pointer_size);
 }
+void MethodDetailsView::verify_generic_into(::clretw::Result<MethodDetailsView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MethodDetailsView> MethodDetailsView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodDetailsView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodDetails::id, ::clretw::dotnet_runtime::MethodDetails::name);
 }
@@ -5633,6 +5897,10 @@ const ::clretw::ViewVersion MethodDetailsView::versions_[1] = {{0, &::clretw::do
 const ::clretw::ViewVersion TypeLoadStartView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_TypeLoadStart}, };
 ::clretw::Result<TypeLoadStartView> TypeLoadStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<TypeLoadStartView>(versions_, payload, version, pointer_size);
+}
+void TypeLoadStartView::verify_generic_into(::clretw::Result<TypeLoadStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<TypeLoadStartView> TypeLoadStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<TypeLoadStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TypeLoadStart::id, ::clretw::dotnet_runtime::TypeLoadStart::name);
@@ -5643,6 +5911,10 @@ const ::clretw::ViewVersion TypeLoadStopView::versions_[1] = {{0, &::clretw::dot
 ::clretw::Result<TypeLoadStopView> TypeLoadStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<TypeLoadStopView>(versions_, payload, version, pointer_size);
 }
+void TypeLoadStopView::verify_generic_into(::clretw::Result<TypeLoadStopView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<TypeLoadStopView> TypeLoadStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<TypeLoadStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TypeLoadStop::id, ::clretw::dotnet_runtime::TypeLoadStop::name);
 }
@@ -5651,6 +5923,10 @@ const ::clretw::ViewVersion TypeLoadStopView::versions_[1] = {{0, &::clretw::dot
 const ::clretw::ViewVersion ExceptionThrownView::versions_[2] = {{0, nullptr}, {1, &::clretw::dotnet_runtime::kRecord_Exception}, };
 ::clretw::Result<ExceptionThrownView> ExceptionThrownView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ExceptionThrownView>(versions_, payload, version, pointer_size);
+}
+void ExceptionThrownView::verify_generic_into(::clretw::Result<ExceptionThrownView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ExceptionThrownView> ExceptionThrownView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ExceptionThrownView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionThrown::id, ::clretw::dotnet_runtime::ExceptionThrown::name);
@@ -5661,6 +5937,10 @@ const ::clretw::ViewVersion ContentionView::versions_[3] = {{0, nullptr}, {1, &:
 ::clretw::Result<ContentionView> ContentionView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ContentionView>(versions_, payload, version, pointer_size);
 }
+void ContentionView::verify_generic_into(::clretw::Result<ContentionView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ContentionView> ContentionView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ContentionView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::Contention::id, ::clretw::dotnet_runtime::Contention::name);
 }
@@ -5669,6 +5949,10 @@ const ::clretw::ViewVersion ContentionView::versions_[3] = {{0, nullptr}, {1, &:
 const ::clretw::ViewVersion CLRStackWalkView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ClrStackWalk}, };
 ::clretw::Result<CLRStackWalkView> CLRStackWalkView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<CLRStackWalkView>(versions_, payload, version, pointer_size);
+}
+void CLRStackWalkView::verify_generic_into(::clretw::Result<CLRStackWalkView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<CLRStackWalkView> CLRStackWalkView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<CLRStackWalkView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::CLRStackWalk::id, ::clretw::dotnet_runtime::CLRStackWalk::name);
@@ -5679,6 +5963,10 @@ const ::clretw::ViewVersion AppDomainMemAllocatedView::versions_[1] = {{0, &::cl
 ::clretw::Result<AppDomainMemAllocatedView> AppDomainMemAllocatedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AppDomainMemAllocatedView>(versions_, payload, version, pointer_size);
 }
+void AppDomainMemAllocatedView::verify_generic_into(::clretw::Result<AppDomainMemAllocatedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<AppDomainMemAllocatedView> AppDomainMemAllocatedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<AppDomainMemAllocatedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainMemAllocated::id, ::clretw::dotnet_runtime::AppDomainMemAllocated::name);
 }
@@ -5687,6 +5975,10 @@ const ::clretw::ViewVersion AppDomainMemAllocatedView::versions_[1] = {{0, &::cl
 const ::clretw::ViewVersion AppDomainMemSurvivedView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_AppDomainMemSurvived}, };
 ::clretw::Result<AppDomainMemSurvivedView> AppDomainMemSurvivedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AppDomainMemSurvivedView>(versions_, payload, version, pointer_size);
+}
+void AppDomainMemSurvivedView::verify_generic_into(::clretw::Result<AppDomainMemSurvivedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<AppDomainMemSurvivedView> AppDomainMemSurvivedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<AppDomainMemSurvivedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainMemSurvived::id, ::clretw::dotnet_runtime::AppDomainMemSurvived::name);
@@ -5697,6 +5989,10 @@ const ::clretw::ViewVersion ThreadCreatedView::versions_[1] = {{0, &::clretw::do
 ::clretw::Result<ThreadCreatedView> ThreadCreatedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadCreatedView>(versions_, payload, version, pointer_size);
 }
+void ThreadCreatedView::verify_generic_into(::clretw::Result<ThreadCreatedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ThreadCreatedView> ThreadCreatedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadCreatedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadCreated::id, ::clretw::dotnet_runtime::ThreadCreated::name);
 }
@@ -5705,6 +6001,10 @@ const ::clretw::ViewVersion ThreadCreatedView::versions_[1] = {{0, &::clretw::do
 const ::clretw::ViewVersion ThreadTerminatedView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadTerminatedOrTransition}, };
 ::clretw::Result<ThreadTerminatedView> ThreadTerminatedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadTerminatedView>(versions_, payload, version, pointer_size);
+}
+void ThreadTerminatedView::verify_generic_into(::clretw::Result<ThreadTerminatedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ThreadTerminatedView> ThreadTerminatedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadTerminatedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadTerminated::id, ::clretw::dotnet_runtime::ThreadTerminated::name);
@@ -5715,6 +6015,10 @@ const ::clretw::ViewVersion ThreadDomainEnterView::versions_[1] = {{0, &::clretw
 ::clretw::Result<ThreadDomainEnterView> ThreadDomainEnterView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadDomainEnterView>(versions_, payload, version, pointer_size);
 }
+void ThreadDomainEnterView::verify_generic_into(::clretw::Result<ThreadDomainEnterView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ThreadDomainEnterView> ThreadDomainEnterView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadDomainEnterView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadDomainEnter::id, ::clretw::dotnet_runtime::ThreadDomainEnter::name);
 }
@@ -5723,6 +6027,10 @@ const ::clretw::ViewVersion ThreadDomainEnterView::versions_[1] = {{0, &::clretw
 const ::clretw::ViewVersion ILStubGeneratedView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ILStubGenerated}, };
 ::clretw::Result<ILStubGeneratedView> ILStubGeneratedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ILStubGeneratedView>(versions_, payload, version, pointer_size);
+}
+void ILStubGeneratedView::verify_generic_into(::clretw::Result<ILStubGeneratedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ILStubGeneratedView> ILStubGeneratedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ILStubGeneratedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ILStubGenerated::id, ::clretw::dotnet_runtime::ILStubGenerated::name);
@@ -5733,6 +6041,10 @@ const ::clretw::ViewVersion ILStubCacheHitView::versions_[1] = {{0, &::clretw::d
 ::clretw::Result<ILStubCacheHitView> ILStubCacheHitView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ILStubCacheHitView>(versions_, payload, version, pointer_size);
 }
+void ILStubCacheHitView::verify_generic_into(::clretw::Result<ILStubCacheHitView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ILStubCacheHitView> ILStubCacheHitView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ILStubCacheHitView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ILStubCacheHit::id, ::clretw::dotnet_runtime::ILStubCacheHit::name);
 }
@@ -5741,6 +6053,10 @@ const ::clretw::ViewVersion ILStubCacheHitView::versions_[1] = {{0, &::clretw::d
 const ::clretw::ViewVersion LockCreatedView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_LockCreated}, };
 ::clretw::Result<LockCreatedView> LockCreatedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<LockCreatedView>(versions_, payload, version, pointer_size);
+}
+void LockCreatedView::verify_generic_into(::clretw::Result<LockCreatedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<LockCreatedView> LockCreatedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<LockCreatedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::LockCreated::id, ::clretw::dotnet_runtime::LockCreated::name);
@@ -5751,6 +6067,10 @@ const ::clretw::ViewVersion ContentionStopView::versions_[2] = {{0, &::clretw::d
 ::clretw::Result<ContentionStopView> ContentionStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ContentionStopView>(versions_, payload, version, pointer_size);
 }
+void ContentionStopView::verify_generic_into(::clretw::Result<ContentionStopView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ContentionStopView> ContentionStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ContentionStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ContentionStop::id, ::clretw::dotnet_runtime::ContentionStop::name);
 }
@@ -5759,6 +6079,10 @@ const ::clretw::ViewVersion ContentionStopView::versions_[2] = {{0, &::clretw::d
 const ::clretw::ViewVersion DCStartCompleteV2View::versions_[1] = {{0, nullptr}, };
 ::clretw::Result<DCStartCompleteV2View> DCStartCompleteV2View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<DCStartCompleteV2View>(versions_, payload, version, pointer_size);
+}
+void DCStartCompleteV2View::verify_generic_into(::clretw::Result<DCStartCompleteV2View>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<DCStartCompleteV2View> DCStartCompleteV2View::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<DCStartCompleteV2View>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DCStartCompleteV2::id, ::clretw::dotnet_runtime::DCStartCompleteV2::name);
@@ -5769,6 +6093,10 @@ const ::clretw::ViewVersion DCEndCompleteV2View::versions_[1] = {{0, nullptr}, }
 ::clretw::Result<DCEndCompleteV2View> DCEndCompleteV2View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<DCEndCompleteV2View>(versions_, payload, version, pointer_size);
 }
+void DCEndCompleteV2View::verify_generic_into(::clretw::Result<DCEndCompleteV2View>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<DCEndCompleteV2View> DCEndCompleteV2View::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<DCEndCompleteV2View>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DCEndCompleteV2::id, ::clretw::dotnet_runtime::DCEndCompleteV2::name);
 }
@@ -5777,6 +6105,10 @@ const ::clretw::ViewVersion DCEndCompleteV2View::versions_[1] = {{0, nullptr}, }
 const ::clretw::ViewVersion MethodDCStartV2View::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_MethodLoadUnload}, };
 ::clretw::Result<MethodDCStartV2View> MethodDCStartV2View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodDCStartV2View>(versions_, payload, version, pointer_size);
+}
+void MethodDCStartV2View::verify_generic_into(::clretw::Result<MethodDCStartV2View>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MethodDCStartV2View> MethodDCStartV2View::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodDCStartV2View>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodDCStartV2::id, ::clretw::dotnet_runtime::MethodDCStartV2::name);
@@ -5787,6 +6119,10 @@ const ::clretw::ViewVersion MethodDCEndV2View::versions_[1] = {{0, &::clretw::do
 ::clretw::Result<MethodDCEndV2View> MethodDCEndV2View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodDCEndV2View>(versions_, payload, version, pointer_size);
 }
+void MethodDCEndV2View::verify_generic_into(::clretw::Result<MethodDCEndV2View>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MethodDCEndV2View> MethodDCEndV2View::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodDCEndV2View>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodDCEndV2::id, ::clretw::dotnet_runtime::MethodDCEndV2::name);
 }
@@ -5795,6 +6131,10 @@ const ::clretw::ViewVersion MethodDCEndV2View::versions_[1] = {{0, &::clretw::do
 const ::clretw::ViewVersion MethodDCStartVerboseV2View::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_MethodLoadUnloadVerbose}, };
 ::clretw::Result<MethodDCStartVerboseV2View> MethodDCStartVerboseV2View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodDCStartVerboseV2View>(versions_, payload, version, pointer_size);
+}
+void MethodDCStartVerboseV2View::verify_generic_into(::clretw::Result<MethodDCStartVerboseV2View>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MethodDCStartVerboseV2View> MethodDCStartVerboseV2View::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodDCStartVerboseV2View>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodDCStartVerboseV2::id, ::clretw::dotnet_runtime::MethodDCStartVerboseV2::name);
@@ -5805,6 +6145,10 @@ const ::clretw::ViewVersion MethodDCEndVerboseV2View::versions_[1] = {{0, &::clr
 ::clretw::Result<MethodDCEndVerboseV2View> MethodDCEndVerboseV2View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodDCEndVerboseV2View>(versions_, payload, version, pointer_size);
 }
+void MethodDCEndVerboseV2View::verify_generic_into(::clretw::Result<MethodDCEndVerboseV2View>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MethodDCEndVerboseV2View> MethodDCEndVerboseV2View::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodDCEndVerboseV2View>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodDCEndVerboseV2::id, ::clretw::dotnet_runtime::MethodDCEndVerboseV2::name);
 }
@@ -5813,6 +6157,10 @@ const ::clretw::ViewVersion MethodDCEndVerboseV2View::versions_[1] = {{0, &::clr
 const ::clretw::ViewVersion MethodLoadView::versions_[3] = {{0, &::clretw::dotnet_runtime::kRecord_MethodLoadUnload}, {1, &::clretw::dotnet_runtime::kRecord_MethodLoadUnload_V1}, {2, &::clretw::dotnet_runtime::kRecord_MethodLoadUnload_V2}, };
 ::clretw::Result<MethodLoadView> MethodLoadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodLoadView>(versions_, payload, version, pointer_size);
+}
+void MethodLoadView::verify_generic_into(::clretw::Result<MethodLoadView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MethodLoadView> MethodLoadView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodLoadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodLoad::id, ::clretw::dotnet_runtime::MethodLoad::name);
@@ -5823,6 +6171,10 @@ const ::clretw::ViewVersion MethodUnloadView::versions_[3] = {{0, &::clretw::dot
 ::clretw::Result<MethodUnloadView> MethodUnloadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodUnloadView>(versions_, payload, version, pointer_size);
 }
+void MethodUnloadView::verify_generic_into(::clretw::Result<MethodUnloadView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MethodUnloadView> MethodUnloadView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodUnloadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodUnload::id, ::clretw::dotnet_runtime::MethodUnload::name);
 }
@@ -5831,6 +6183,10 @@ const ::clretw::ViewVersion MethodUnloadView::versions_[3] = {{0, &::clretw::dot
 const ::clretw::ViewVersion MethodLoadVerboseView::versions_[3] = {{0, &::clretw::dotnet_runtime::kRecord_MethodLoadUnloadVerbose}, {1, &::clretw::dotnet_runtime::kRecord_MethodLoadUnloadVerbose_V1}, {2, &::clretw::dotnet_runtime::kRecord_MethodLoadUnloadVerbose_V2}, };
 ::clretw::Result<MethodLoadVerboseView> MethodLoadVerboseView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodLoadVerboseView>(versions_, payload, version, pointer_size);
+}
+void MethodLoadVerboseView::verify_generic_into(::clretw::Result<MethodLoadVerboseView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MethodLoadVerboseView> MethodLoadVerboseView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodLoadVerboseView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodLoadVerbose::id, ::clretw::dotnet_runtime::MethodLoadVerbose::name);
@@ -5841,6 +6197,10 @@ const ::clretw::ViewVersion MethodUnloadVerboseView::versions_[3] = {{0, &::clre
 ::clretw::Result<MethodUnloadVerboseView> MethodUnloadVerboseView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodUnloadVerboseView>(versions_, payload, version, pointer_size);
 }
+void MethodUnloadVerboseView::verify_generic_into(::clretw::Result<MethodUnloadVerboseView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MethodUnloadVerboseView> MethodUnloadVerboseView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodUnloadVerboseView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodUnloadVerbose::id, ::clretw::dotnet_runtime::MethodUnloadVerbose::name);
 }
@@ -5849,6 +6209,10 @@ const ::clretw::ViewVersion MethodUnloadVerboseView::versions_[3] = {{0, &::clre
 const ::clretw::ViewVersion MethodJittingStartedView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_MethodJittingStarted}, {1, &::clretw::dotnet_runtime::kRecord_MethodJittingStarted_V1}, };
 ::clretw::Result<MethodJittingStartedView> MethodJittingStartedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodJittingStartedView>(versions_, payload, version, pointer_size);
+}
+void MethodJittingStartedView::verify_generic_into(::clretw::Result<MethodJittingStartedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MethodJittingStartedView> MethodJittingStartedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodJittingStartedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJittingStarted::id, ::clretw::dotnet_runtime::MethodJittingStarted::name);
@@ -5859,6 +6223,10 @@ const ::clretw::ViewVersion MethodJitMemoryAllocatedForCodeView::versions_[1] = 
 ::clretw::Result<MethodJitMemoryAllocatedForCodeView> MethodJitMemoryAllocatedForCodeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodJitMemoryAllocatedForCodeView>(versions_, payload, version, pointer_size);
 }
+void MethodJitMemoryAllocatedForCodeView::verify_generic_into(::clretw::Result<MethodJitMemoryAllocatedForCodeView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MethodJitMemoryAllocatedForCodeView> MethodJitMemoryAllocatedForCodeView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodJitMemoryAllocatedForCodeView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitMemoryAllocatedForCode::id, ::clretw::dotnet_runtime::MethodJitMemoryAllocatedForCode::name);
 }
@@ -5867,6 +6235,10 @@ const ::clretw::ViewVersion MethodJitMemoryAllocatedForCodeView::versions_[1] = 
 const ::clretw::ViewVersion ModuleDCStartV2View::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ModuleLoadUnload}, };
 ::clretw::Result<ModuleDCStartV2View> ModuleDCStartV2View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ModuleDCStartV2View>(versions_, payload, version, pointer_size);
+}
+void ModuleDCStartV2View::verify_generic_into(::clretw::Result<ModuleDCStartV2View>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ModuleDCStartV2View> ModuleDCStartV2View::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ModuleDCStartV2View>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ModuleDCStartV2::id, ::clretw::dotnet_runtime::ModuleDCStartV2::name);
@@ -5877,6 +6249,10 @@ const ::clretw::ViewVersion ModuleDCEndV2View::versions_[1] = {{0, &::clretw::do
 ::clretw::Result<ModuleDCEndV2View> ModuleDCEndV2View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ModuleDCEndV2View>(versions_, payload, version, pointer_size);
 }
+void ModuleDCEndV2View::verify_generic_into(::clretw::Result<ModuleDCEndV2View>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ModuleDCEndV2View> ModuleDCEndV2View::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ModuleDCEndV2View>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ModuleDCEndV2::id, ::clretw::dotnet_runtime::ModuleDCEndV2::name);
 }
@@ -5885,6 +6261,10 @@ const ::clretw::ViewVersion ModuleDCEndV2View::versions_[1] = {{0, &::clretw::do
 const ::clretw::ViewVersion DomainModuleLoadView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_DomainModuleLoadUnload}, {1, &::clretw::dotnet_runtime::kRecord_DomainModuleLoadUnload_V1}, };
 ::clretw::Result<DomainModuleLoadView> DomainModuleLoadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<DomainModuleLoadView>(versions_, payload, version, pointer_size);
+}
+void DomainModuleLoadView::verify_generic_into(::clretw::Result<DomainModuleLoadView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<DomainModuleLoadView> DomainModuleLoadView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<DomainModuleLoadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DomainModuleLoad::id, ::clretw::dotnet_runtime::DomainModuleLoad::name);
@@ -5895,6 +6275,10 @@ const ::clretw::ViewVersion ModuleLoadView::versions_[3] = {{0, &::clretw::dotne
 ::clretw::Result<ModuleLoadView> ModuleLoadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ModuleLoadView>(versions_, payload, version, pointer_size);
 }
+void ModuleLoadView::verify_generic_into(::clretw::Result<ModuleLoadView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ModuleLoadView> ModuleLoadView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ModuleLoadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ModuleLoad::id, ::clretw::dotnet_runtime::ModuleLoad::name);
 }
@@ -5903,6 +6287,10 @@ const ::clretw::ViewVersion ModuleLoadView::versions_[3] = {{0, &::clretw::dotne
 const ::clretw::ViewVersion ModuleUnloadView::versions_[3] = {{0, &::clretw::dotnet_runtime::kRecord_ModuleLoadUnload}, {1, &::clretw::dotnet_runtime::kRecord_ModuleLoadUnload_V1}, {2, &::clretw::dotnet_runtime::kRecord_ModuleLoadUnload_V2}, };
 ::clretw::Result<ModuleUnloadView> ModuleUnloadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ModuleUnloadView>(versions_, payload, version, pointer_size);
+}
+void ModuleUnloadView::verify_generic_into(::clretw::Result<ModuleUnloadView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ModuleUnloadView> ModuleUnloadView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ModuleUnloadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ModuleUnload::id, ::clretw::dotnet_runtime::ModuleUnload::name);
@@ -5913,6 +6301,10 @@ const ::clretw::ViewVersion AssemblyLoadView::versions_[2] = {{0, &::clretw::dot
 ::clretw::Result<AssemblyLoadView> AssemblyLoadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AssemblyLoadView>(versions_, payload, version, pointer_size);
 }
+void AssemblyLoadView::verify_generic_into(::clretw::Result<AssemblyLoadView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<AssemblyLoadView> AssemblyLoadView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<AssemblyLoadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyLoad::id, ::clretw::dotnet_runtime::AssemblyLoad::name);
 }
@@ -5921,6 +6313,10 @@ const ::clretw::ViewVersion AssemblyLoadView::versions_[2] = {{0, &::clretw::dot
 const ::clretw::ViewVersion AssemblyUnloadView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_AssemblyLoadUnload}, {1, &::clretw::dotnet_runtime::kRecord_AssemblyLoadUnload_V1}, };
 ::clretw::Result<AssemblyUnloadView> AssemblyUnloadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AssemblyUnloadView>(versions_, payload, version, pointer_size);
+}
+void AssemblyUnloadView::verify_generic_into(::clretw::Result<AssemblyUnloadView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<AssemblyUnloadView> AssemblyUnloadView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<AssemblyUnloadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyUnload::id, ::clretw::dotnet_runtime::AssemblyUnload::name);
@@ -5931,6 +6327,10 @@ const ::clretw::ViewVersion AppDomainLoadView::versions_[2] = {{0, &::clretw::do
 ::clretw::Result<AppDomainLoadView> AppDomainLoadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AppDomainLoadView>(versions_, payload, version, pointer_size);
 }
+void AppDomainLoadView::verify_generic_into(::clretw::Result<AppDomainLoadView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<AppDomainLoadView> AppDomainLoadView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<AppDomainLoadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainLoad::id, ::clretw::dotnet_runtime::AppDomainLoad::name);
 }
@@ -5939,6 +6339,10 @@ const ::clretw::ViewVersion AppDomainLoadView::versions_[2] = {{0, &::clretw::do
 const ::clretw::ViewVersion AppDomainUnloadView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_AppDomainLoadUnload}, {1, &::clretw::dotnet_runtime::kRecord_AppDomainLoadUnload_V1}, };
 ::clretw::Result<AppDomainUnloadView> AppDomainUnloadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AppDomainUnloadView>(versions_, payload, version, pointer_size);
+}
+void AppDomainUnloadView::verify_generic_into(::clretw::Result<AppDomainUnloadView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<AppDomainUnloadView> AppDomainUnloadView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<AppDomainUnloadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainUnload::id, ::clretw::dotnet_runtime::AppDomainUnload::name);
@@ -5949,6 +6353,10 @@ const ::clretw::ViewVersion ModuleRangeLoadView::versions_[1] = {{0, &::clretw::
 ::clretw::Result<ModuleRangeLoadView> ModuleRangeLoadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ModuleRangeLoadView>(versions_, payload, version, pointer_size);
 }
+void ModuleRangeLoadView::verify_generic_into(::clretw::Result<ModuleRangeLoadView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ModuleRangeLoadView> ModuleRangeLoadView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ModuleRangeLoadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ModuleRangeLoad::id, ::clretw::dotnet_runtime::ModuleRangeLoad::name);
 }
@@ -5957,6 +6365,10 @@ const ::clretw::ViewVersion ModuleRangeLoadView::versions_[1] = {{0, &::clretw::
 const ::clretw::ViewVersion R2RGetEntryPointView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_R2RGetEntryPoint}, };
 ::clretw::Result<R2RGetEntryPointView> R2RGetEntryPointView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<R2RGetEntryPointView>(versions_, payload, version, pointer_size);
+}
+void R2RGetEntryPointView::verify_generic_into(::clretw::Result<R2RGetEntryPointView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<R2RGetEntryPointView> R2RGetEntryPointView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<R2RGetEntryPointView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::R2RGetEntryPoint::id, ::clretw::dotnet_runtime::R2RGetEntryPoint::name);
@@ -5967,6 +6379,10 @@ const ::clretw::ViewVersion R2RGetEntryPointStartView::versions_[1] = {{0, &::cl
 ::clretw::Result<R2RGetEntryPointStartView> R2RGetEntryPointStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<R2RGetEntryPointStartView>(versions_, payload, version, pointer_size);
 }
+void R2RGetEntryPointStartView::verify_generic_into(::clretw::Result<R2RGetEntryPointStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<R2RGetEntryPointStartView> R2RGetEntryPointStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<R2RGetEntryPointStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::R2RGetEntryPointStart::id, ::clretw::dotnet_runtime::R2RGetEntryPointStart::name);
 }
@@ -5975,6 +6391,10 @@ const ::clretw::ViewVersion R2RGetEntryPointStartView::versions_[1] = {{0, &::cl
 const ::clretw::ViewVersion StrongNameVerificationStartView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_StrongNameVerification}, {1, &::clretw::dotnet_runtime::kRecord_StrongNameVerification_V1}, };
 ::clretw::Result<StrongNameVerificationStartView> StrongNameVerificationStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<StrongNameVerificationStartView>(versions_, payload, version, pointer_size);
+}
+void StrongNameVerificationStartView::verify_generic_into(::clretw::Result<StrongNameVerificationStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<StrongNameVerificationStartView> StrongNameVerificationStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<StrongNameVerificationStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::StrongNameVerificationStart::id, ::clretw::dotnet_runtime::StrongNameVerificationStart::name);
@@ -5985,6 +6405,10 @@ const ::clretw::ViewVersion StrongNameVerificationStopView::versions_[2] = {{0, 
 ::clretw::Result<StrongNameVerificationStopView> StrongNameVerificationStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<StrongNameVerificationStopView>(versions_, payload, version, pointer_size);
 }
+void StrongNameVerificationStopView::verify_generic_into(::clretw::Result<StrongNameVerificationStopView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<StrongNameVerificationStopView> StrongNameVerificationStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<StrongNameVerificationStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::StrongNameVerificationStop::id, ::clretw::dotnet_runtime::StrongNameVerificationStop::name);
 }
@@ -5993,6 +6417,10 @@ const ::clretw::ViewVersion StrongNameVerificationStopView::versions_[2] = {{0, 
 const ::clretw::ViewVersion AuthenticodeVerificationStartView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_AuthenticodeVerification}, {1, &::clretw::dotnet_runtime::kRecord_AuthenticodeVerification_V1}, };
 ::clretw::Result<AuthenticodeVerificationStartView> AuthenticodeVerificationStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AuthenticodeVerificationStartView>(versions_, payload, version, pointer_size);
+}
+void AuthenticodeVerificationStartView::verify_generic_into(::clretw::Result<AuthenticodeVerificationStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<AuthenticodeVerificationStartView> AuthenticodeVerificationStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<AuthenticodeVerificationStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AuthenticodeVerificationStart::id, ::clretw::dotnet_runtime::AuthenticodeVerificationStart::name);
@@ -6003,6 +6431,10 @@ const ::clretw::ViewVersion AuthenticodeVerificationStopView::versions_[2] = {{0
 ::clretw::Result<AuthenticodeVerificationStopView> AuthenticodeVerificationStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AuthenticodeVerificationStopView>(versions_, payload, version, pointer_size);
 }
+void AuthenticodeVerificationStopView::verify_generic_into(::clretw::Result<AuthenticodeVerificationStopView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<AuthenticodeVerificationStopView> AuthenticodeVerificationStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<AuthenticodeVerificationStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AuthenticodeVerificationStop::id, ::clretw::dotnet_runtime::AuthenticodeVerificationStop::name);
 }
@@ -6011,6 +6443,10 @@ const ::clretw::ViewVersion AuthenticodeVerificationStopView::versions_[2] = {{0
 const ::clretw::ViewVersion MethodJitInliningSucceededView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_MethodJitInliningSucceeded}, };
 ::clretw::Result<MethodJitInliningSucceededView> MethodJitInliningSucceededView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodJitInliningSucceededView>(versions_, payload, version, pointer_size);
+}
+void MethodJitInliningSucceededView::verify_generic_into(::clretw::Result<MethodJitInliningSucceededView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MethodJitInliningSucceededView> MethodJitInliningSucceededView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodJitInliningSucceededView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitInliningSucceeded::id, ::clretw::dotnet_runtime::MethodJitInliningSucceeded::name);
@@ -6021,6 +6457,10 @@ const ::clretw::ViewVersion MethodJitInliningFailedAnsiView::versions_[1] = {{0,
 ::clretw::Result<MethodJitInliningFailedAnsiView> MethodJitInliningFailedAnsiView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodJitInliningFailedAnsiView>(versions_, payload, version, pointer_size);
 }
+void MethodJitInliningFailedAnsiView::verify_generic_into(::clretw::Result<MethodJitInliningFailedAnsiView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MethodJitInliningFailedAnsiView> MethodJitInliningFailedAnsiView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodJitInliningFailedAnsiView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitInliningFailedAnsi::id, ::clretw::dotnet_runtime::MethodJitInliningFailedAnsi::name);
 }
@@ -6029,6 +6469,10 @@ const ::clretw::ViewVersion MethodJitInliningFailedAnsiView::versions_[1] = {{0,
 const ::clretw::ViewVersion RuntimeInformationStartView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_RuntimeInformation}, };
 ::clretw::Result<RuntimeInformationStartView> RuntimeInformationStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<RuntimeInformationStartView>(versions_, payload, version, pointer_size);
+}
+void RuntimeInformationStartView::verify_generic_into(::clretw::Result<RuntimeInformationStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<RuntimeInformationStartView> RuntimeInformationStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<RuntimeInformationStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::RuntimeInformationStart::id, ::clretw::dotnet_runtime::RuntimeInformationStart::name);
@@ -6039,6 +6483,10 @@ const ::clretw::ViewVersion MethodJitTailCallSucceededView::versions_[1] = {{0, 
 ::clretw::Result<MethodJitTailCallSucceededView> MethodJitTailCallSucceededView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodJitTailCallSucceededView>(versions_, payload, version, pointer_size);
 }
+void MethodJitTailCallSucceededView::verify_generic_into(::clretw::Result<MethodJitTailCallSucceededView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MethodJitTailCallSucceededView> MethodJitTailCallSucceededView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodJitTailCallSucceededView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitTailCallSucceeded::id, ::clretw::dotnet_runtime::MethodJitTailCallSucceeded::name);
 }
@@ -6047,6 +6495,10 @@ const ::clretw::ViewVersion MethodJitTailCallSucceededView::versions_[1] = {{0, 
 const ::clretw::ViewVersion MethodJitTailCallFailedAnsiView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_MethodJitTailCallFailedAnsi}, };
 ::clretw::Result<MethodJitTailCallFailedAnsiView> MethodJitTailCallFailedAnsiView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodJitTailCallFailedAnsiView>(versions_, payload, version, pointer_size);
+}
+void MethodJitTailCallFailedAnsiView::verify_generic_into(::clretw::Result<MethodJitTailCallFailedAnsiView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MethodJitTailCallFailedAnsiView> MethodJitTailCallFailedAnsiView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodJitTailCallFailedAnsiView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitTailCallFailedAnsi::id, ::clretw::dotnet_runtime::MethodJitTailCallFailedAnsi::name);
@@ -6057,6 +6509,10 @@ const ::clretw::ViewVersion MethodILToNativeMapView::versions_[2] = {{0, &::clre
 ::clretw::Result<MethodILToNativeMapView> MethodILToNativeMapView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodILToNativeMapView>(versions_, payload, version, pointer_size);
 }
+void MethodILToNativeMapView::verify_generic_into(::clretw::Result<MethodILToNativeMapView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MethodILToNativeMapView> MethodILToNativeMapView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodILToNativeMapView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodILToNativeMap::id, ::clretw::dotnet_runtime::MethodILToNativeMap::name);
 }
@@ -6065,6 +6521,10 @@ const ::clretw::ViewVersion MethodILToNativeMapView::versions_[2] = {{0, &::clre
 const ::clretw::ViewVersion MethodJitTailCallFailedView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_MethodJitTailCallFailed}, };
 ::clretw::Result<MethodJitTailCallFailedView> MethodJitTailCallFailedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodJitTailCallFailedView>(versions_, payload, version, pointer_size);
+}
+void MethodJitTailCallFailedView::verify_generic_into(::clretw::Result<MethodJitTailCallFailedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MethodJitTailCallFailedView> MethodJitTailCallFailedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodJitTailCallFailedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitTailCallFailed::id, ::clretw::dotnet_runtime::MethodJitTailCallFailed::name);
@@ -6075,6 +6535,10 @@ const ::clretw::ViewVersion MethodJitInliningFailedView::versions_[1] = {{0, &::
 ::clretw::Result<MethodJitInliningFailedView> MethodJitInliningFailedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodJitInliningFailedView>(versions_, payload, version, pointer_size);
 }
+void MethodJitInliningFailedView::verify_generic_into(::clretw::Result<MethodJitInliningFailedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MethodJitInliningFailedView> MethodJitInliningFailedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodJitInliningFailedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitInliningFailed::id, ::clretw::dotnet_runtime::MethodJitInliningFailed::name);
 }
@@ -6083,6 +6547,10 @@ const ::clretw::ViewVersion MethodJitInliningFailedView::versions_[1] = {{0, &::
 const ::clretw::ViewVersion IncreaseMemoryPressureView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_IncreaseMemoryPressure}, };
 ::clretw::Result<IncreaseMemoryPressureView> IncreaseMemoryPressureView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<IncreaseMemoryPressureView>(versions_, payload, version, pointer_size);
+}
+void IncreaseMemoryPressureView::verify_generic_into(::clretw::Result<IncreaseMemoryPressureView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<IncreaseMemoryPressureView> IncreaseMemoryPressureView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<IncreaseMemoryPressureView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::IncreaseMemoryPressure::id, ::clretw::dotnet_runtime::IncreaseMemoryPressure::name);
@@ -6093,6 +6561,10 @@ const ::clretw::ViewVersion DecreaseMemoryPressureView::versions_[1] = {{0, &::c
 ::clretw::Result<DecreaseMemoryPressureView> DecreaseMemoryPressureView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<DecreaseMemoryPressureView>(versions_, payload, version, pointer_size);
 }
+void DecreaseMemoryPressureView::verify_generic_into(::clretw::Result<DecreaseMemoryPressureView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<DecreaseMemoryPressureView> DecreaseMemoryPressureView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<DecreaseMemoryPressureView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DecreaseMemoryPressure::id, ::clretw::dotnet_runtime::DecreaseMemoryPressure::name);
 }
@@ -6102,6 +6574,10 @@ const ::clretw::ViewVersion GCMarkWithTypeView::versions_[1] = {{0, &::clretw::d
 ::clretw::Result<GCMarkWithTypeView> GCMarkWithTypeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCMarkWithTypeView>(versions_, payload, version, pointer_size);
 }
+void GCMarkWithTypeView::verify_generic_into(::clretw::Result<GCMarkWithTypeView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCMarkWithTypeView> GCMarkWithTypeView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCMarkWithTypeView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCMarkWithType::id, ::clretw::dotnet_runtime::GCMarkWithType::name);
 }
@@ -6110,6 +6586,10 @@ const ::clretw::ViewVersion GCMarkWithTypeView::versions_[1] = {{0, &::clretw::d
 const ::clretw::ViewVersion GCJoinView::versions_[1] = {{2, &::clretw::dotnet_runtime::kRecord_GCJoin_V2}, };
 ::clretw::Result<GCJoinView> GCJoinView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCJoinView>(versions_, payload, version, pointer_size);
+}
+void GCJoinView::verify_generic_into(::clretw::Result<GCJoinView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GCJoinView> GCJoinView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCJoinView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCJoin::id, ::clretw::dotnet_runtime::GCJoin::name);
@@ -6127,6 +6607,10 @@ const ::clretw::ViewVersion GCPerHeapHistoryView::versions_[1] = {{3, &::clretw:
 ::clretw::Result<GCPerHeapHistoryView> GCPerHeapHistoryView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCPerHeapHistoryView>(versions_, payload, version, pointer_size);
 }
+void GCPerHeapHistoryView::verify_generic_into(::clretw::Result<GCPerHeapHistoryView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCPerHeapHistoryView> GCPerHeapHistoryView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCPerHeapHistoryView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCPerHeapHistory::id, ::clretw::dotnet_runtime::GCPerHeapHistory::name);
 }
@@ -6143,6 +6627,10 @@ const ::clretw::ViewVersion GCGlobalHeapHistoryView::versions_[3] = {{2, &::clre
 ::clretw::Result<GCGlobalHeapHistoryView> GCGlobalHeapHistoryView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCGlobalHeapHistoryView>(versions_, payload, version, pointer_size);
 }
+void GCGlobalHeapHistoryView::verify_generic_into(::clretw::Result<GCGlobalHeapHistoryView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCGlobalHeapHistoryView> GCGlobalHeapHistoryView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCGlobalHeapHistoryView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCGlobalHeapHistory::id, ::clretw::dotnet_runtime::GCGlobalHeapHistory::name);
 }
@@ -6152,6 +6640,10 @@ const ::clretw::ViewVersion GenAwareBeginView::versions_[1] = {{0, &::clretw::do
 ::clretw::Result<GenAwareBeginView> GenAwareBeginView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GenAwareBeginView>(versions_, payload, version, pointer_size);
 }
+void GenAwareBeginView::verify_generic_into(::clretw::Result<GenAwareBeginView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GenAwareBeginView> GenAwareBeginView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GenAwareBeginView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GenAwareBegin::id, ::clretw::dotnet_runtime::GenAwareBegin::name);
 }
@@ -6160,6 +6652,10 @@ const ::clretw::ViewVersion GenAwareBeginView::versions_[1] = {{0, &::clretw::do
 const ::clretw::ViewVersion GenAwareEndView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GenAwareTemplate}, };
 ::clretw::Result<GenAwareEndView> GenAwareEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GenAwareEndView>(versions_, payload, version, pointer_size);
+}
+void GenAwareEndView::verify_generic_into(::clretw::Result<GenAwareEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GenAwareEndView> GenAwareEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GenAwareEndView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GenAwareEnd::id, ::clretw::dotnet_runtime::GenAwareEnd::name);
@@ -6177,6 +6673,10 @@ const ::clretw::ViewVersion GCLOHCompactView::versions_[1] = {{0, &::clretw::dot
 ::clretw::Result<GCLOHCompactView> GCLOHCompactView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCLOHCompactView>(versions_, payload, version, pointer_size);
 }
+void GCLOHCompactView::verify_generic_into(::clretw::Result<GCLOHCompactView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCLOHCompactView> GCLOHCompactView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCLOHCompactView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCLOHCompact::id, ::clretw::dotnet_runtime::GCLOHCompact::name);
 }
@@ -6193,6 +6693,10 @@ const ::clretw::ViewVersion GCFitBucketInfoView::versions_[1] = {{0, &::clretw::
 ::clretw::Result<GCFitBucketInfoView> GCFitBucketInfoView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCFitBucketInfoView>(versions_, payload, version, pointer_size);
 }
+void GCFitBucketInfoView::verify_generic_into(::clretw::Result<GCFitBucketInfoView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCFitBucketInfoView> GCFitBucketInfoView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCFitBucketInfoView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCFitBucketInfo::id, ::clretw::dotnet_runtime::GCFitBucketInfo::name);
 }
@@ -6201,6 +6705,10 @@ const ::clretw::ViewVersion GCFitBucketInfoView::versions_[1] = {{0, &::clretw::
 const ::clretw::ViewVersion DebugIPCEventStartView::versions_[1] = {{0, nullptr}, };
 ::clretw::Result<DebugIPCEventStartView> DebugIPCEventStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<DebugIPCEventStartView>(versions_, payload, version, pointer_size);
+}
+void DebugIPCEventStartView::verify_generic_into(::clretw::Result<DebugIPCEventStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<DebugIPCEventStartView> DebugIPCEventStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<DebugIPCEventStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DebugIPCEventStart::id, ::clretw::dotnet_runtime::DebugIPCEventStart::name);
@@ -6211,6 +6719,10 @@ const ::clretw::ViewVersion DebugIPCEventEndView::versions_[1] = {{0, nullptr}, 
 ::clretw::Result<DebugIPCEventEndView> DebugIPCEventEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<DebugIPCEventEndView>(versions_, payload, version, pointer_size);
 }
+void DebugIPCEventEndView::verify_generic_into(::clretw::Result<DebugIPCEventEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<DebugIPCEventEndView> DebugIPCEventEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<DebugIPCEventEndView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DebugIPCEventEnd::id, ::clretw::dotnet_runtime::DebugIPCEventEnd::name);
 }
@@ -6219,6 +6731,10 @@ const ::clretw::ViewVersion DebugIPCEventEndView::versions_[1] = {{0, nullptr}, 
 const ::clretw::ViewVersion DebugExceptionProcessingStartView::versions_[1] = {{0, nullptr}, };
 ::clretw::Result<DebugExceptionProcessingStartView> DebugExceptionProcessingStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<DebugExceptionProcessingStartView>(versions_, payload, version, pointer_size);
+}
+void DebugExceptionProcessingStartView::verify_generic_into(::clretw::Result<DebugExceptionProcessingStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<DebugExceptionProcessingStartView> DebugExceptionProcessingStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<DebugExceptionProcessingStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DebugExceptionProcessingStart::id, ::clretw::dotnet_runtime::DebugExceptionProcessingStart::name);
@@ -6229,6 +6745,10 @@ const ::clretw::ViewVersion DebugExceptionProcessingEndView::versions_[1] = {{0,
 ::clretw::Result<DebugExceptionProcessingEndView> DebugExceptionProcessingEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<DebugExceptionProcessingEndView>(versions_, payload, version, pointer_size);
 }
+void DebugExceptionProcessingEndView::verify_generic_into(::clretw::Result<DebugExceptionProcessingEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<DebugExceptionProcessingEndView> DebugExceptionProcessingEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<DebugExceptionProcessingEndView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DebugExceptionProcessingEnd::id, ::clretw::dotnet_runtime::DebugExceptionProcessingEnd::name);
 }
@@ -6237,6 +6757,10 @@ const ::clretw::ViewVersion DebugExceptionProcessingEndView::versions_[1] = {{0,
 const ::clretw::ViewVersion ExceptionCatchStartView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ExceptionHandling}, };
 ::clretw::Result<ExceptionCatchStartView> ExceptionCatchStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ExceptionCatchStartView>(versions_, payload, version, pointer_size);
+}
+void ExceptionCatchStartView::verify_generic_into(::clretw::Result<ExceptionCatchStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ExceptionCatchStartView> ExceptionCatchStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ExceptionCatchStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionCatchStart::id, ::clretw::dotnet_runtime::ExceptionCatchStart::name);
@@ -6247,6 +6771,10 @@ const ::clretw::ViewVersion ExceptionCatchStopView::versions_[1] = {{0, nullptr}
 ::clretw::Result<ExceptionCatchStopView> ExceptionCatchStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ExceptionCatchStopView>(versions_, payload, version, pointer_size);
 }
+void ExceptionCatchStopView::verify_generic_into(::clretw::Result<ExceptionCatchStopView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ExceptionCatchStopView> ExceptionCatchStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ExceptionCatchStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionCatchStop::id, ::clretw::dotnet_runtime::ExceptionCatchStop::name);
 }
@@ -6255,6 +6783,10 @@ const ::clretw::ViewVersion ExceptionCatchStopView::versions_[1] = {{0, nullptr}
 const ::clretw::ViewVersion ExceptionFinallyStartView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ExceptionHandling}, };
 ::clretw::Result<ExceptionFinallyStartView> ExceptionFinallyStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ExceptionFinallyStartView>(versions_, payload, version, pointer_size);
+}
+void ExceptionFinallyStartView::verify_generic_into(::clretw::Result<ExceptionFinallyStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ExceptionFinallyStartView> ExceptionFinallyStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ExceptionFinallyStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionFinallyStart::id, ::clretw::dotnet_runtime::ExceptionFinallyStart::name);
@@ -6265,6 +6797,10 @@ const ::clretw::ViewVersion ExceptionFinallyStopView::versions_[1] = {{0, nullpt
 ::clretw::Result<ExceptionFinallyStopView> ExceptionFinallyStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ExceptionFinallyStopView>(versions_, payload, version, pointer_size);
 }
+void ExceptionFinallyStopView::verify_generic_into(::clretw::Result<ExceptionFinallyStopView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ExceptionFinallyStopView> ExceptionFinallyStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ExceptionFinallyStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionFinallyStop::id, ::clretw::dotnet_runtime::ExceptionFinallyStop::name);
 }
@@ -6273,6 +6809,10 @@ const ::clretw::ViewVersion ExceptionFinallyStopView::versions_[1] = {{0, nullpt
 const ::clretw::ViewVersion ExceptionFilterStartView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ExceptionHandling}, };
 ::clretw::Result<ExceptionFilterStartView> ExceptionFilterStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ExceptionFilterStartView>(versions_, payload, version, pointer_size);
+}
+void ExceptionFilterStartView::verify_generic_into(::clretw::Result<ExceptionFilterStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ExceptionFilterStartView> ExceptionFilterStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ExceptionFilterStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionFilterStart::id, ::clretw::dotnet_runtime::ExceptionFilterStart::name);
@@ -6283,6 +6823,10 @@ const ::clretw::ViewVersion ExceptionFilterStopView::versions_[1] = {{0, nullptr
 ::clretw::Result<ExceptionFilterStopView> ExceptionFilterStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ExceptionFilterStopView>(versions_, payload, version, pointer_size);
 }
+void ExceptionFilterStopView::verify_generic_into(::clretw::Result<ExceptionFilterStopView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ExceptionFilterStopView> ExceptionFilterStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ExceptionFilterStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionFilterStop::id, ::clretw::dotnet_runtime::ExceptionFilterStop::name);
 }
@@ -6291,6 +6835,10 @@ const ::clretw::ViewVersion ExceptionFilterStopView::versions_[1] = {{0, nullptr
 const ::clretw::ViewVersion ExceptionThrownStopView::versions_[1] = {{0, nullptr}, };
 ::clretw::Result<ExceptionThrownStopView> ExceptionThrownStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ExceptionThrownStopView>(versions_, payload, version, pointer_size);
+}
+void ExceptionThrownStopView::verify_generic_into(::clretw::Result<ExceptionThrownStopView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ExceptionThrownStopView> ExceptionThrownStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ExceptionThrownStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionThrownStop::id, ::clretw::dotnet_runtime::ExceptionThrownStop::name);
@@ -6301,6 +6849,10 @@ const ::clretw::ViewVersion CodeSymbolsView::versions_[1] = {{0, &::clretw::dotn
 ::clretw::Result<CodeSymbolsView> CodeSymbolsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<CodeSymbolsView>(versions_, payload, version, pointer_size);
 }
+void CodeSymbolsView::verify_generic_into(::clretw::Result<CodeSymbolsView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<CodeSymbolsView> CodeSymbolsView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<CodeSymbolsView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::CodeSymbols::id, ::clretw::dotnet_runtime::CodeSymbols::name);
 }
@@ -6309,6 +6861,10 @@ const ::clretw::ViewVersion CodeSymbolsView::versions_[1] = {{0, &::clretw::dotn
 const ::clretw::ViewVersion EventSourceView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_EventSource}, };
 ::clretw::Result<EventSourceView> EventSourceView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<EventSourceView>(versions_, payload, version, pointer_size);
+}
+void EventSourceView::verify_generic_into(::clretw::Result<EventSourceView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<EventSourceView> EventSourceView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<EventSourceView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::EventSource::id, ::clretw::dotnet_runtime::EventSource::name);
@@ -6319,6 +6875,10 @@ const ::clretw::ViewVersion TieredCompilationSettingsView::versions_[1] = {{0, &
 ::clretw::Result<TieredCompilationSettingsView> TieredCompilationSettingsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<TieredCompilationSettingsView>(versions_, payload, version, pointer_size);
 }
+void TieredCompilationSettingsView::verify_generic_into(::clretw::Result<TieredCompilationSettingsView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<TieredCompilationSettingsView> TieredCompilationSettingsView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<TieredCompilationSettingsView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TieredCompilationSettings::id, ::clretw::dotnet_runtime::TieredCompilationSettings::name);
 }
@@ -6327,6 +6887,10 @@ const ::clretw::ViewVersion TieredCompilationSettingsView::versions_[1] = {{0, &
 const ::clretw::ViewVersion TieredCompilationPauseView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_TieredCompilationEmpty}, };
 ::clretw::Result<TieredCompilationPauseView> TieredCompilationPauseView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<TieredCompilationPauseView>(versions_, payload, version, pointer_size);
+}
+void TieredCompilationPauseView::verify_generic_into(::clretw::Result<TieredCompilationPauseView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<TieredCompilationPauseView> TieredCompilationPauseView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<TieredCompilationPauseView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TieredCompilationPause::id, ::clretw::dotnet_runtime::TieredCompilationPause::name);
@@ -6337,6 +6901,10 @@ const ::clretw::ViewVersion TieredCompilationResumeView::versions_[1] = {{0, &::
 ::clretw::Result<TieredCompilationResumeView> TieredCompilationResumeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<TieredCompilationResumeView>(versions_, payload, version, pointer_size);
 }
+void TieredCompilationResumeView::verify_generic_into(::clretw::Result<TieredCompilationResumeView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<TieredCompilationResumeView> TieredCompilationResumeView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<TieredCompilationResumeView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TieredCompilationResume::id, ::clretw::dotnet_runtime::TieredCompilationResume::name);
 }
@@ -6345,6 +6913,10 @@ const ::clretw::ViewVersion TieredCompilationResumeView::versions_[1] = {{0, &::
 const ::clretw::ViewVersion TieredCompilationBackgroundJitStartView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_TieredCompilationBackgroundJitStart}, };
 ::clretw::Result<TieredCompilationBackgroundJitStartView> TieredCompilationBackgroundJitStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<TieredCompilationBackgroundJitStartView>(versions_, payload, version, pointer_size);
+}
+void TieredCompilationBackgroundJitStartView::verify_generic_into(::clretw::Result<TieredCompilationBackgroundJitStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<TieredCompilationBackgroundJitStartView> TieredCompilationBackgroundJitStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<TieredCompilationBackgroundJitStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TieredCompilationBackgroundJitStart::id, ::clretw::dotnet_runtime::TieredCompilationBackgroundJitStart::name);
@@ -6355,6 +6927,10 @@ const ::clretw::ViewVersion TieredCompilationBackgroundJitStopView::versions_[1]
 ::clretw::Result<TieredCompilationBackgroundJitStopView> TieredCompilationBackgroundJitStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<TieredCompilationBackgroundJitStopView>(versions_, payload, version, pointer_size);
 }
+void TieredCompilationBackgroundJitStopView::verify_generic_into(::clretw::Result<TieredCompilationBackgroundJitStopView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<TieredCompilationBackgroundJitStopView> TieredCompilationBackgroundJitStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<TieredCompilationBackgroundJitStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TieredCompilationBackgroundJitStop::id, ::clretw::dotnet_runtime::TieredCompilationBackgroundJitStop::name);
 }
@@ -6363,6 +6939,10 @@ const ::clretw::ViewVersion TieredCompilationBackgroundJitStopView::versions_[1]
 const ::clretw::ViewVersion AssemblyLoadStartView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_AssemblyLoadStart}, };
 ::clretw::Result<AssemblyLoadStartView> AssemblyLoadStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AssemblyLoadStartView>(versions_, payload, version, pointer_size);
+}
+void AssemblyLoadStartView::verify_generic_into(::clretw::Result<AssemblyLoadStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<AssemblyLoadStartView> AssemblyLoadStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<AssemblyLoadStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyLoadStart::id, ::clretw::dotnet_runtime::AssemblyLoadStart::name);
@@ -6373,6 +6953,10 @@ const ::clretw::ViewVersion AssemblyLoadStopView::versions_[1] = {{0, &::clretw:
 ::clretw::Result<AssemblyLoadStopView> AssemblyLoadStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AssemblyLoadStopView>(versions_, payload, version, pointer_size);
 }
+void AssemblyLoadStopView::verify_generic_into(::clretw::Result<AssemblyLoadStopView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<AssemblyLoadStopView> AssemblyLoadStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<AssemblyLoadStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyLoadStop::id, ::clretw::dotnet_runtime::AssemblyLoadStop::name);
 }
@@ -6381,6 +6965,10 @@ const ::clretw::ViewVersion AssemblyLoadStopView::versions_[1] = {{0, &::clretw:
 const ::clretw::ViewVersion ResolutionAttemptedView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ResolutionAttempted}, };
 ::clretw::Result<ResolutionAttemptedView> ResolutionAttemptedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ResolutionAttemptedView>(versions_, payload, version, pointer_size);
+}
+void ResolutionAttemptedView::verify_generic_into(::clretw::Result<ResolutionAttemptedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ResolutionAttemptedView> ResolutionAttemptedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ResolutionAttemptedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ResolutionAttempted::id, ::clretw::dotnet_runtime::ResolutionAttempted::name);
@@ -6391,6 +6979,10 @@ const ::clretw::ViewVersion AssemblyLoadContextResolvingHandlerInvokedView::vers
 ::clretw::Result<AssemblyLoadContextResolvingHandlerInvokedView> AssemblyLoadContextResolvingHandlerInvokedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AssemblyLoadContextResolvingHandlerInvokedView>(versions_, payload, version, pointer_size);
 }
+void AssemblyLoadContextResolvingHandlerInvokedView::verify_generic_into(::clretw::Result<AssemblyLoadContextResolvingHandlerInvokedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<AssemblyLoadContextResolvingHandlerInvokedView> AssemblyLoadContextResolvingHandlerInvokedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<AssemblyLoadContextResolvingHandlerInvokedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyLoadContextResolvingHandlerInvoked::id, ::clretw::dotnet_runtime::AssemblyLoadContextResolvingHandlerInvoked::name);
 }
@@ -6399,6 +6991,10 @@ const ::clretw::ViewVersion AssemblyLoadContextResolvingHandlerInvokedView::vers
 const ::clretw::ViewVersion AppDomainAssemblyResolveHandlerInvokedView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_AppDomainAssemblyResolveHandlerInvoked}, };
 ::clretw::Result<AppDomainAssemblyResolveHandlerInvokedView> AppDomainAssemblyResolveHandlerInvokedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AppDomainAssemblyResolveHandlerInvokedView>(versions_, payload, version, pointer_size);
+}
+void AppDomainAssemblyResolveHandlerInvokedView::verify_generic_into(::clretw::Result<AppDomainAssemblyResolveHandlerInvokedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<AppDomainAssemblyResolveHandlerInvokedView> AppDomainAssemblyResolveHandlerInvokedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<AppDomainAssemblyResolveHandlerInvokedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainAssemblyResolveHandlerInvoked::id, ::clretw::dotnet_runtime::AppDomainAssemblyResolveHandlerInvoked::name);
@@ -6409,6 +7005,10 @@ const ::clretw::ViewVersion AssemblyLoadFromResolveHandlerInvokedView::versions_
 ::clretw::Result<AssemblyLoadFromResolveHandlerInvokedView> AssemblyLoadFromResolveHandlerInvokedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AssemblyLoadFromResolveHandlerInvokedView>(versions_, payload, version, pointer_size);
 }
+void AssemblyLoadFromResolveHandlerInvokedView::verify_generic_into(::clretw::Result<AssemblyLoadFromResolveHandlerInvokedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<AssemblyLoadFromResolveHandlerInvokedView> AssemblyLoadFromResolveHandlerInvokedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<AssemblyLoadFromResolveHandlerInvokedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyLoadFromResolveHandlerInvoked::id, ::clretw::dotnet_runtime::AssemblyLoadFromResolveHandlerInvoked::name);
 }
@@ -6417,6 +7017,10 @@ const ::clretw::ViewVersion AssemblyLoadFromResolveHandlerInvokedView::versions_
 const ::clretw::ViewVersion KnownPathProbedView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_KnownPathProbed}, };
 ::clretw::Result<KnownPathProbedView> KnownPathProbedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<KnownPathProbedView>(versions_, payload, version, pointer_size);
+}
+void KnownPathProbedView::verify_generic_into(::clretw::Result<KnownPathProbedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<KnownPathProbedView> KnownPathProbedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<KnownPathProbedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::KnownPathProbed::id, ::clretw::dotnet_runtime::KnownPathProbed::name);
@@ -6427,6 +7031,10 @@ const ::clretw::ViewVersion JitInstrumentationDataView::versions_[1] = {{0, &::c
 ::clretw::Result<JitInstrumentationDataView> JitInstrumentationDataView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<JitInstrumentationDataView>(versions_, payload, version, pointer_size);
 }
+void JitInstrumentationDataView::verify_generic_into(::clretw::Result<JitInstrumentationDataView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<JitInstrumentationDataView> JitInstrumentationDataView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<JitInstrumentationDataView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::JitInstrumentationData::id, ::clretw::dotnet_runtime::JitInstrumentationData::name);
 }
@@ -6435,6 +7043,10 @@ const ::clretw::ViewVersion JitInstrumentationDataView::versions_[1] = {{0, &::c
 const ::clretw::ViewVersion JitInstrumentationDataVerboseView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_JitInstrumentationDataVerbose}, };
 ::clretw::Result<JitInstrumentationDataVerboseView> JitInstrumentationDataVerboseView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<JitInstrumentationDataVerboseView>(versions_, payload, version, pointer_size);
+}
+void JitInstrumentationDataVerboseView::verify_generic_into(::clretw::Result<JitInstrumentationDataVerboseView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<JitInstrumentationDataVerboseView> JitInstrumentationDataVerboseView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<JitInstrumentationDataVerboseView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::JitInstrumentationDataVerbose::id, ::clretw::dotnet_runtime::JitInstrumentationDataVerbose::name);
@@ -6445,6 +7057,10 @@ const ::clretw::ViewVersion ProfilerMessageView::versions_[1] = {{0, &::clretw::
 ::clretw::Result<ProfilerMessageView> ProfilerMessageView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ProfilerMessageView>(versions_, payload, version, pointer_size);
 }
+void ProfilerMessageView::verify_generic_into(::clretw::Result<ProfilerMessageView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ProfilerMessageView> ProfilerMessageView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ProfilerMessageView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ProfilerMessage::id, ::clretw::dotnet_runtime::ProfilerMessage::name);
 }
@@ -6453,6 +7069,10 @@ const ::clretw::ViewVersion ProfilerMessageView::versions_[1] = {{0, &::clretw::
 const ::clretw::ViewVersion ExecutionCheckpointView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ExecutionCheckpoint}, };
 ::clretw::Result<ExecutionCheckpointView> ExecutionCheckpointView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ExecutionCheckpointView>(versions_, payload, version, pointer_size);
+}
+void ExecutionCheckpointView::verify_generic_into(::clretw::Result<ExecutionCheckpointView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ExecutionCheckpointView> ExecutionCheckpointView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ExecutionCheckpointView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExecutionCheckpoint::id, ::clretw::dotnet_runtime::ExecutionCheckpoint::name);
@@ -6463,6 +7083,10 @@ const ::clretw::ViewVersion WaitHandleWaitStartView::versions_[1] = {{0, &::clre
 ::clretw::Result<WaitHandleWaitStartView> WaitHandleWaitStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<WaitHandleWaitStartView>(versions_, payload, version, pointer_size);
 }
+void WaitHandleWaitStartView::verify_generic_into(::clretw::Result<WaitHandleWaitStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<WaitHandleWaitStartView> WaitHandleWaitStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<WaitHandleWaitStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WaitHandleWaitStart::id, ::clretw::dotnet_runtime::WaitHandleWaitStart::name);
 }
@@ -6472,6 +7096,10 @@ const ::clretw::ViewVersion WaitHandleWaitStopView::versions_[1] = {{0, &::clret
 ::clretw::Result<WaitHandleWaitStopView> WaitHandleWaitStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<WaitHandleWaitStopView>(versions_, payload, version, pointer_size);
 }
+void WaitHandleWaitStopView::verify_generic_into(::clretw::Result<WaitHandleWaitStopView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<WaitHandleWaitStopView> WaitHandleWaitStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<WaitHandleWaitStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WaitHandleWaitStop::id, ::clretw::dotnet_runtime::WaitHandleWaitStop::name);
 }
@@ -6480,6 +7108,10 @@ const ::clretw::ViewVersion WaitHandleWaitStopView::versions_[1] = {{0, &::clret
 const ::clretw::ViewVersion AllocationSampledView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_AllocationSampled}, };
 ::clretw::Result<AllocationSampledView> AllocationSampledView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AllocationSampledView>(versions_, payload, version, pointer_size);
+}
+void AllocationSampledView::verify_generic_into(::clretw::Result<AllocationSampledView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<AllocationSampledView> AllocationSampledView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<AllocationSampledView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AllocationSampled::id, ::clretw::dotnet_runtime::AllocationSampled::name);

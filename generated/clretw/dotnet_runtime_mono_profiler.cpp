@@ -1250,6 +1250,10 @@ const ::clretw::ViewVersion MonoProfilerContextLoadedView::versions_[1] = {{0, &
 ::clretw::Result<MonoProfilerContextLoadedView> MonoProfilerContextLoadedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerContextLoadedView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerContextLoadedView::verify_generic_into(::clretw::Result<MonoProfilerContextLoadedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerContextLoadedView> MonoProfilerContextLoadedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerContextLoadedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerContextLoaded::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerContextLoaded::name);
 }
@@ -1258,6 +1262,10 @@ const ::clretw::ViewVersion MonoProfilerContextLoadedView::versions_[1] = {{0, &
 const ::clretw::ViewVersion MonoProfilerContextUnloadedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ContextLoadedUnloaded}, };
 ::clretw::Result<MonoProfilerContextUnloadedView> MonoProfilerContextUnloadedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerContextUnloadedView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerContextUnloadedView::verify_generic_into(::clretw::Result<MonoProfilerContextUnloadedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerContextUnloadedView> MonoProfilerContextUnloadedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerContextUnloadedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerContextUnloaded::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerContextUnloaded::name);
@@ -1268,6 +1276,10 @@ const ::clretw::ViewVersion MonoProfilerAppDomainLoadingView::versions_[1] = {{0
 ::clretw::Result<MonoProfilerAppDomainLoadingView> MonoProfilerAppDomainLoadingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerAppDomainLoadingView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerAppDomainLoadingView::verify_generic_into(::clretw::Result<MonoProfilerAppDomainLoadingView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerAppDomainLoadingView> MonoProfilerAppDomainLoadingView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerAppDomainLoadingView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainLoading::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainLoading::name);
 }
@@ -1276,6 +1288,10 @@ const ::clretw::ViewVersion MonoProfilerAppDomainLoadingView::versions_[1] = {{0
 const ::clretw::ViewVersion MonoProfilerAppDomainLoadedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_AppDomainLoadUnload}, };
 ::clretw::Result<MonoProfilerAppDomainLoadedView> MonoProfilerAppDomainLoadedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerAppDomainLoadedView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerAppDomainLoadedView::verify_generic_into(::clretw::Result<MonoProfilerAppDomainLoadedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerAppDomainLoadedView> MonoProfilerAppDomainLoadedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerAppDomainLoadedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainLoaded::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainLoaded::name);
@@ -1286,6 +1302,10 @@ const ::clretw::ViewVersion MonoProfilerAppDomainUnloadingView::versions_[1] = {
 ::clretw::Result<MonoProfilerAppDomainUnloadingView> MonoProfilerAppDomainUnloadingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerAppDomainUnloadingView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerAppDomainUnloadingView::verify_generic_into(::clretw::Result<MonoProfilerAppDomainUnloadingView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerAppDomainUnloadingView> MonoProfilerAppDomainUnloadingView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerAppDomainUnloadingView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainUnloading::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainUnloading::name);
 }
@@ -1294,6 +1314,10 @@ const ::clretw::ViewVersion MonoProfilerAppDomainUnloadingView::versions_[1] = {
 const ::clretw::ViewVersion MonoProfilerAppDomainUnloadedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_AppDomainLoadUnload}, };
 ::clretw::Result<MonoProfilerAppDomainUnloadedView> MonoProfilerAppDomainUnloadedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerAppDomainUnloadedView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerAppDomainUnloadedView::verify_generic_into(::clretw::Result<MonoProfilerAppDomainUnloadedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerAppDomainUnloadedView> MonoProfilerAppDomainUnloadedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerAppDomainUnloadedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainUnloaded::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainUnloaded::name);
@@ -1304,6 +1328,10 @@ const ::clretw::ViewVersion MonoProfilerAppDomainNameView::versions_[1] = {{0, &
 ::clretw::Result<MonoProfilerAppDomainNameView> MonoProfilerAppDomainNameView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerAppDomainNameView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerAppDomainNameView::verify_generic_into(::clretw::Result<MonoProfilerAppDomainNameView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerAppDomainNameView> MonoProfilerAppDomainNameView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerAppDomainNameView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainName::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainName::name);
 }
@@ -1313,6 +1341,10 @@ const ::clretw::ViewVersion MonoProfilerJitBeginView::versions_[1] = {{0, &::clr
 ::clretw::Result<MonoProfilerJitBeginView> MonoProfilerJitBeginView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerJitBeginView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerJitBeginView::verify_generic_into(::clretw::Result<MonoProfilerJitBeginView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerJitBeginView> MonoProfilerJitBeginView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerJitBeginView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitBegin::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitBegin::name);
 }
@@ -1321,6 +1353,10 @@ const ::clretw::ViewVersion MonoProfilerJitBeginView::versions_[1] = {{0, &::clr
 const ::clretw::ViewVersion MonoProfilerJitFailedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_JitBeginFailedDone}, };
 ::clretw::Result<MonoProfilerJitFailedView> MonoProfilerJitFailedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerJitFailedView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerJitFailedView::verify_generic_into(::clretw::Result<MonoProfilerJitFailedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerJitFailedView> MonoProfilerJitFailedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerJitFailedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitFailed::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitFailed::name);
@@ -1338,6 +1374,10 @@ const ::clretw::ViewVersion MonoProfilerJitDoneView::versions_[2] = {{0, &::clre
 ::clretw::Result<MonoProfilerJitDoneView> MonoProfilerJitDoneView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerJitDoneView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerJitDoneView::verify_generic_into(::clretw::Result<MonoProfilerJitDoneView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerJitDoneView> MonoProfilerJitDoneView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerJitDoneView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDone::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDone::name);
 }
@@ -1346,6 +1386,10 @@ const ::clretw::ViewVersion MonoProfilerJitDoneView::versions_[2] = {{0, &::clre
 const ::clretw::ViewVersion MonoProfilerJitChunkCreatedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_JitChunkCreated}, };
 ::clretw::Result<MonoProfilerJitChunkCreatedView> MonoProfilerJitChunkCreatedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerJitChunkCreatedView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerJitChunkCreatedView::verify_generic_into(::clretw::Result<MonoProfilerJitChunkCreatedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerJitChunkCreatedView> MonoProfilerJitChunkCreatedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerJitChunkCreatedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitChunkCreated::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitChunkCreated::name);
@@ -1356,6 +1400,10 @@ const ::clretw::ViewVersion MonoProfilerJitChunkDestroyedView::versions_[1] = {{
 ::clretw::Result<MonoProfilerJitChunkDestroyedView> MonoProfilerJitChunkDestroyedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerJitChunkDestroyedView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerJitChunkDestroyedView::verify_generic_into(::clretw::Result<MonoProfilerJitChunkDestroyedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerJitChunkDestroyedView> MonoProfilerJitChunkDestroyedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerJitChunkDestroyedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitChunkDestroyed::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitChunkDestroyed::name);
 }
@@ -1364,6 +1412,10 @@ const ::clretw::ViewVersion MonoProfilerJitChunkDestroyedView::versions_[1] = {{
 const ::clretw::ViewVersion MonoProfilerJitCodeBufferView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_JitCodeBuffer}, };
 ::clretw::Result<MonoProfilerJitCodeBufferView> MonoProfilerJitCodeBufferView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerJitCodeBufferView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerJitCodeBufferView::verify_generic_into(::clretw::Result<MonoProfilerJitCodeBufferView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerJitCodeBufferView> MonoProfilerJitCodeBufferView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerJitCodeBufferView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitCodeBuffer::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitCodeBuffer::name);
@@ -1374,6 +1426,10 @@ const ::clretw::ViewVersion MonoProfilerClassLoadingView::versions_[1] = {{0, &:
 ::clretw::Result<MonoProfilerClassLoadingView> MonoProfilerClassLoadingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerClassLoadingView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerClassLoadingView::verify_generic_into(::clretw::Result<MonoProfilerClassLoadingView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerClassLoadingView> MonoProfilerClassLoadingView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerClassLoadingView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoading::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoading::name);
 }
@@ -1382,6 +1438,10 @@ const ::clretw::ViewVersion MonoProfilerClassLoadingView::versions_[1] = {{0, &:
 const ::clretw::ViewVersion MonoProfilerClassFailedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ClassLoadingFailed}, };
 ::clretw::Result<MonoProfilerClassFailedView> MonoProfilerClassFailedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerClassFailedView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerClassFailedView::verify_generic_into(::clretw::Result<MonoProfilerClassFailedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerClassFailedView> MonoProfilerClassFailedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerClassFailedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassFailed::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassFailed::name);
@@ -1399,6 +1459,10 @@ const ::clretw::ViewVersion MonoProfilerClassLoadedView::versions_[2] = {{0, &::
 ::clretw::Result<MonoProfilerClassLoadedView> MonoProfilerClassLoadedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerClassLoadedView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerClassLoadedView::verify_generic_into(::clretw::Result<MonoProfilerClassLoadedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerClassLoadedView> MonoProfilerClassLoadedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerClassLoadedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoaded::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoaded::name);
 }
@@ -1407,6 +1471,10 @@ const ::clretw::ViewVersion MonoProfilerClassLoadedView::versions_[2] = {{0, &::
 const ::clretw::ViewVersion MonoProfilerVTableLoadingView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_VTableLoadingFailedLoaded}, };
 ::clretw::Result<MonoProfilerVTableLoadingView> MonoProfilerVTableLoadingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerVTableLoadingView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerVTableLoadingView::verify_generic_into(::clretw::Result<MonoProfilerVTableLoadingView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerVTableLoadingView> MonoProfilerVTableLoadingView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerVTableLoadingView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableLoading::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableLoading::name);
@@ -1417,6 +1485,10 @@ const ::clretw::ViewVersion MonoProfilerVTableFailedView::versions_[1] = {{0, &:
 ::clretw::Result<MonoProfilerVTableFailedView> MonoProfilerVTableFailedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerVTableFailedView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerVTableFailedView::verify_generic_into(::clretw::Result<MonoProfilerVTableFailedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerVTableFailedView> MonoProfilerVTableFailedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerVTableFailedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableFailed::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableFailed::name);
 }
@@ -1425,6 +1497,10 @@ const ::clretw::ViewVersion MonoProfilerVTableFailedView::versions_[1] = {{0, &:
 const ::clretw::ViewVersion MonoProfilerVTableLoadedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_VTableLoadingFailedLoaded}, };
 ::clretw::Result<MonoProfilerVTableLoadedView> MonoProfilerVTableLoadedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerVTableLoadedView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerVTableLoadedView::verify_generic_into(::clretw::Result<MonoProfilerVTableLoadedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerVTableLoadedView> MonoProfilerVTableLoadedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerVTableLoadedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableLoaded::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableLoaded::name);
@@ -1435,6 +1511,10 @@ const ::clretw::ViewVersion MonoProfilerModuleLoadingView::versions_[1] = {{0, &
 ::clretw::Result<MonoProfilerModuleLoadingView> MonoProfilerModuleLoadingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerModuleLoadingView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerModuleLoadingView::verify_generic_into(::clretw::Result<MonoProfilerModuleLoadingView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerModuleLoadingView> MonoProfilerModuleLoadingView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerModuleLoadingView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleLoading::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleLoading::name);
 }
@@ -1443,6 +1523,10 @@ const ::clretw::ViewVersion MonoProfilerModuleLoadingView::versions_[1] = {{0, &
 const ::clretw::ViewVersion MonoProfilerModuleFailedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ModuleLoadingUnloadingFailed}, };
 ::clretw::Result<MonoProfilerModuleFailedView> MonoProfilerModuleFailedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerModuleFailedView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerModuleFailedView::verify_generic_into(::clretw::Result<MonoProfilerModuleFailedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerModuleFailedView> MonoProfilerModuleFailedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerModuleFailedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleFailed::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleFailed::name);
@@ -1453,6 +1537,10 @@ const ::clretw::ViewVersion MonoProfilerModuleLoadedView::versions_[1] = {{0, &:
 ::clretw::Result<MonoProfilerModuleLoadedView> MonoProfilerModuleLoadedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerModuleLoadedView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerModuleLoadedView::verify_generic_into(::clretw::Result<MonoProfilerModuleLoadedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerModuleLoadedView> MonoProfilerModuleLoadedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerModuleLoadedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleLoaded::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleLoaded::name);
 }
@@ -1461,6 +1549,10 @@ const ::clretw::ViewVersion MonoProfilerModuleLoadedView::versions_[1] = {{0, &:
 const ::clretw::ViewVersion MonoProfilerModuleUnloadingView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ModuleLoadingUnloadingFailed}, };
 ::clretw::Result<MonoProfilerModuleUnloadingView> MonoProfilerModuleUnloadingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerModuleUnloadingView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerModuleUnloadingView::verify_generic_into(::clretw::Result<MonoProfilerModuleUnloadingView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerModuleUnloadingView> MonoProfilerModuleUnloadingView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerModuleUnloadingView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleUnloading::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleUnloading::name);
@@ -1471,6 +1563,10 @@ const ::clretw::ViewVersion MonoProfilerModuleUnloadedView::versions_[1] = {{0, 
 ::clretw::Result<MonoProfilerModuleUnloadedView> MonoProfilerModuleUnloadedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerModuleUnloadedView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerModuleUnloadedView::verify_generic_into(::clretw::Result<MonoProfilerModuleUnloadedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerModuleUnloadedView> MonoProfilerModuleUnloadedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerModuleUnloadedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleUnloaded::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleUnloaded::name);
 }
@@ -1479,6 +1575,10 @@ const ::clretw::ViewVersion MonoProfilerModuleUnloadedView::versions_[1] = {{0, 
 const ::clretw::ViewVersion MonoProfilerAssemblyLoadingView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_AssemblyLoadingUnloading}, };
 ::clretw::Result<MonoProfilerAssemblyLoadingView> MonoProfilerAssemblyLoadingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerAssemblyLoadingView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerAssemblyLoadingView::verify_generic_into(::clretw::Result<MonoProfilerAssemblyLoadingView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerAssemblyLoadingView> MonoProfilerAssemblyLoadingView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerAssemblyLoadingView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyLoading::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyLoading::name);
@@ -1489,6 +1589,10 @@ const ::clretw::ViewVersion MonoProfilerAssemblyLoadedView::versions_[1] = {{0, 
 ::clretw::Result<MonoProfilerAssemblyLoadedView> MonoProfilerAssemblyLoadedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerAssemblyLoadedView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerAssemblyLoadedView::verify_generic_into(::clretw::Result<MonoProfilerAssemblyLoadedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerAssemblyLoadedView> MonoProfilerAssemblyLoadedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerAssemblyLoadedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyLoaded::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyLoaded::name);
 }
@@ -1497,6 +1601,10 @@ const ::clretw::ViewVersion MonoProfilerAssemblyLoadedView::versions_[1] = {{0, 
 const ::clretw::ViewVersion MonoProfilerAssemblyUnloadingView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_AssemblyLoadingUnloading}, };
 ::clretw::Result<MonoProfilerAssemblyUnloadingView> MonoProfilerAssemblyUnloadingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerAssemblyUnloadingView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerAssemblyUnloadingView::verify_generic_into(::clretw::Result<MonoProfilerAssemblyUnloadingView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerAssemblyUnloadingView> MonoProfilerAssemblyUnloadingView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerAssemblyUnloadingView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyUnloading::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyUnloading::name);
@@ -1507,6 +1615,10 @@ const ::clretw::ViewVersion MonoProfilerAssemblyUnloadedView::versions_[1] = {{0
 ::clretw::Result<MonoProfilerAssemblyUnloadedView> MonoProfilerAssemblyUnloadedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerAssemblyUnloadedView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerAssemblyUnloadedView::verify_generic_into(::clretw::Result<MonoProfilerAssemblyUnloadedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerAssemblyUnloadedView> MonoProfilerAssemblyUnloadedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerAssemblyUnloadedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyUnloaded::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyUnloaded::name);
 }
@@ -1515,6 +1627,10 @@ const ::clretw::ViewVersion MonoProfilerAssemblyUnloadedView::versions_[1] = {{0
 const ::clretw::ViewVersion MonoProfilerMethodEnterView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_MethodTracing}, };
 ::clretw::Result<MonoProfilerMethodEnterView> MonoProfilerMethodEnterView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerMethodEnterView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerMethodEnterView::verify_generic_into(::clretw::Result<MonoProfilerMethodEnterView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerMethodEnterView> MonoProfilerMethodEnterView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerMethodEnterView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodEnter::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodEnter::name);
@@ -1525,6 +1641,10 @@ const ::clretw::ViewVersion MonoProfilerMethodLeaveView::versions_[1] = {{0, &::
 ::clretw::Result<MonoProfilerMethodLeaveView> MonoProfilerMethodLeaveView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerMethodLeaveView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerMethodLeaveView::verify_generic_into(::clretw::Result<MonoProfilerMethodLeaveView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerMethodLeaveView> MonoProfilerMethodLeaveView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerMethodLeaveView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodLeave::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodLeave::name);
 }
@@ -1533,6 +1653,10 @@ const ::clretw::ViewVersion MonoProfilerMethodLeaveView::versions_[1] = {{0, &::
 const ::clretw::ViewVersion MonoProfilerMethodTailCallView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_MethodTracing}, };
 ::clretw::Result<MonoProfilerMethodTailCallView> MonoProfilerMethodTailCallView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerMethodTailCallView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerMethodTailCallView::verify_generic_into(::clretw::Result<MonoProfilerMethodTailCallView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerMethodTailCallView> MonoProfilerMethodTailCallView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerMethodTailCallView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodTailCall::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodTailCall::name);
@@ -1543,6 +1667,10 @@ const ::clretw::ViewVersion MonoProfilerMethodExceptionLeaveView::versions_[1] =
 ::clretw::Result<MonoProfilerMethodExceptionLeaveView> MonoProfilerMethodExceptionLeaveView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerMethodExceptionLeaveView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerMethodExceptionLeaveView::verify_generic_into(::clretw::Result<MonoProfilerMethodExceptionLeaveView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerMethodExceptionLeaveView> MonoProfilerMethodExceptionLeaveView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerMethodExceptionLeaveView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodExceptionLeave::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodExceptionLeave::name);
 }
@@ -1551,6 +1679,10 @@ const ::clretw::ViewVersion MonoProfilerMethodExceptionLeaveView::versions_[1] =
 const ::clretw::ViewVersion MonoProfilerMethodFreeView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_MethodTracing}, };
 ::clretw::Result<MonoProfilerMethodFreeView> MonoProfilerMethodFreeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerMethodFreeView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerMethodFreeView::verify_generic_into(::clretw::Result<MonoProfilerMethodFreeView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerMethodFreeView> MonoProfilerMethodFreeView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerMethodFreeView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodFree::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodFree::name);
@@ -1561,6 +1693,10 @@ const ::clretw::ViewVersion MonoProfilerMethodBeginInvokeView::versions_[1] = {{
 ::clretw::Result<MonoProfilerMethodBeginInvokeView> MonoProfilerMethodBeginInvokeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerMethodBeginInvokeView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerMethodBeginInvokeView::verify_generic_into(::clretw::Result<MonoProfilerMethodBeginInvokeView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerMethodBeginInvokeView> MonoProfilerMethodBeginInvokeView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerMethodBeginInvokeView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodBeginInvoke::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodBeginInvoke::name);
 }
@@ -1569,6 +1705,10 @@ const ::clretw::ViewVersion MonoProfilerMethodBeginInvokeView::versions_[1] = {{
 const ::clretw::ViewVersion MonoProfilerMethodEndInvokeView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_MethodTracing}, };
 ::clretw::Result<MonoProfilerMethodEndInvokeView> MonoProfilerMethodEndInvokeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerMethodEndInvokeView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerMethodEndInvokeView::verify_generic_into(::clretw::Result<MonoProfilerMethodEndInvokeView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerMethodEndInvokeView> MonoProfilerMethodEndInvokeView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerMethodEndInvokeView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodEndInvoke::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodEndInvoke::name);
@@ -1579,6 +1719,10 @@ const ::clretw::ViewVersion MonoProfilerExceptionThrowView::versions_[1] = {{0, 
 ::clretw::Result<MonoProfilerExceptionThrowView> MonoProfilerExceptionThrowView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerExceptionThrowView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerExceptionThrowView::verify_generic_into(::clretw::Result<MonoProfilerExceptionThrowView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerExceptionThrowView> MonoProfilerExceptionThrowView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerExceptionThrowView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerExceptionThrow::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerExceptionThrow::name);
 }
@@ -1587,6 +1731,10 @@ const ::clretw::ViewVersion MonoProfilerExceptionThrowView::versions_[1] = {{0, 
 const ::clretw::ViewVersion MonoProfilerExceptionClauseView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ExceptionClause}, };
 ::clretw::Result<MonoProfilerExceptionClauseView> MonoProfilerExceptionClauseView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerExceptionClauseView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerExceptionClauseView::verify_generic_into(::clretw::Result<MonoProfilerExceptionClauseView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerExceptionClauseView> MonoProfilerExceptionClauseView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerExceptionClauseView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerExceptionClause::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerExceptionClause::name);
@@ -1597,6 +1745,10 @@ const ::clretw::ViewVersion MonoProfilerGCEventView::versions_[1] = {{0, &::clre
 ::clretw::Result<MonoProfilerGCEventView> MonoProfilerGCEventView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerGCEventView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerGCEventView::verify_generic_into(::clretw::Result<MonoProfilerGCEventView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerGCEventView> MonoProfilerGCEventView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerGCEventView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCEvent::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCEvent::name);
 }
@@ -1605,6 +1757,10 @@ const ::clretw::ViewVersion MonoProfilerGCEventView::versions_[1] = {{0, &::clre
 const ::clretw::ViewVersion MonoProfilerGCAllocationView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_GCAllocation}, };
 ::clretw::Result<MonoProfilerGCAllocationView> MonoProfilerGCAllocationView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerGCAllocationView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerGCAllocationView::verify_generic_into(::clretw::Result<MonoProfilerGCAllocationView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerGCAllocationView> MonoProfilerGCAllocationView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerGCAllocationView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCAllocation::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCAllocation::name);
@@ -1622,6 +1778,10 @@ const ::clretw::ViewVersion MonoProfilerGCMovesView::versions_[1] = {{0, &::clre
 ::clretw::Result<MonoProfilerGCMovesView> MonoProfilerGCMovesView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerGCMovesView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerGCMovesView::verify_generic_into(::clretw::Result<MonoProfilerGCMovesView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerGCMovesView> MonoProfilerGCMovesView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerGCMovesView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCMoves::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCMoves::name);
 }
@@ -1630,6 +1790,10 @@ const ::clretw::ViewVersion MonoProfilerGCMovesView::versions_[1] = {{0, &::clre
 const ::clretw::ViewVersion MonoProfilerGCResizeView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_GCResize}, };
 ::clretw::Result<MonoProfilerGCResizeView> MonoProfilerGCResizeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerGCResizeView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerGCResizeView::verify_generic_into(::clretw::Result<MonoProfilerGCResizeView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerGCResizeView> MonoProfilerGCResizeView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerGCResizeView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCResize::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCResize::name);
@@ -1640,6 +1804,10 @@ const ::clretw::ViewVersion MonoProfilerGCHandleCreatedView::versions_[1] = {{0,
 ::clretw::Result<MonoProfilerGCHandleCreatedView> MonoProfilerGCHandleCreatedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerGCHandleCreatedView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerGCHandleCreatedView::verify_generic_into(::clretw::Result<MonoProfilerGCHandleCreatedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerGCHandleCreatedView> MonoProfilerGCHandleCreatedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerGCHandleCreatedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHandleCreated::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHandleCreated::name);
 }
@@ -1648,6 +1816,10 @@ const ::clretw::ViewVersion MonoProfilerGCHandleCreatedView::versions_[1] = {{0,
 const ::clretw::ViewVersion MonoProfilerGCHandleDeletedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_GCHandleDeleted}, };
 ::clretw::Result<MonoProfilerGCHandleDeletedView> MonoProfilerGCHandleDeletedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerGCHandleDeletedView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerGCHandleDeletedView::verify_generic_into(::clretw::Result<MonoProfilerGCHandleDeletedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerGCHandleDeletedView> MonoProfilerGCHandleDeletedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerGCHandleDeletedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHandleDeleted::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHandleDeleted::name);
@@ -1658,6 +1830,10 @@ const ::clretw::ViewVersion MonoProfilerGCFinalizingView::versions_[1] = {{0, nu
 ::clretw::Result<MonoProfilerGCFinalizingView> MonoProfilerGCFinalizingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerGCFinalizingView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerGCFinalizingView::verify_generic_into(::clretw::Result<MonoProfilerGCFinalizingView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerGCFinalizingView> MonoProfilerGCFinalizingView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerGCFinalizingView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizing::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizing::name);
 }
@@ -1666,6 +1842,10 @@ const ::clretw::ViewVersion MonoProfilerGCFinalizingView::versions_[1] = {{0, nu
 const ::clretw::ViewVersion MonoProfilerGCFinalizedView::versions_[1] = {{0, nullptr}, };
 ::clretw::Result<MonoProfilerGCFinalizedView> MonoProfilerGCFinalizedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerGCFinalizedView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerGCFinalizedView::verify_generic_into(::clretw::Result<MonoProfilerGCFinalizedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerGCFinalizedView> MonoProfilerGCFinalizedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerGCFinalizedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalized::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalized::name);
@@ -1676,6 +1856,10 @@ const ::clretw::ViewVersion MonoProfilerGCFinalizingObjectView::versions_[1] = {
 ::clretw::Result<MonoProfilerGCFinalizingObjectView> MonoProfilerGCFinalizingObjectView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerGCFinalizingObjectView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerGCFinalizingObjectView::verify_generic_into(::clretw::Result<MonoProfilerGCFinalizingObjectView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerGCFinalizingObjectView> MonoProfilerGCFinalizingObjectView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerGCFinalizingObjectView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizingObject::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizingObject::name);
 }
@@ -1684,6 +1868,10 @@ const ::clretw::ViewVersion MonoProfilerGCFinalizingObjectView::versions_[1] = {
 const ::clretw::ViewVersion MonoProfilerGCFinalizedObjectView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_GCFinalizingFinalizedObject}, };
 ::clretw::Result<MonoProfilerGCFinalizedObjectView> MonoProfilerGCFinalizedObjectView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerGCFinalizedObjectView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerGCFinalizedObjectView::verify_generic_into(::clretw::Result<MonoProfilerGCFinalizedObjectView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerGCFinalizedObjectView> MonoProfilerGCFinalizedObjectView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerGCFinalizedObjectView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizedObject::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizedObject::name);
@@ -1694,6 +1882,10 @@ const ::clretw::ViewVersion MonoProfilerGCRootRegisterView::versions_[1] = {{0, 
 ::clretw::Result<MonoProfilerGCRootRegisterView> MonoProfilerGCRootRegisterView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerGCRootRegisterView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerGCRootRegisterView::verify_generic_into(::clretw::Result<MonoProfilerGCRootRegisterView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerGCRootRegisterView> MonoProfilerGCRootRegisterView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerGCRootRegisterView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootRegister::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootRegister::name);
 }
@@ -1702,6 +1894,10 @@ const ::clretw::ViewVersion MonoProfilerGCRootRegisterView::versions_[1] = {{0, 
 const ::clretw::ViewVersion MonoProfilerGCRootUnregisterView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_GCRootUnregister}, };
 ::clretw::Result<MonoProfilerGCRootUnregisterView> MonoProfilerGCRootUnregisterView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerGCRootUnregisterView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerGCRootUnregisterView::verify_generic_into(::clretw::Result<MonoProfilerGCRootUnregisterView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerGCRootUnregisterView> MonoProfilerGCRootUnregisterView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerGCRootUnregisterView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootUnregister::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootUnregister::name);
@@ -1719,6 +1915,10 @@ const ::clretw::ViewVersion MonoProfilerGCRootsView::versions_[1] = {{0, &::clre
 ::clretw::Result<MonoProfilerGCRootsView> MonoProfilerGCRootsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerGCRootsView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerGCRootsView::verify_generic_into(::clretw::Result<MonoProfilerGCRootsView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerGCRootsView> MonoProfilerGCRootsView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerGCRootsView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRoots::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRoots::name);
 }
@@ -1728,6 +1928,10 @@ const ::clretw::ViewVersion MonoProfilerGCHeapDumpStartView::versions_[1] = {{0,
 ::clretw::Result<MonoProfilerGCHeapDumpStartView> MonoProfilerGCHeapDumpStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerGCHeapDumpStartView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerGCHeapDumpStartView::verify_generic_into(::clretw::Result<MonoProfilerGCHeapDumpStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerGCHeapDumpStartView> MonoProfilerGCHeapDumpStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerGCHeapDumpStartView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpStart::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpStart::name);
 }
@@ -1736,6 +1940,10 @@ const ::clretw::ViewVersion MonoProfilerGCHeapDumpStartView::versions_[1] = {{0,
 const ::clretw::ViewVersion MonoProfilerGCHeapDumpStopView::versions_[1] = {{0, nullptr}, };
 ::clretw::Result<MonoProfilerGCHeapDumpStopView> MonoProfilerGCHeapDumpStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerGCHeapDumpStopView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerGCHeapDumpStopView::verify_generic_into(::clretw::Result<MonoProfilerGCHeapDumpStopView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerGCHeapDumpStopView> MonoProfilerGCHeapDumpStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerGCHeapDumpStopView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpStop::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpStop::name);
@@ -1753,6 +1961,10 @@ const ::clretw::ViewVersion MonoProfilerGCHeapDumpObjectReferenceView::versions_
 ::clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView> MonoProfilerGCHeapDumpObjectReferenceView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerGCHeapDumpObjectReferenceView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerGCHeapDumpObjectReferenceView::verify_generic_into(::clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView> MonoProfilerGCHeapDumpObjectReferenceView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerGCHeapDumpObjectReferenceView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpObjectReference::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpObjectReference::name);
 }
@@ -1761,6 +1973,10 @@ const ::clretw::ViewVersion MonoProfilerGCHeapDumpObjectReferenceView::versions_
 const ::clretw::ViewVersion MonoProfilerMonitorContentionView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_MonitorContentionFailedAcquired}, };
 ::clretw::Result<MonoProfilerMonitorContentionView> MonoProfilerMonitorContentionView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerMonitorContentionView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerMonitorContentionView::verify_generic_into(::clretw::Result<MonoProfilerMonitorContentionView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerMonitorContentionView> MonoProfilerMonitorContentionView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerMonitorContentionView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorContention::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorContention::name);
@@ -1771,6 +1987,10 @@ const ::clretw::ViewVersion MonoProfilerMonitorFailedView::versions_[1] = {{0, &
 ::clretw::Result<MonoProfilerMonitorFailedView> MonoProfilerMonitorFailedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerMonitorFailedView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerMonitorFailedView::verify_generic_into(::clretw::Result<MonoProfilerMonitorFailedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerMonitorFailedView> MonoProfilerMonitorFailedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerMonitorFailedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorFailed::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorFailed::name);
 }
@@ -1779,6 +1999,10 @@ const ::clretw::ViewVersion MonoProfilerMonitorFailedView::versions_[1] = {{0, &
 const ::clretw::ViewVersion MonoProfilerMonitorAcquiredView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_MonitorContentionFailedAcquired}, };
 ::clretw::Result<MonoProfilerMonitorAcquiredView> MonoProfilerMonitorAcquiredView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerMonitorAcquiredView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerMonitorAcquiredView::verify_generic_into(::clretw::Result<MonoProfilerMonitorAcquiredView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerMonitorAcquiredView> MonoProfilerMonitorAcquiredView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerMonitorAcquiredView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorAcquired::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorAcquired::name);
@@ -1789,6 +2013,10 @@ const ::clretw::ViewVersion MonoProfilerThreadStartedView::versions_[1] = {{0, &
 ::clretw::Result<MonoProfilerThreadStartedView> MonoProfilerThreadStartedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerThreadStartedView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerThreadStartedView::verify_generic_into(::clretw::Result<MonoProfilerThreadStartedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerThreadStartedView> MonoProfilerThreadStartedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerThreadStartedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStarted::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStarted::name);
 }
@@ -1797,6 +2025,10 @@ const ::clretw::ViewVersion MonoProfilerThreadStartedView::versions_[1] = {{0, &
 const ::clretw::ViewVersion MonoProfilerThreadStoppingView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ThreadStartedStoppingStoppedExited}, };
 ::clretw::Result<MonoProfilerThreadStoppingView> MonoProfilerThreadStoppingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerThreadStoppingView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerThreadStoppingView::verify_generic_into(::clretw::Result<MonoProfilerThreadStoppingView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerThreadStoppingView> MonoProfilerThreadStoppingView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerThreadStoppingView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStopping::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStopping::name);
@@ -1807,6 +2039,10 @@ const ::clretw::ViewVersion MonoProfilerThreadStoppedView::versions_[1] = {{0, &
 ::clretw::Result<MonoProfilerThreadStoppedView> MonoProfilerThreadStoppedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerThreadStoppedView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerThreadStoppedView::verify_generic_into(::clretw::Result<MonoProfilerThreadStoppedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerThreadStoppedView> MonoProfilerThreadStoppedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerThreadStoppedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStopped::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStopped::name);
 }
@@ -1815,6 +2051,10 @@ const ::clretw::ViewVersion MonoProfilerThreadStoppedView::versions_[1] = {{0, &
 const ::clretw::ViewVersion MonoProfilerThreadExitedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ThreadStartedStoppingStoppedExited}, };
 ::clretw::Result<MonoProfilerThreadExitedView> MonoProfilerThreadExitedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerThreadExitedView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerThreadExitedView::verify_generic_into(::clretw::Result<MonoProfilerThreadExitedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerThreadExitedView> MonoProfilerThreadExitedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerThreadExitedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadExited::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadExited::name);
@@ -1825,6 +2065,10 @@ const ::clretw::ViewVersion MonoProfilerThreadNameView::versions_[1] = {{0, &::c
 ::clretw::Result<MonoProfilerThreadNameView> MonoProfilerThreadNameView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerThreadNameView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerThreadNameView::verify_generic_into(::clretw::Result<MonoProfilerThreadNameView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerThreadNameView> MonoProfilerThreadNameView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerThreadNameView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadName::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadName::name);
 }
@@ -1834,6 +2078,10 @@ const ::clretw::ViewVersion MonoProfilerJitDoneVerboseView::versions_[1] = {{0, 
 ::clretw::Result<MonoProfilerJitDoneVerboseView> MonoProfilerJitDoneVerboseView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerJitDoneVerboseView>(versions_, payload, version, pointer_size);
 }
+void MonoProfilerJitDoneVerboseView::verify_generic_into(::clretw::Result<MonoProfilerJitDoneVerboseView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MonoProfilerJitDoneVerboseView> MonoProfilerJitDoneVerboseView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerJitDoneVerboseView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDoneVerbose::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDoneVerbose::name);
 }
@@ -1842,6 +2090,10 @@ const ::clretw::ViewVersion MonoProfilerJitDoneVerboseView::versions_[1] = {{0, 
 const ::clretw::ViewVersion MonoProfilerGCHeapDumpVTableClassReferenceView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_GCHeapDumpVTableClassReference}, };
 ::clretw::Result<MonoProfilerGCHeapDumpVTableClassReferenceView> MonoProfilerGCHeapDumpVTableClassReferenceView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MonoProfilerGCHeapDumpVTableClassReferenceView>(versions_, payload, version, pointer_size);
+}
+void MonoProfilerGCHeapDumpVTableClassReferenceView::verify_generic_into(::clretw::Result<MonoProfilerGCHeapDumpVTableClassReferenceView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MonoProfilerGCHeapDumpVTableClassReferenceView> MonoProfilerGCHeapDumpVTableClassReferenceView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MonoProfilerGCHeapDumpVTableClassReferenceView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpVTableClassReference::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpVTableClassReference::name);

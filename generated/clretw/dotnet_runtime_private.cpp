@@ -2144,6 +2144,10 @@ const ::clretw::ViewVersion GCDecisionView::versions_[2] = {{0, &::clretw::dotne
 ::clretw::Result<GCDecisionView> GCDecisionView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCDecisionView>(versions_, payload, version, pointer_size);
 }
+void GCDecisionView::verify_generic_into(::clretw::Result<GCDecisionView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCDecisionView> GCDecisionView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCDecisionView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCDecision::id, ::clretw::dotnet_runtime_private::GCDecision::name);
 }
@@ -2152,6 +2156,10 @@ const ::clretw::ViewVersion GCDecisionView::versions_[2] = {{0, &::clretw::dotne
 const ::clretw::ViewVersion GCSettingsView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_GCSettings}, {1, &::clretw::dotnet_runtime_private::kRecord_GCSettings_V1}, };
 ::clretw::Result<GCSettingsView> GCSettingsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCSettingsView>(versions_, payload, version, pointer_size);
+}
+void GCSettingsView::verify_generic_into(::clretw::Result<GCSettingsView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GCSettingsView> GCSettingsView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCSettingsView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCSettings::id, ::clretw::dotnet_runtime_private::GCSettings::name);
@@ -2162,6 +2170,10 @@ const ::clretw::ViewVersion GCOptimizedView::versions_[2] = {{0, &::clretw::dotn
 ::clretw::Result<GCOptimizedView> GCOptimizedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCOptimizedView>(versions_, payload, version, pointer_size);
 }
+void GCOptimizedView::verify_generic_into(::clretw::Result<GCOptimizedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCOptimizedView> GCOptimizedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCOptimizedView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCOptimized::id, ::clretw::dotnet_runtime_private::GCOptimized::name);
 }
@@ -2170,6 +2182,10 @@ const ::clretw::ViewVersion GCOptimizedView::versions_[2] = {{0, &::clretw::dotn
 const ::clretw::ViewVersion GCPerHeapHistoryView::versions_[2] = {{1, &::clretw::dotnet_runtime_private::kRecord_GCPerHeapHistory_V1}, {2, &::clretw::dotnet_runtime_private::kRecord_GCPerHeapHistory}, };
 ::clretw::Result<GCPerHeapHistoryView> GCPerHeapHistoryView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCPerHeapHistoryView>(versions_, payload, version, pointer_size);
+}
+void GCPerHeapHistoryView::verify_generic_into(::clretw::Result<GCPerHeapHistoryView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GCPerHeapHistoryView> GCPerHeapHistoryView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCPerHeapHistoryView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCPerHeapHistory::id, ::clretw::dotnet_runtime_private::GCPerHeapHistory::name);
@@ -2180,6 +2196,10 @@ const ::clretw::ViewVersion GCGlobalHeapHistoryView::versions_[2] = {{0, &::clre
 ::clretw::Result<GCGlobalHeapHistoryView> GCGlobalHeapHistoryView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCGlobalHeapHistoryView>(versions_, payload, version, pointer_size);
 }
+void GCGlobalHeapHistoryView::verify_generic_into(::clretw::Result<GCGlobalHeapHistoryView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCGlobalHeapHistoryView> GCGlobalHeapHistoryView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCGlobalHeapHistoryView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCGlobalHeapHistory::id, ::clretw::dotnet_runtime_private::GCGlobalHeapHistory::name);
 }
@@ -2188,6 +2208,10 @@ const ::clretw::ViewVersion GCGlobalHeapHistoryView::versions_[2] = {{0, &::clre
 const ::clretw::ViewVersion GCJoinView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_GCJoin}, {1, &::clretw::dotnet_runtime_private::kRecord_GCJoin_V1}, };
 ::clretw::Result<GCJoinView> GCJoinView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCJoinView>(versions_, payload, version, pointer_size);
+}
+void GCJoinView::verify_generic_into(::clretw::Result<GCJoinView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GCJoinView> GCJoinView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCJoinView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCJoin::id, ::clretw::dotnet_runtime_private::GCJoin::name);
@@ -2198,6 +2222,10 @@ const ::clretw::ViewVersion PrvGCMarkStackRootsView::versions_[2] = {{0, &::clre
 ::clretw::Result<PrvGCMarkStackRootsView> PrvGCMarkStackRootsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<PrvGCMarkStackRootsView>(versions_, payload, version, pointer_size);
 }
+void PrvGCMarkStackRootsView::verify_generic_into(::clretw::Result<PrvGCMarkStackRootsView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<PrvGCMarkStackRootsView> PrvGCMarkStackRootsView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<PrvGCMarkStackRootsView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvGCMarkStackRoots::id, ::clretw::dotnet_runtime_private::PrvGCMarkStackRoots::name);
 }
@@ -2206,6 +2234,10 @@ const ::clretw::ViewVersion PrvGCMarkStackRootsView::versions_[2] = {{0, &::clre
 const ::clretw::ViewVersion PrvGCMarkFinalizeQueueRootsView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_PrvGCMark}, {1, &::clretw::dotnet_runtime_private::kRecord_PrvGCMark_V1}, };
 ::clretw::Result<PrvGCMarkFinalizeQueueRootsView> PrvGCMarkFinalizeQueueRootsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<PrvGCMarkFinalizeQueueRootsView>(versions_, payload, version, pointer_size);
+}
+void PrvGCMarkFinalizeQueueRootsView::verify_generic_into(::clretw::Result<PrvGCMarkFinalizeQueueRootsView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<PrvGCMarkFinalizeQueueRootsView> PrvGCMarkFinalizeQueueRootsView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<PrvGCMarkFinalizeQueueRootsView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvGCMarkFinalizeQueueRoots::id, ::clretw::dotnet_runtime_private::PrvGCMarkFinalizeQueueRoots::name);
@@ -2216,6 +2248,10 @@ const ::clretw::ViewVersion PrvGCMarkHandlesView::versions_[2] = {{0, &::clretw:
 ::clretw::Result<PrvGCMarkHandlesView> PrvGCMarkHandlesView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<PrvGCMarkHandlesView>(versions_, payload, version, pointer_size);
 }
+void PrvGCMarkHandlesView::verify_generic_into(::clretw::Result<PrvGCMarkHandlesView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<PrvGCMarkHandlesView> PrvGCMarkHandlesView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<PrvGCMarkHandlesView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvGCMarkHandles::id, ::clretw::dotnet_runtime_private::PrvGCMarkHandles::name);
 }
@@ -2224,6 +2260,10 @@ const ::clretw::ViewVersion PrvGCMarkHandlesView::versions_[2] = {{0, &::clretw:
 const ::clretw::ViewVersion PrvGCMarkCardsView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_PrvGCMark}, {1, &::clretw::dotnet_runtime_private::kRecord_PrvGCMark_V1}, };
 ::clretw::Result<PrvGCMarkCardsView> PrvGCMarkCardsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<PrvGCMarkCardsView>(versions_, payload, version, pointer_size);
+}
+void PrvGCMarkCardsView::verify_generic_into(::clretw::Result<PrvGCMarkCardsView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<PrvGCMarkCardsView> PrvGCMarkCardsView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<PrvGCMarkCardsView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvGCMarkCards::id, ::clretw::dotnet_runtime_private::PrvGCMarkCards::name);
@@ -2234,6 +2274,10 @@ const ::clretw::ViewVersion BGCBeginView::versions_[1] = {{0, &::clretw::dotnet_
 ::clretw::Result<BGCBeginView> BGCBeginView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BGCBeginView>(versions_, payload, version, pointer_size);
 }
+void BGCBeginView::verify_generic_into(::clretw::Result<BGCBeginView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<BGCBeginView> BGCBeginView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BGCBeginView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCBegin::id, ::clretw::dotnet_runtime_private::BGCBegin::name);
 }
@@ -2242,6 +2286,10 @@ const ::clretw::ViewVersion BGCBeginView::versions_[1] = {{0, &::clretw::dotnet_
 const ::clretw::ViewVersion BGC1stNonConEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_GCNoUserData}, };
 ::clretw::Result<BGC1stNonConEndView> BGC1stNonConEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BGC1stNonConEndView>(versions_, payload, version, pointer_size);
+}
+void BGC1stNonConEndView::verify_generic_into(::clretw::Result<BGC1stNonConEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<BGC1stNonConEndView> BGC1stNonConEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BGC1stNonConEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC1stNonConEnd::id, ::clretw::dotnet_runtime_private::BGC1stNonConEnd::name);
@@ -2252,6 +2300,10 @@ const ::clretw::ViewVersion BGC1stConEndView::versions_[1] = {{0, &::clretw::dot
 ::clretw::Result<BGC1stConEndView> BGC1stConEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BGC1stConEndView>(versions_, payload, version, pointer_size);
 }
+void BGC1stConEndView::verify_generic_into(::clretw::Result<BGC1stConEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<BGC1stConEndView> BGC1stConEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BGC1stConEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC1stConEnd::id, ::clretw::dotnet_runtime_private::BGC1stConEnd::name);
 }
@@ -2260,6 +2312,10 @@ const ::clretw::ViewVersion BGC1stConEndView::versions_[1] = {{0, &::clretw::dot
 const ::clretw::ViewVersion BGC2ndNonConBeginView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_GCNoUserData}, };
 ::clretw::Result<BGC2ndNonConBeginView> BGC2ndNonConBeginView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BGC2ndNonConBeginView>(versions_, payload, version, pointer_size);
+}
+void BGC2ndNonConBeginView::verify_generic_into(::clretw::Result<BGC2ndNonConBeginView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<BGC2ndNonConBeginView> BGC2ndNonConBeginView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BGC2ndNonConBeginView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC2ndNonConBegin::id, ::clretw::dotnet_runtime_private::BGC2ndNonConBegin::name);
@@ -2270,6 +2326,10 @@ const ::clretw::ViewVersion BGC2ndNonConEndView::versions_[1] = {{0, &::clretw::
 ::clretw::Result<BGC2ndNonConEndView> BGC2ndNonConEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BGC2ndNonConEndView>(versions_, payload, version, pointer_size);
 }
+void BGC2ndNonConEndView::verify_generic_into(::clretw::Result<BGC2ndNonConEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<BGC2ndNonConEndView> BGC2ndNonConEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BGC2ndNonConEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC2ndNonConEnd::id, ::clretw::dotnet_runtime_private::BGC2ndNonConEnd::name);
 }
@@ -2278,6 +2338,10 @@ const ::clretw::ViewVersion BGC2ndNonConEndView::versions_[1] = {{0, &::clretw::
 const ::clretw::ViewVersion BGC2ndConBeginView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_GCNoUserData}, };
 ::clretw::Result<BGC2ndConBeginView> BGC2ndConBeginView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BGC2ndConBeginView>(versions_, payload, version, pointer_size);
+}
+void BGC2ndConBeginView::verify_generic_into(::clretw::Result<BGC2ndConBeginView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<BGC2ndConBeginView> BGC2ndConBeginView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BGC2ndConBeginView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC2ndConBegin::id, ::clretw::dotnet_runtime_private::BGC2ndConBegin::name);
@@ -2288,6 +2352,10 @@ const ::clretw::ViewVersion BGC2ndConEndView::versions_[1] = {{0, &::clretw::dot
 ::clretw::Result<BGC2ndConEndView> BGC2ndConEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BGC2ndConEndView>(versions_, payload, version, pointer_size);
 }
+void BGC2ndConEndView::verify_generic_into(::clretw::Result<BGC2ndConEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<BGC2ndConEndView> BGC2ndConEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BGC2ndConEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC2ndConEnd::id, ::clretw::dotnet_runtime_private::BGC2ndConEnd::name);
 }
@@ -2296,6 +2364,10 @@ const ::clretw::ViewVersion BGC2ndConEndView::versions_[1] = {{0, &::clretw::dot
 const ::clretw::ViewVersion BGCPlanEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_GCNoUserData}, };
 ::clretw::Result<BGCPlanEndView> BGCPlanEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BGCPlanEndView>(versions_, payload, version, pointer_size);
+}
+void BGCPlanEndView::verify_generic_into(::clretw::Result<BGCPlanEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<BGCPlanEndView> BGCPlanEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BGCPlanEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCPlanEnd::id, ::clretw::dotnet_runtime_private::BGCPlanEnd::name);
@@ -2306,6 +2378,10 @@ const ::clretw::ViewVersion BGCSweepEndView::versions_[1] = {{0, &::clretw::dotn
 ::clretw::Result<BGCSweepEndView> BGCSweepEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BGCSweepEndView>(versions_, payload, version, pointer_size);
 }
+void BGCSweepEndView::verify_generic_into(::clretw::Result<BGCSweepEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<BGCSweepEndView> BGCSweepEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BGCSweepEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCSweepEnd::id, ::clretw::dotnet_runtime_private::BGCSweepEnd::name);
 }
@@ -2314,6 +2390,10 @@ const ::clretw::ViewVersion BGCSweepEndView::versions_[1] = {{0, &::clretw::dotn
 const ::clretw::ViewVersion BGCDrainMarkView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_BGCDrainMark}, };
 ::clretw::Result<BGCDrainMarkView> BGCDrainMarkView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BGCDrainMarkView>(versions_, payload, version, pointer_size);
+}
+void BGCDrainMarkView::verify_generic_into(::clretw::Result<BGCDrainMarkView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<BGCDrainMarkView> BGCDrainMarkView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BGCDrainMarkView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCDrainMark::id, ::clretw::dotnet_runtime_private::BGCDrainMark::name);
@@ -2324,6 +2404,10 @@ const ::clretw::ViewVersion BGCRevisitView::versions_[1] = {{0, &::clretw::dotne
 ::clretw::Result<BGCRevisitView> BGCRevisitView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BGCRevisitView>(versions_, payload, version, pointer_size);
 }
+void BGCRevisitView::verify_generic_into(::clretw::Result<BGCRevisitView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<BGCRevisitView> BGCRevisitView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BGCRevisitView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCRevisit::id, ::clretw::dotnet_runtime_private::BGCRevisit::name);
 }
@@ -2332,6 +2416,10 @@ const ::clretw::ViewVersion BGCRevisitView::versions_[1] = {{0, &::clretw::dotne
 const ::clretw::ViewVersion BGCOverflowView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_BGCOverflow}, {1, &::clretw::dotnet_runtime_private::kRecord_BGCOverflow_V1}, };
 ::clretw::Result<BGCOverflowView> BGCOverflowView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BGCOverflowView>(versions_, payload, version, pointer_size);
+}
+void BGCOverflowView::verify_generic_into(::clretw::Result<BGCOverflowView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<BGCOverflowView> BGCOverflowView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BGCOverflowView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCOverflow::id, ::clretw::dotnet_runtime_private::BGCOverflow::name);
@@ -2342,6 +2430,10 @@ const ::clretw::ViewVersion BGCAllocWaitBeginView::versions_[1] = {{0, &::clretw
 ::clretw::Result<BGCAllocWaitBeginView> BGCAllocWaitBeginView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BGCAllocWaitBeginView>(versions_, payload, version, pointer_size);
 }
+void BGCAllocWaitBeginView::verify_generic_into(::clretw::Result<BGCAllocWaitBeginView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<BGCAllocWaitBeginView> BGCAllocWaitBeginView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BGCAllocWaitBeginView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCAllocWaitBegin::id, ::clretw::dotnet_runtime_private::BGCAllocWaitBegin::name);
 }
@@ -2350,6 +2442,10 @@ const ::clretw::ViewVersion BGCAllocWaitBeginView::versions_[1] = {{0, &::clretw
 const ::clretw::ViewVersion BGCAllocWaitEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_BGCAllocWait}, };
 ::clretw::Result<BGCAllocWaitEndView> BGCAllocWaitEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BGCAllocWaitEndView>(versions_, payload, version, pointer_size);
+}
+void BGCAllocWaitEndView::verify_generic_into(::clretw::Result<BGCAllocWaitEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<BGCAllocWaitEndView> BGCAllocWaitEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BGCAllocWaitEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCAllocWaitEnd::id, ::clretw::dotnet_runtime_private::BGCAllocWaitEnd::name);
@@ -2360,6 +2456,10 @@ const ::clretw::ViewVersion GCFullNotifyView::versions_[2] = {{0, &::clretw::dot
 ::clretw::Result<GCFullNotifyView> GCFullNotifyView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCFullNotifyView>(versions_, payload, version, pointer_size);
 }
+void GCFullNotifyView::verify_generic_into(::clretw::Result<GCFullNotifyView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GCFullNotifyView> GCFullNotifyView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCFullNotifyView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCFullNotify::id, ::clretw::dotnet_runtime_private::GCFullNotify::name);
 }
@@ -2368,6 +2468,10 @@ const ::clretw::ViewVersion GCFullNotifyView::versions_[2] = {{0, &::clretw::dot
 const ::clretw::ViewVersion BGC1stSweepEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_BGC1stSweepEnd}, };
 ::clretw::Result<BGC1stSweepEndView> BGC1stSweepEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BGC1stSweepEndView>(versions_, payload, version, pointer_size);
+}
+void BGC1stSweepEndView::verify_generic_into(::clretw::Result<BGC1stSweepEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<BGC1stSweepEndView> BGC1stSweepEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BGC1stSweepEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC1stSweepEnd::id, ::clretw::dotnet_runtime_private::BGC1stSweepEnd::name);
@@ -2378,6 +2482,10 @@ const ::clretw::ViewVersion EEStartupStartView::versions_[2] = {{0, &::clretw::d
 ::clretw::Result<EEStartupStartView> EEStartupStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<EEStartupStartView>(versions_, payload, version, pointer_size);
 }
+void EEStartupStartView::verify_generic_into(::clretw::Result<EEStartupStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<EEStartupStartView> EEStartupStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<EEStartupStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEStartupStart::id, ::clretw::dotnet_runtime_private::EEStartupStart::name);
 }
@@ -2386,6 +2494,10 @@ const ::clretw::ViewVersion EEStartupStartView::versions_[2] = {{0, &::clretw::d
 const ::clretw::ViewVersion EEStartupEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
 ::clretw::Result<EEStartupEndView> EEStartupEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<EEStartupEndView>(versions_, payload, version, pointer_size);
+}
+void EEStartupEndView::verify_generic_into(::clretw::Result<EEStartupEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<EEStartupEndView> EEStartupEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<EEStartupEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEStartupEnd::id, ::clretw::dotnet_runtime_private::EEStartupEnd::name);
@@ -2396,6 +2508,10 @@ const ::clretw::ViewVersion EEConfigSetupView::versions_[2] = {{0, &::clretw::do
 ::clretw::Result<EEConfigSetupView> EEConfigSetupView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<EEConfigSetupView>(versions_, payload, version, pointer_size);
 }
+void EEConfigSetupView::verify_generic_into(::clretw::Result<EEConfigSetupView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<EEConfigSetupView> EEConfigSetupView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<EEConfigSetupView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEConfigSetup::id, ::clretw::dotnet_runtime_private::EEConfigSetup::name);
 }
@@ -2404,6 +2520,10 @@ const ::clretw::ViewVersion EEConfigSetupView::versions_[2] = {{0, &::clretw::do
 const ::clretw::ViewVersion EEConfigSetupEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
 ::clretw::Result<EEConfigSetupEndView> EEConfigSetupEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<EEConfigSetupEndView>(versions_, payload, version, pointer_size);
+}
+void EEConfigSetupEndView::verify_generic_into(::clretw::Result<EEConfigSetupEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<EEConfigSetupEndView> EEConfigSetupEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<EEConfigSetupEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEConfigSetupEnd::id, ::clretw::dotnet_runtime_private::EEConfigSetupEnd::name);
@@ -2414,6 +2534,10 @@ const ::clretw::ViewVersion LdSysBasesView::versions_[2] = {{0, &::clretw::dotne
 ::clretw::Result<LdSysBasesView> LdSysBasesView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<LdSysBasesView>(versions_, payload, version, pointer_size);
 }
+void LdSysBasesView::verify_generic_into(::clretw::Result<LdSysBasesView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<LdSysBasesView> LdSysBasesView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<LdSysBasesView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LdSysBases::id, ::clretw::dotnet_runtime_private::LdSysBases::name);
 }
@@ -2422,6 +2546,10 @@ const ::clretw::ViewVersion LdSysBasesView::versions_[2] = {{0, &::clretw::dotne
 const ::clretw::ViewVersion LdSysBasesEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
 ::clretw::Result<LdSysBasesEndView> LdSysBasesEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<LdSysBasesEndView>(versions_, payload, version, pointer_size);
+}
+void LdSysBasesEndView::verify_generic_into(::clretw::Result<LdSysBasesEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<LdSysBasesEndView> LdSysBasesEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<LdSysBasesEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LdSysBasesEnd::id, ::clretw::dotnet_runtime_private::LdSysBasesEnd::name);
@@ -2432,6 +2560,10 @@ const ::clretw::ViewVersion ExecExeView::versions_[2] = {{0, &::clretw::dotnet_r
 ::clretw::Result<ExecExeView> ExecExeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ExecExeView>(versions_, payload, version, pointer_size);
 }
+void ExecExeView::verify_generic_into(::clretw::Result<ExecExeView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ExecExeView> ExecExeView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ExecExeView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ExecExe::id, ::clretw::dotnet_runtime_private::ExecExe::name);
 }
@@ -2440,6 +2572,10 @@ const ::clretw::ViewVersion ExecExeView::versions_[2] = {{0, &::clretw::dotnet_r
 const ::clretw::ViewVersion ExecExeEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
 ::clretw::Result<ExecExeEndView> ExecExeEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ExecExeEndView>(versions_, payload, version, pointer_size);
+}
+void ExecExeEndView::verify_generic_into(::clretw::Result<ExecExeEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ExecExeEndView> ExecExeEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ExecExeEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ExecExeEnd::id, ::clretw::dotnet_runtime_private::ExecExeEnd::name);
@@ -2450,6 +2586,10 @@ const ::clretw::ViewVersion MainView::versions_[2] = {{0, &::clretw::dotnet_runt
 ::clretw::Result<MainView> MainView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MainView>(versions_, payload, version, pointer_size);
 }
+void MainView::verify_generic_into(::clretw::Result<MainView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MainView> MainView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MainView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::Main::id, ::clretw::dotnet_runtime_private::Main::name);
 }
@@ -2458,6 +2598,10 @@ const ::clretw::ViewVersion MainView::versions_[2] = {{0, &::clretw::dotnet_runt
 const ::clretw::ViewVersion MainEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
 ::clretw::Result<MainEndView> MainEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MainEndView>(versions_, payload, version, pointer_size);
+}
+void MainEndView::verify_generic_into(::clretw::Result<MainEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MainEndView> MainEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MainEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::MainEnd::id, ::clretw::dotnet_runtime_private::MainEnd::name);
@@ -2468,6 +2612,10 @@ const ::clretw::ViewVersion ApplyPolicyStartView::versions_[2] = {{0, &::clretw:
 ::clretw::Result<ApplyPolicyStartView> ApplyPolicyStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ApplyPolicyStartView>(versions_, payload, version, pointer_size);
 }
+void ApplyPolicyStartView::verify_generic_into(::clretw::Result<ApplyPolicyStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ApplyPolicyStartView> ApplyPolicyStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ApplyPolicyStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ApplyPolicyStart::id, ::clretw::dotnet_runtime_private::ApplyPolicyStart::name);
 }
@@ -2476,6 +2624,10 @@ const ::clretw::ViewVersion ApplyPolicyStartView::versions_[2] = {{0, &::clretw:
 const ::clretw::ViewVersion ApplyPolicyEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
 ::clretw::Result<ApplyPolicyEndView> ApplyPolicyEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ApplyPolicyEndView>(versions_, payload, version, pointer_size);
+}
+void ApplyPolicyEndView::verify_generic_into(::clretw::Result<ApplyPolicyEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ApplyPolicyEndView> ApplyPolicyEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ApplyPolicyEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ApplyPolicyEnd::id, ::clretw::dotnet_runtime_private::ApplyPolicyEnd::name);
@@ -2486,6 +2638,10 @@ const ::clretw::ViewVersion LdLibShFolderView::versions_[2] = {{0, &::clretw::do
 ::clretw::Result<LdLibShFolderView> LdLibShFolderView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<LdLibShFolderView>(versions_, payload, version, pointer_size);
 }
+void LdLibShFolderView::verify_generic_into(::clretw::Result<LdLibShFolderView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<LdLibShFolderView> LdLibShFolderView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<LdLibShFolderView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LdLibShFolder::id, ::clretw::dotnet_runtime_private::LdLibShFolder::name);
 }
@@ -2494,6 +2650,10 @@ const ::clretw::ViewVersion LdLibShFolderView::versions_[2] = {{0, &::clretw::do
 const ::clretw::ViewVersion LdLibShFolderEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
 ::clretw::Result<LdLibShFolderEndView> LdLibShFolderEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<LdLibShFolderEndView>(versions_, payload, version, pointer_size);
+}
+void LdLibShFolderEndView::verify_generic_into(::clretw::Result<LdLibShFolderEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<LdLibShFolderEndView> LdLibShFolderEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<LdLibShFolderEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LdLibShFolderEnd::id, ::clretw::dotnet_runtime_private::LdLibShFolderEnd::name);
@@ -2504,6 +2664,10 @@ const ::clretw::ViewVersion PrestubWorkerView::versions_[2] = {{0, &::clretw::do
 ::clretw::Result<PrestubWorkerView> PrestubWorkerView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<PrestubWorkerView>(versions_, payload, version, pointer_size);
 }
+void PrestubWorkerView::verify_generic_into(::clretw::Result<PrestubWorkerView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<PrestubWorkerView> PrestubWorkerView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<PrestubWorkerView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrestubWorker::id, ::clretw::dotnet_runtime_private::PrestubWorker::name);
 }
@@ -2512,6 +2676,10 @@ const ::clretw::ViewVersion PrestubWorkerView::versions_[2] = {{0, &::clretw::do
 const ::clretw::ViewVersion PrestubWorkerEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
 ::clretw::Result<PrestubWorkerEndView> PrestubWorkerEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<PrestubWorkerEndView>(versions_, payload, version, pointer_size);
+}
+void PrestubWorkerEndView::verify_generic_into(::clretw::Result<PrestubWorkerEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<PrestubWorkerEndView> PrestubWorkerEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<PrestubWorkerEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrestubWorkerEnd::id, ::clretw::dotnet_runtime_private::PrestubWorkerEnd::name);
@@ -2522,6 +2690,10 @@ const ::clretw::ViewVersion GetInstallationStartView::versions_[2] = {{0, &::clr
 ::clretw::Result<GetInstallationStartView> GetInstallationStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GetInstallationStartView>(versions_, payload, version, pointer_size);
 }
+void GetInstallationStartView::verify_generic_into(::clretw::Result<GetInstallationStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GetInstallationStartView> GetInstallationStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GetInstallationStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GetInstallationStart::id, ::clretw::dotnet_runtime_private::GetInstallationStart::name);
 }
@@ -2530,6 +2702,10 @@ const ::clretw::ViewVersion GetInstallationStartView::versions_[2] = {{0, &::clr
 const ::clretw::ViewVersion GetInstallationEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
 ::clretw::Result<GetInstallationEndView> GetInstallationEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GetInstallationEndView>(versions_, payload, version, pointer_size);
+}
+void GetInstallationEndView::verify_generic_into(::clretw::Result<GetInstallationEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GetInstallationEndView> GetInstallationEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GetInstallationEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GetInstallationEnd::id, ::clretw::dotnet_runtime_private::GetInstallationEnd::name);
@@ -2540,6 +2716,10 @@ const ::clretw::ViewVersion OpenHModuleView::versions_[2] = {{0, &::clretw::dotn
 ::clretw::Result<OpenHModuleView> OpenHModuleView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<OpenHModuleView>(versions_, payload, version, pointer_size);
 }
+void OpenHModuleView::verify_generic_into(::clretw::Result<OpenHModuleView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<OpenHModuleView> OpenHModuleView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<OpenHModuleView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::OpenHModule::id, ::clretw::dotnet_runtime_private::OpenHModule::name);
 }
@@ -2548,6 +2728,10 @@ const ::clretw::ViewVersion OpenHModuleView::versions_[2] = {{0, &::clretw::dotn
 const ::clretw::ViewVersion OpenHModuleEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
 ::clretw::Result<OpenHModuleEndView> OpenHModuleEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<OpenHModuleEndView>(versions_, payload, version, pointer_size);
+}
+void OpenHModuleEndView::verify_generic_into(::clretw::Result<OpenHModuleEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<OpenHModuleEndView> OpenHModuleEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<OpenHModuleEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::OpenHModuleEnd::id, ::clretw::dotnet_runtime_private::OpenHModuleEnd::name);
@@ -2558,6 +2742,10 @@ const ::clretw::ViewVersion ExplicitBindStartView::versions_[2] = {{0, &::clretw
 ::clretw::Result<ExplicitBindStartView> ExplicitBindStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ExplicitBindStartView>(versions_, payload, version, pointer_size);
 }
+void ExplicitBindStartView::verify_generic_into(::clretw::Result<ExplicitBindStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ExplicitBindStartView> ExplicitBindStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ExplicitBindStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ExplicitBindStart::id, ::clretw::dotnet_runtime_private::ExplicitBindStart::name);
 }
@@ -2566,6 +2754,10 @@ const ::clretw::ViewVersion ExplicitBindStartView::versions_[2] = {{0, &::clretw
 const ::clretw::ViewVersion ExplicitBindEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
 ::clretw::Result<ExplicitBindEndView> ExplicitBindEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ExplicitBindEndView>(versions_, payload, version, pointer_size);
+}
+void ExplicitBindEndView::verify_generic_into(::clretw::Result<ExplicitBindEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ExplicitBindEndView> ExplicitBindEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ExplicitBindEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ExplicitBindEnd::id, ::clretw::dotnet_runtime_private::ExplicitBindEnd::name);
@@ -2576,6 +2768,10 @@ const ::clretw::ViewVersion ParseXmlView::versions_[2] = {{0, &::clretw::dotnet_
 ::clretw::Result<ParseXmlView> ParseXmlView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ParseXmlView>(versions_, payload, version, pointer_size);
 }
+void ParseXmlView::verify_generic_into(::clretw::Result<ParseXmlView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ParseXmlView> ParseXmlView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ParseXmlView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ParseXml::id, ::clretw::dotnet_runtime_private::ParseXml::name);
 }
@@ -2584,6 +2780,10 @@ const ::clretw::ViewVersion ParseXmlView::versions_[2] = {{0, &::clretw::dotnet_
 const ::clretw::ViewVersion ParseXmlEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
 ::clretw::Result<ParseXmlEndView> ParseXmlEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ParseXmlEndView>(versions_, payload, version, pointer_size);
+}
+void ParseXmlEndView::verify_generic_into(::clretw::Result<ParseXmlEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ParseXmlEndView> ParseXmlEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ParseXmlEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ParseXmlEnd::id, ::clretw::dotnet_runtime_private::ParseXmlEnd::name);
@@ -2594,6 +2794,10 @@ const ::clretw::ViewVersion InitDefaultDomainView::versions_[2] = {{0, &::clretw
 ::clretw::Result<InitDefaultDomainView> InitDefaultDomainView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<InitDefaultDomainView>(versions_, payload, version, pointer_size);
 }
+void InitDefaultDomainView::verify_generic_into(::clretw::Result<InitDefaultDomainView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<InitDefaultDomainView> InitDefaultDomainView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<InitDefaultDomainView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::InitDefaultDomain::id, ::clretw::dotnet_runtime_private::InitDefaultDomain::name);
 }
@@ -2602,6 +2806,10 @@ const ::clretw::ViewVersion InitDefaultDomainView::versions_[2] = {{0, &::clretw
 const ::clretw::ViewVersion InitDefaultDomainEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
 ::clretw::Result<InitDefaultDomainEndView> InitDefaultDomainEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<InitDefaultDomainEndView>(versions_, payload, version, pointer_size);
+}
+void InitDefaultDomainEndView::verify_generic_into(::clretw::Result<InitDefaultDomainEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<InitDefaultDomainEndView> InitDefaultDomainEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<InitDefaultDomainEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::InitDefaultDomainEnd::id, ::clretw::dotnet_runtime_private::InitDefaultDomainEnd::name);
@@ -2612,6 +2820,10 @@ const ::clretw::ViewVersion InitSecurityView::versions_[2] = {{0, &::clretw::dot
 ::clretw::Result<InitSecurityView> InitSecurityView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<InitSecurityView>(versions_, payload, version, pointer_size);
 }
+void InitSecurityView::verify_generic_into(::clretw::Result<InitSecurityView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<InitSecurityView> InitSecurityView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<InitSecurityView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::InitSecurity::id, ::clretw::dotnet_runtime_private::InitSecurity::name);
 }
@@ -2620,6 +2832,10 @@ const ::clretw::ViewVersion InitSecurityView::versions_[2] = {{0, &::clretw::dot
 const ::clretw::ViewVersion InitSecurityEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
 ::clretw::Result<InitSecurityEndView> InitSecurityEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<InitSecurityEndView>(versions_, payload, version, pointer_size);
+}
+void InitSecurityEndView::verify_generic_into(::clretw::Result<InitSecurityEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<InitSecurityEndView> InitSecurityEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<InitSecurityEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::InitSecurityEnd::id, ::clretw::dotnet_runtime_private::InitSecurityEnd::name);
@@ -2630,6 +2846,10 @@ const ::clretw::ViewVersion AllowBindingRedirsView::versions_[2] = {{0, &::clret
 ::clretw::Result<AllowBindingRedirsView> AllowBindingRedirsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AllowBindingRedirsView>(versions_, payload, version, pointer_size);
 }
+void AllowBindingRedirsView::verify_generic_into(::clretw::Result<AllowBindingRedirsView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<AllowBindingRedirsView> AllowBindingRedirsView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<AllowBindingRedirsView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::AllowBindingRedirs::id, ::clretw::dotnet_runtime_private::AllowBindingRedirs::name);
 }
@@ -2638,6 +2858,10 @@ const ::clretw::ViewVersion AllowBindingRedirsView::versions_[2] = {{0, &::clret
 const ::clretw::ViewVersion AllowBindingRedirsEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
 ::clretw::Result<AllowBindingRedirsEndView> AllowBindingRedirsEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AllowBindingRedirsEndView>(versions_, payload, version, pointer_size);
+}
+void AllowBindingRedirsEndView::verify_generic_into(::clretw::Result<AllowBindingRedirsEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<AllowBindingRedirsEndView> AllowBindingRedirsEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<AllowBindingRedirsEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::AllowBindingRedirsEnd::id, ::clretw::dotnet_runtime_private::AllowBindingRedirsEnd::name);
@@ -2648,6 +2872,10 @@ const ::clretw::ViewVersion EEConfigSyncView::versions_[2] = {{0, &::clretw::dot
 ::clretw::Result<EEConfigSyncView> EEConfigSyncView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<EEConfigSyncView>(versions_, payload, version, pointer_size);
 }
+void EEConfigSyncView::verify_generic_into(::clretw::Result<EEConfigSyncView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<EEConfigSyncView> EEConfigSyncView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<EEConfigSyncView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEConfigSync::id, ::clretw::dotnet_runtime_private::EEConfigSync::name);
 }
@@ -2656,6 +2884,10 @@ const ::clretw::ViewVersion EEConfigSyncView::versions_[2] = {{0, &::clretw::dot
 const ::clretw::ViewVersion EEConfigSyncEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
 ::clretw::Result<EEConfigSyncEndView> EEConfigSyncEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<EEConfigSyncEndView>(versions_, payload, version, pointer_size);
+}
+void EEConfigSyncEndView::verify_generic_into(::clretw::Result<EEConfigSyncEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<EEConfigSyncEndView> EEConfigSyncEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<EEConfigSyncEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEConfigSyncEnd::id, ::clretw::dotnet_runtime_private::EEConfigSyncEnd::name);
@@ -2666,6 +2898,10 @@ const ::clretw::ViewVersion FusionBindingView::versions_[2] = {{0, &::clretw::do
 ::clretw::Result<FusionBindingView> FusionBindingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<FusionBindingView>(versions_, payload, version, pointer_size);
 }
+void FusionBindingView::verify_generic_into(::clretw::Result<FusionBindingView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<FusionBindingView> FusionBindingView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<FusionBindingView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionBinding::id, ::clretw::dotnet_runtime_private::FusionBinding::name);
 }
@@ -2674,6 +2910,10 @@ const ::clretw::ViewVersion FusionBindingView::versions_[2] = {{0, &::clretw::do
 const ::clretw::ViewVersion FusionBindingEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
 ::clretw::Result<FusionBindingEndView> FusionBindingEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<FusionBindingEndView>(versions_, payload, version, pointer_size);
+}
+void FusionBindingEndView::verify_generic_into(::clretw::Result<FusionBindingEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<FusionBindingEndView> FusionBindingEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<FusionBindingEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionBindingEnd::id, ::clretw::dotnet_runtime_private::FusionBindingEnd::name);
@@ -2684,6 +2924,10 @@ const ::clretw::ViewVersion LoaderCatchCallView::versions_[2] = {{0, &::clretw::
 ::clretw::Result<LoaderCatchCallView> LoaderCatchCallView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<LoaderCatchCallView>(versions_, payload, version, pointer_size);
 }
+void LoaderCatchCallView::verify_generic_into(::clretw::Result<LoaderCatchCallView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<LoaderCatchCallView> LoaderCatchCallView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<LoaderCatchCallView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderCatchCall::id, ::clretw::dotnet_runtime_private::LoaderCatchCall::name);
 }
@@ -2692,6 +2936,10 @@ const ::clretw::ViewVersion LoaderCatchCallView::versions_[2] = {{0, &::clretw::
 const ::clretw::ViewVersion LoaderCatchCallEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
 ::clretw::Result<LoaderCatchCallEndView> LoaderCatchCallEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<LoaderCatchCallEndView>(versions_, payload, version, pointer_size);
+}
+void LoaderCatchCallEndView::verify_generic_into(::clretw::Result<LoaderCatchCallEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<LoaderCatchCallEndView> LoaderCatchCallEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<LoaderCatchCallEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderCatchCallEnd::id, ::clretw::dotnet_runtime_private::LoaderCatchCallEnd::name);
@@ -2702,6 +2950,10 @@ const ::clretw::ViewVersion FusionInitView::versions_[2] = {{0, &::clretw::dotne
 ::clretw::Result<FusionInitView> FusionInitView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<FusionInitView>(versions_, payload, version, pointer_size);
 }
+void FusionInitView::verify_generic_into(::clretw::Result<FusionInitView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<FusionInitView> FusionInitView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<FusionInitView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionInit::id, ::clretw::dotnet_runtime_private::FusionInit::name);
 }
@@ -2710,6 +2962,10 @@ const ::clretw::ViewVersion FusionInitView::versions_[2] = {{0, &::clretw::dotne
 const ::clretw::ViewVersion FusionInitEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
 ::clretw::Result<FusionInitEndView> FusionInitEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<FusionInitEndView>(versions_, payload, version, pointer_size);
+}
+void FusionInitEndView::verify_generic_into(::clretw::Result<FusionInitEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<FusionInitEndView> FusionInitEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<FusionInitEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionInitEnd::id, ::clretw::dotnet_runtime_private::FusionInitEnd::name);
@@ -2720,6 +2976,10 @@ const ::clretw::ViewVersion FusionAppCtxView::versions_[2] = {{0, &::clretw::dot
 ::clretw::Result<FusionAppCtxView> FusionAppCtxView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<FusionAppCtxView>(versions_, payload, version, pointer_size);
 }
+void FusionAppCtxView::verify_generic_into(::clretw::Result<FusionAppCtxView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<FusionAppCtxView> FusionAppCtxView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<FusionAppCtxView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionAppCtx::id, ::clretw::dotnet_runtime_private::FusionAppCtx::name);
 }
@@ -2728,6 +2988,10 @@ const ::clretw::ViewVersion FusionAppCtxView::versions_[2] = {{0, &::clretw::dot
 const ::clretw::ViewVersion FusionAppCtxEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
 ::clretw::Result<FusionAppCtxEndView> FusionAppCtxEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<FusionAppCtxEndView>(versions_, payload, version, pointer_size);
+}
+void FusionAppCtxEndView::verify_generic_into(::clretw::Result<FusionAppCtxEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<FusionAppCtxEndView> FusionAppCtxEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<FusionAppCtxEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionAppCtxEnd::id, ::clretw::dotnet_runtime_private::FusionAppCtxEnd::name);
@@ -2738,6 +3002,10 @@ const ::clretw::ViewVersion Fusion2EEView::versions_[2] = {{0, &::clretw::dotnet
 ::clretw::Result<Fusion2EEView> Fusion2EEView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<Fusion2EEView>(versions_, payload, version, pointer_size);
 }
+void Fusion2EEView::verify_generic_into(::clretw::Result<Fusion2EEView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<Fusion2EEView> Fusion2EEView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<Fusion2EEView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::Fusion2EE::id, ::clretw::dotnet_runtime_private::Fusion2EE::name);
 }
@@ -2746,6 +3014,10 @@ const ::clretw::ViewVersion Fusion2EEView::versions_[2] = {{0, &::clretw::dotnet
 const ::clretw::ViewVersion Fusion2EEEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
 ::clretw::Result<Fusion2EEEndView> Fusion2EEEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<Fusion2EEEndView>(versions_, payload, version, pointer_size);
+}
+void Fusion2EEEndView::verify_generic_into(::clretw::Result<Fusion2EEEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<Fusion2EEEndView> Fusion2EEEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<Fusion2EEEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::Fusion2EEEnd::id, ::clretw::dotnet_runtime_private::Fusion2EEEnd::name);
@@ -2756,6 +3028,10 @@ const ::clretw::ViewVersion SecurityCatchCallView::versions_[2] = {{0, &::clretw
 ::clretw::Result<SecurityCatchCallView> SecurityCatchCallView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<SecurityCatchCallView>(versions_, payload, version, pointer_size);
 }
+void SecurityCatchCallView::verify_generic_into(::clretw::Result<SecurityCatchCallView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<SecurityCatchCallView> SecurityCatchCallView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<SecurityCatchCallView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::SecurityCatchCall::id, ::clretw::dotnet_runtime_private::SecurityCatchCall::name);
 }
@@ -2764,6 +3040,10 @@ const ::clretw::ViewVersion SecurityCatchCallView::versions_[2] = {{0, &::clretw
 const ::clretw::ViewVersion SecurityCatchCallEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
 ::clretw::Result<SecurityCatchCallEndView> SecurityCatchCallEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<SecurityCatchCallEndView>(versions_, payload, version, pointer_size);
+}
+void SecurityCatchCallEndView::verify_generic_into(::clretw::Result<SecurityCatchCallEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<SecurityCatchCallEndView> SecurityCatchCallEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<SecurityCatchCallEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::SecurityCatchCallEnd::id, ::clretw::dotnet_runtime_private::SecurityCatchCallEnd::name);
@@ -2774,6 +3054,10 @@ const ::clretw::ViewVersion CLRStackWalkPrivateView::versions_[1] = {{0, &::clre
 ::clretw::Result<CLRStackWalkPrivateView> CLRStackWalkPrivateView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<CLRStackWalkPrivateView>(versions_, payload, version, pointer_size);
 }
+void CLRStackWalkPrivateView::verify_generic_into(::clretw::Result<CLRStackWalkPrivateView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<CLRStackWalkPrivateView> CLRStackWalkPrivateView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<CLRStackWalkPrivateView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CLRStackWalkPrivate::id, ::clretw::dotnet_runtime_private::CLRStackWalkPrivate::name);
 }
@@ -2782,6 +3066,10 @@ const ::clretw::ViewVersion CLRStackWalkPrivateView::versions_[1] = {{0, &::clre
 const ::clretw::ViewVersion ModuleRangeLoadPrivateView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_ModuleRangePrivate}, };
 ::clretw::Result<ModuleRangeLoadPrivateView> ModuleRangeLoadPrivateView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ModuleRangeLoadPrivateView>(versions_, payload, version, pointer_size);
+}
+void ModuleRangeLoadPrivateView::verify_generic_into(::clretw::Result<ModuleRangeLoadPrivateView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ModuleRangeLoadPrivateView> ModuleRangeLoadPrivateView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ModuleRangeLoadPrivateView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ModuleRangeLoadPrivate::id, ::clretw::dotnet_runtime_private::ModuleRangeLoadPrivate::name);
@@ -2792,6 +3080,10 @@ const ::clretw::ViewVersion BindingPolicyPhaseStartView::versions_[1] = {{0, &::
 ::clretw::Result<BindingPolicyPhaseStartView> BindingPolicyPhaseStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BindingPolicyPhaseStartView>(versions_, payload, version, pointer_size);
 }
+void BindingPolicyPhaseStartView::verify_generic_into(::clretw::Result<BindingPolicyPhaseStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<BindingPolicyPhaseStartView> BindingPolicyPhaseStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BindingPolicyPhaseStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingPolicyPhaseStart::id, ::clretw::dotnet_runtime_private::BindingPolicyPhaseStart::name);
 }
@@ -2800,6 +3092,10 @@ const ::clretw::ViewVersion BindingPolicyPhaseStartView::versions_[1] = {{0, &::
 const ::clretw::ViewVersion BindingPolicyPhaseEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
 ::clretw::Result<BindingPolicyPhaseEndView> BindingPolicyPhaseEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BindingPolicyPhaseEndView>(versions_, payload, version, pointer_size);
+}
+void BindingPolicyPhaseEndView::verify_generic_into(::clretw::Result<BindingPolicyPhaseEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<BindingPolicyPhaseEndView> BindingPolicyPhaseEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BindingPolicyPhaseEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingPolicyPhaseEnd::id, ::clretw::dotnet_runtime_private::BindingPolicyPhaseEnd::name);
@@ -2810,6 +3106,10 @@ const ::clretw::ViewVersion BindingNgenPhaseStartView::versions_[1] = {{0, &::cl
 ::clretw::Result<BindingNgenPhaseStartView> BindingNgenPhaseStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BindingNgenPhaseStartView>(versions_, payload, version, pointer_size);
 }
+void BindingNgenPhaseStartView::verify_generic_into(::clretw::Result<BindingNgenPhaseStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<BindingNgenPhaseStartView> BindingNgenPhaseStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BindingNgenPhaseStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingNgenPhaseStart::id, ::clretw::dotnet_runtime_private::BindingNgenPhaseStart::name);
 }
@@ -2818,6 +3118,10 @@ const ::clretw::ViewVersion BindingNgenPhaseStartView::versions_[1] = {{0, &::cl
 const ::clretw::ViewVersion BindingNgenPhaseEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
 ::clretw::Result<BindingNgenPhaseEndView> BindingNgenPhaseEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BindingNgenPhaseEndView>(versions_, payload, version, pointer_size);
+}
+void BindingNgenPhaseEndView::verify_generic_into(::clretw::Result<BindingNgenPhaseEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<BindingNgenPhaseEndView> BindingNgenPhaseEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BindingNgenPhaseEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingNgenPhaseEnd::id, ::clretw::dotnet_runtime_private::BindingNgenPhaseEnd::name);
@@ -2828,6 +3132,10 @@ const ::clretw::ViewVersion BindingLookupAndProbingPhaseStartView::versions_[1] 
 ::clretw::Result<BindingLookupAndProbingPhaseStartView> BindingLookupAndProbingPhaseStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BindingLookupAndProbingPhaseStartView>(versions_, payload, version, pointer_size);
 }
+void BindingLookupAndProbingPhaseStartView::verify_generic_into(::clretw::Result<BindingLookupAndProbingPhaseStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<BindingLookupAndProbingPhaseStartView> BindingLookupAndProbingPhaseStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BindingLookupAndProbingPhaseStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingLookupAndProbingPhaseStart::id, ::clretw::dotnet_runtime_private::BindingLookupAndProbingPhaseStart::name);
 }
@@ -2836,6 +3144,10 @@ const ::clretw::ViewVersion BindingLookupAndProbingPhaseStartView::versions_[1] 
 const ::clretw::ViewVersion BindingLookupAndProbingPhaseEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
 ::clretw::Result<BindingLookupAndProbingPhaseEndView> BindingLookupAndProbingPhaseEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BindingLookupAndProbingPhaseEndView>(versions_, payload, version, pointer_size);
+}
+void BindingLookupAndProbingPhaseEndView::verify_generic_into(::clretw::Result<BindingLookupAndProbingPhaseEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<BindingLookupAndProbingPhaseEndView> BindingLookupAndProbingPhaseEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BindingLookupAndProbingPhaseEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingLookupAndProbingPhaseEnd::id, ::clretw::dotnet_runtime_private::BindingLookupAndProbingPhaseEnd::name);
@@ -2846,6 +3158,10 @@ const ::clretw::ViewVersion LoaderPhaseStartView::versions_[1] = {{0, &::clretw:
 ::clretw::Result<LoaderPhaseStartView> LoaderPhaseStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<LoaderPhaseStartView>(versions_, payload, version, pointer_size);
 }
+void LoaderPhaseStartView::verify_generic_into(::clretw::Result<LoaderPhaseStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<LoaderPhaseStartView> LoaderPhaseStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<LoaderPhaseStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderPhaseStart::id, ::clretw::dotnet_runtime_private::LoaderPhaseStart::name);
 }
@@ -2854,6 +3170,10 @@ const ::clretw::ViewVersion LoaderPhaseStartView::versions_[1] = {{0, &::clretw:
 const ::clretw::ViewVersion LoaderPhaseEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
 ::clretw::Result<LoaderPhaseEndView> LoaderPhaseEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<LoaderPhaseEndView>(versions_, payload, version, pointer_size);
+}
+void LoaderPhaseEndView::verify_generic_into(::clretw::Result<LoaderPhaseEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<LoaderPhaseEndView> LoaderPhaseEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<LoaderPhaseEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderPhaseEnd::id, ::clretw::dotnet_runtime_private::LoaderPhaseEnd::name);
@@ -2864,6 +3184,10 @@ const ::clretw::ViewVersion BindingPhaseStartView::versions_[1] = {{0, &::clretw
 ::clretw::Result<BindingPhaseStartView> BindingPhaseStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BindingPhaseStartView>(versions_, payload, version, pointer_size);
 }
+void BindingPhaseStartView::verify_generic_into(::clretw::Result<BindingPhaseStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<BindingPhaseStartView> BindingPhaseStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BindingPhaseStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingPhaseStart::id, ::clretw::dotnet_runtime_private::BindingPhaseStart::name);
 }
@@ -2872,6 +3196,10 @@ const ::clretw::ViewVersion BindingPhaseStartView::versions_[1] = {{0, &::clretw
 const ::clretw::ViewVersion BindingPhaseEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
 ::clretw::Result<BindingPhaseEndView> BindingPhaseEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BindingPhaseEndView>(versions_, payload, version, pointer_size);
+}
+void BindingPhaseEndView::verify_generic_into(::clretw::Result<BindingPhaseEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<BindingPhaseEndView> BindingPhaseEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BindingPhaseEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingPhaseEnd::id, ::clretw::dotnet_runtime_private::BindingPhaseEnd::name);
@@ -2882,6 +3210,10 @@ const ::clretw::ViewVersion BindingDownloadPhaseStartView::versions_[1] = {{0, &
 ::clretw::Result<BindingDownloadPhaseStartView> BindingDownloadPhaseStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BindingDownloadPhaseStartView>(versions_, payload, version, pointer_size);
 }
+void BindingDownloadPhaseStartView::verify_generic_into(::clretw::Result<BindingDownloadPhaseStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<BindingDownloadPhaseStartView> BindingDownloadPhaseStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BindingDownloadPhaseStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingDownloadPhaseStart::id, ::clretw::dotnet_runtime_private::BindingDownloadPhaseStart::name);
 }
@@ -2890,6 +3222,10 @@ const ::clretw::ViewVersion BindingDownloadPhaseStartView::versions_[1] = {{0, &
 const ::clretw::ViewVersion BindingDownloadPhaseEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
 ::clretw::Result<BindingDownloadPhaseEndView> BindingDownloadPhaseEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BindingDownloadPhaseEndView>(versions_, payload, version, pointer_size);
+}
+void BindingDownloadPhaseEndView::verify_generic_into(::clretw::Result<BindingDownloadPhaseEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<BindingDownloadPhaseEndView> BindingDownloadPhaseEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BindingDownloadPhaseEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingDownloadPhaseEnd::id, ::clretw::dotnet_runtime_private::BindingDownloadPhaseEnd::name);
@@ -2900,6 +3236,10 @@ const ::clretw::ViewVersion LoaderAssemblyInitPhaseStartView::versions_[1] = {{0
 ::clretw::Result<LoaderAssemblyInitPhaseStartView> LoaderAssemblyInitPhaseStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<LoaderAssemblyInitPhaseStartView>(versions_, payload, version, pointer_size);
 }
+void LoaderAssemblyInitPhaseStartView::verify_generic_into(::clretw::Result<LoaderAssemblyInitPhaseStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<LoaderAssemblyInitPhaseStartView> LoaderAssemblyInitPhaseStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<LoaderAssemblyInitPhaseStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderAssemblyInitPhaseStart::id, ::clretw::dotnet_runtime_private::LoaderAssemblyInitPhaseStart::name);
 }
@@ -2908,6 +3248,10 @@ const ::clretw::ViewVersion LoaderAssemblyInitPhaseStartView::versions_[1] = {{0
 const ::clretw::ViewVersion LoaderAssemblyInitPhaseEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
 ::clretw::Result<LoaderAssemblyInitPhaseEndView> LoaderAssemblyInitPhaseEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<LoaderAssemblyInitPhaseEndView>(versions_, payload, version, pointer_size);
+}
+void LoaderAssemblyInitPhaseEndView::verify_generic_into(::clretw::Result<LoaderAssemblyInitPhaseEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<LoaderAssemblyInitPhaseEndView> LoaderAssemblyInitPhaseEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<LoaderAssemblyInitPhaseEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderAssemblyInitPhaseEnd::id, ::clretw::dotnet_runtime_private::LoaderAssemblyInitPhaseEnd::name);
@@ -2918,6 +3262,10 @@ const ::clretw::ViewVersion LoaderMappingPhaseStartView::versions_[1] = {{0, &::
 ::clretw::Result<LoaderMappingPhaseStartView> LoaderMappingPhaseStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<LoaderMappingPhaseStartView>(versions_, payload, version, pointer_size);
 }
+void LoaderMappingPhaseStartView::verify_generic_into(::clretw::Result<LoaderMappingPhaseStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<LoaderMappingPhaseStartView> LoaderMappingPhaseStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<LoaderMappingPhaseStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderMappingPhaseStart::id, ::clretw::dotnet_runtime_private::LoaderMappingPhaseStart::name);
 }
@@ -2926,6 +3274,10 @@ const ::clretw::ViewVersion LoaderMappingPhaseStartView::versions_[1] = {{0, &::
 const ::clretw::ViewVersion LoaderMappingPhaseEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
 ::clretw::Result<LoaderMappingPhaseEndView> LoaderMappingPhaseEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<LoaderMappingPhaseEndView>(versions_, payload, version, pointer_size);
+}
+void LoaderMappingPhaseEndView::verify_generic_into(::clretw::Result<LoaderMappingPhaseEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<LoaderMappingPhaseEndView> LoaderMappingPhaseEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<LoaderMappingPhaseEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderMappingPhaseEnd::id, ::clretw::dotnet_runtime_private::LoaderMappingPhaseEnd::name);
@@ -2936,6 +3288,10 @@ const ::clretw::ViewVersion LoaderDeliverEventsPhaseStartView::versions_[1] = {{
 ::clretw::Result<LoaderDeliverEventsPhaseStartView> LoaderDeliverEventsPhaseStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<LoaderDeliverEventsPhaseStartView>(versions_, payload, version, pointer_size);
 }
+void LoaderDeliverEventsPhaseStartView::verify_generic_into(::clretw::Result<LoaderDeliverEventsPhaseStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<LoaderDeliverEventsPhaseStartView> LoaderDeliverEventsPhaseStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<LoaderDeliverEventsPhaseStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderDeliverEventsPhaseStart::id, ::clretw::dotnet_runtime_private::LoaderDeliverEventsPhaseStart::name);
 }
@@ -2944,6 +3300,10 @@ const ::clretw::ViewVersion LoaderDeliverEventsPhaseStartView::versions_[1] = {{
 const ::clretw::ViewVersion LoaderDeliverEventsPhaseEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
 ::clretw::Result<LoaderDeliverEventsPhaseEndView> LoaderDeliverEventsPhaseEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<LoaderDeliverEventsPhaseEndView>(versions_, payload, version, pointer_size);
+}
+void LoaderDeliverEventsPhaseEndView::verify_generic_into(::clretw::Result<LoaderDeliverEventsPhaseEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<LoaderDeliverEventsPhaseEndView> LoaderDeliverEventsPhaseEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<LoaderDeliverEventsPhaseEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderDeliverEventsPhaseEnd::id, ::clretw::dotnet_runtime_private::LoaderDeliverEventsPhaseEnd::name);
@@ -2954,6 +3314,10 @@ const ::clretw::ViewVersion EvidenceGeneratedView::versions_[1] = {{0, &::clretw
 ::clretw::Result<EvidenceGeneratedView> EvidenceGeneratedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<EvidenceGeneratedView>(versions_, payload, version, pointer_size);
 }
+void EvidenceGeneratedView::verify_generic_into(::clretw::Result<EvidenceGeneratedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<EvidenceGeneratedView> EvidenceGeneratedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<EvidenceGeneratedView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EvidenceGenerated::id, ::clretw::dotnet_runtime_private::EvidenceGenerated::name);
 }
@@ -2962,6 +3326,10 @@ const ::clretw::ViewVersion EvidenceGeneratedView::versions_[1] = {{0, &::clretw
 const ::clretw::ViewVersion ModuleTransparencyComputationStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_ModuleTransparencyCalculation}, };
 ::clretw::Result<ModuleTransparencyComputationStartView> ModuleTransparencyComputationStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ModuleTransparencyComputationStartView>(versions_, payload, version, pointer_size);
+}
+void ModuleTransparencyComputationStartView::verify_generic_into(::clretw::Result<ModuleTransparencyComputationStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ModuleTransparencyComputationStartView> ModuleTransparencyComputationStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ModuleTransparencyComputationStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ModuleTransparencyComputationStart::id, ::clretw::dotnet_runtime_private::ModuleTransparencyComputationStart::name);
@@ -2972,6 +3340,10 @@ const ::clretw::ViewVersion ModuleTransparencyComputationEndView::versions_[1] =
 ::clretw::Result<ModuleTransparencyComputationEndView> ModuleTransparencyComputationEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ModuleTransparencyComputationEndView>(versions_, payload, version, pointer_size);
 }
+void ModuleTransparencyComputationEndView::verify_generic_into(::clretw::Result<ModuleTransparencyComputationEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ModuleTransparencyComputationEndView> ModuleTransparencyComputationEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ModuleTransparencyComputationEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ModuleTransparencyComputationEnd::id, ::clretw::dotnet_runtime_private::ModuleTransparencyComputationEnd::name);
 }
@@ -2980,6 +3352,10 @@ const ::clretw::ViewVersion ModuleTransparencyComputationEndView::versions_[1] =
 const ::clretw::ViewVersion TypeTransparencyComputationStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_TypeTransparencyCalculation}, };
 ::clretw::Result<TypeTransparencyComputationStartView> TypeTransparencyComputationStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<TypeTransparencyComputationStartView>(versions_, payload, version, pointer_size);
+}
+void TypeTransparencyComputationStartView::verify_generic_into(::clretw::Result<TypeTransparencyComputationStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<TypeTransparencyComputationStartView> TypeTransparencyComputationStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<TypeTransparencyComputationStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::TypeTransparencyComputationStart::id, ::clretw::dotnet_runtime_private::TypeTransparencyComputationStart::name);
@@ -2990,6 +3366,10 @@ const ::clretw::ViewVersion TypeTransparencyComputationEndView::versions_[1] = {
 ::clretw::Result<TypeTransparencyComputationEndView> TypeTransparencyComputationEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<TypeTransparencyComputationEndView>(versions_, payload, version, pointer_size);
 }
+void TypeTransparencyComputationEndView::verify_generic_into(::clretw::Result<TypeTransparencyComputationEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<TypeTransparencyComputationEndView> TypeTransparencyComputationEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<TypeTransparencyComputationEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::TypeTransparencyComputationEnd::id, ::clretw::dotnet_runtime_private::TypeTransparencyComputationEnd::name);
 }
@@ -2998,6 +3378,10 @@ const ::clretw::ViewVersion TypeTransparencyComputationEndView::versions_[1] = {
 const ::clretw::ViewVersion MethodTransparencyComputationStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_MethodTransparencyCalculation}, };
 ::clretw::Result<MethodTransparencyComputationStartView> MethodTransparencyComputationStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodTransparencyComputationStartView>(versions_, payload, version, pointer_size);
+}
+void MethodTransparencyComputationStartView::verify_generic_into(::clretw::Result<MethodTransparencyComputationStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MethodTransparencyComputationStartView> MethodTransparencyComputationStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodTransparencyComputationStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::MethodTransparencyComputationStart::id, ::clretw::dotnet_runtime_private::MethodTransparencyComputationStart::name);
@@ -3008,6 +3392,10 @@ const ::clretw::ViewVersion MethodTransparencyComputationEndView::versions_[1] =
 ::clretw::Result<MethodTransparencyComputationEndView> MethodTransparencyComputationEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodTransparencyComputationEndView>(versions_, payload, version, pointer_size);
 }
+void MethodTransparencyComputationEndView::verify_generic_into(::clretw::Result<MethodTransparencyComputationEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MethodTransparencyComputationEndView> MethodTransparencyComputationEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodTransparencyComputationEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::MethodTransparencyComputationEnd::id, ::clretw::dotnet_runtime_private::MethodTransparencyComputationEnd::name);
 }
@@ -3016,6 +3404,10 @@ const ::clretw::ViewVersion MethodTransparencyComputationEndView::versions_[1] =
 const ::clretw::ViewVersion FieldTransparencyComputationStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_FieldTransparencyCalculation}, };
 ::clretw::Result<FieldTransparencyComputationStartView> FieldTransparencyComputationStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<FieldTransparencyComputationStartView>(versions_, payload, version, pointer_size);
+}
+void FieldTransparencyComputationStartView::verify_generic_into(::clretw::Result<FieldTransparencyComputationStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<FieldTransparencyComputationStartView> FieldTransparencyComputationStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<FieldTransparencyComputationStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FieldTransparencyComputationStart::id, ::clretw::dotnet_runtime_private::FieldTransparencyComputationStart::name);
@@ -3026,6 +3418,10 @@ const ::clretw::ViewVersion FieldTransparencyComputationEndView::versions_[1] = 
 ::clretw::Result<FieldTransparencyComputationEndView> FieldTransparencyComputationEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<FieldTransparencyComputationEndView>(versions_, payload, version, pointer_size);
 }
+void FieldTransparencyComputationEndView::verify_generic_into(::clretw::Result<FieldTransparencyComputationEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<FieldTransparencyComputationEndView> FieldTransparencyComputationEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<FieldTransparencyComputationEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FieldTransparencyComputationEnd::id, ::clretw::dotnet_runtime_private::FieldTransparencyComputationEnd::name);
 }
@@ -3034,6 +3430,10 @@ const ::clretw::ViewVersion FieldTransparencyComputationEndView::versions_[1] = 
 const ::clretw::ViewVersion TokenTransparencyComputationStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_TokenTransparencyCalculation}, };
 ::clretw::Result<TokenTransparencyComputationStartView> TokenTransparencyComputationStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<TokenTransparencyComputationStartView>(versions_, payload, version, pointer_size);
+}
+void TokenTransparencyComputationStartView::verify_generic_into(::clretw::Result<TokenTransparencyComputationStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<TokenTransparencyComputationStartView> TokenTransparencyComputationStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<TokenTransparencyComputationStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::TokenTransparencyComputationStart::id, ::clretw::dotnet_runtime_private::TokenTransparencyComputationStart::name);
@@ -3044,6 +3444,10 @@ const ::clretw::ViewVersion TokenTransparencyComputationEndView::versions_[1] = 
 ::clretw::Result<TokenTransparencyComputationEndView> TokenTransparencyComputationEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<TokenTransparencyComputationEndView>(versions_, payload, version, pointer_size);
 }
+void TokenTransparencyComputationEndView::verify_generic_into(::clretw::Result<TokenTransparencyComputationEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<TokenTransparencyComputationEndView> TokenTransparencyComputationEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<TokenTransparencyComputationEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::TokenTransparencyComputationEnd::id, ::clretw::dotnet_runtime_private::TokenTransparencyComputationEnd::name);
 }
@@ -3052,6 +3456,10 @@ const ::clretw::ViewVersion TokenTransparencyComputationEndView::versions_[1] = 
 const ::clretw::ViewVersion NgenBindEventView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_NgenBindEvent}, };
 ::clretw::Result<NgenBindEventView> NgenBindEventView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<NgenBindEventView>(versions_, payload, version, pointer_size);
+}
+void NgenBindEventView::verify_generic_into(::clretw::Result<NgenBindEventView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<NgenBindEventView> NgenBindEventView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<NgenBindEventView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::NgenBindEvent::id, ::clretw::dotnet_runtime_private::NgenBindEvent::name);
@@ -3062,6 +3470,10 @@ const ::clretw::ViewVersion JittedMethodRichDebugInfoView::versions_[1] = {{0, &
 ::clretw::Result<JittedMethodRichDebugInfoView> JittedMethodRichDebugInfoView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<JittedMethodRichDebugInfoView>(versions_, payload, version, pointer_size);
 }
+void JittedMethodRichDebugInfoView::verify_generic_into(::clretw::Result<JittedMethodRichDebugInfoView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<JittedMethodRichDebugInfoView> JittedMethodRichDebugInfoView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<JittedMethodRichDebugInfoView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::JittedMethodRichDebugInfo::id, ::clretw::dotnet_runtime_private::JittedMethodRichDebugInfo::name);
 }
@@ -3070,6 +3482,10 @@ const ::clretw::ViewVersion JittedMethodRichDebugInfoView::versions_[1] = {{0, &
 const ::clretw::ViewVersion FailFastView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_FailFast}, };
 ::clretw::Result<FailFastView> FailFastView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<FailFastView>(versions_, payload, version, pointer_size);
+}
+void FailFastView::verify_generic_into(::clretw::Result<FailFastView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<FailFastView> FailFastView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<FailFastView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FailFast::id, ::clretw::dotnet_runtime_private::FailFast::name);
@@ -3080,6 +3496,10 @@ const ::clretw::ViewVersion PrvFinalizeObjectView::versions_[1] = {{0, &::clretw
 ::clretw::Result<PrvFinalizeObjectView> PrvFinalizeObjectView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<PrvFinalizeObjectView>(versions_, payload, version, pointer_size);
 }
+void PrvFinalizeObjectView::verify_generic_into(::clretw::Result<PrvFinalizeObjectView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<PrvFinalizeObjectView> PrvFinalizeObjectView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<PrvFinalizeObjectView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvFinalizeObject::id, ::clretw::dotnet_runtime_private::PrvFinalizeObject::name);
 }
@@ -3088,6 +3508,10 @@ const ::clretw::ViewVersion PrvFinalizeObjectView::versions_[1] = {{0, &::clretw
 const ::clretw::ViewVersion CCWRefCountChangeAnsiView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_CCWRefCountChangeAnsi}, };
 ::clretw::Result<CCWRefCountChangeAnsiView> CCWRefCountChangeAnsiView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<CCWRefCountChangeAnsiView>(versions_, payload, version, pointer_size);
+}
+void CCWRefCountChangeAnsiView::verify_generic_into(::clretw::Result<CCWRefCountChangeAnsiView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<CCWRefCountChangeAnsiView> CCWRefCountChangeAnsiView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<CCWRefCountChangeAnsiView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CCWRefCountChangeAnsi::id, ::clretw::dotnet_runtime_private::CCWRefCountChangeAnsi::name);
@@ -3098,6 +3522,10 @@ const ::clretw::ViewVersion PrvSetGCHandleView::versions_[1] = {{0, &::clretw::d
 ::clretw::Result<PrvSetGCHandleView> PrvSetGCHandleView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<PrvSetGCHandleView>(versions_, payload, version, pointer_size);
 }
+void PrvSetGCHandleView::verify_generic_into(::clretw::Result<PrvSetGCHandleView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<PrvSetGCHandleView> PrvSetGCHandleView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<PrvSetGCHandleView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvSetGCHandle::id, ::clretw::dotnet_runtime_private::PrvSetGCHandle::name);
 }
@@ -3106,6 +3534,10 @@ const ::clretw::ViewVersion PrvSetGCHandleView::versions_[1] = {{0, &::clretw::d
 const ::clretw::ViewVersion PrvDestroyGCHandleView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_PrvDestroyGCHandle}, };
 ::clretw::Result<PrvDestroyGCHandleView> PrvDestroyGCHandleView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<PrvDestroyGCHandleView>(versions_, payload, version, pointer_size);
+}
+void PrvDestroyGCHandleView::verify_generic_into(::clretw::Result<PrvDestroyGCHandleView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<PrvDestroyGCHandleView> PrvDestroyGCHandleView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<PrvDestroyGCHandleView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvDestroyGCHandle::id, ::clretw::dotnet_runtime_private::PrvDestroyGCHandle::name);
@@ -3116,6 +3548,10 @@ const ::clretw::ViewVersion FusionMessageEventView::versions_[1] = {{0, &::clret
 ::clretw::Result<FusionMessageEventView> FusionMessageEventView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<FusionMessageEventView>(versions_, payload, version, pointer_size);
 }
+void FusionMessageEventView::verify_generic_into(::clretw::Result<FusionMessageEventView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<FusionMessageEventView> FusionMessageEventView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<FusionMessageEventView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionMessageEvent::id, ::clretw::dotnet_runtime_private::FusionMessageEvent::name);
 }
@@ -3124,6 +3560,10 @@ const ::clretw::ViewVersion FusionMessageEventView::versions_[1] = {{0, &::clret
 const ::clretw::ViewVersion FusionErrorCodeEventView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_FusionErrorCode}, };
 ::clretw::Result<FusionErrorCodeEventView> FusionErrorCodeEventView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<FusionErrorCodeEventView>(versions_, payload, version, pointer_size);
+}
+void FusionErrorCodeEventView::verify_generic_into(::clretw::Result<FusionErrorCodeEventView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<FusionErrorCodeEventView> FusionErrorCodeEventView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<FusionErrorCodeEventView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionErrorCodeEvent::id, ::clretw::dotnet_runtime_private::FusionErrorCodeEvent::name);
@@ -3134,6 +3574,10 @@ const ::clretw::ViewVersion PinPlugAtGCTimeView::versions_[1] = {{0, &::clretw::
 ::clretw::Result<PinPlugAtGCTimeView> PinPlugAtGCTimeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<PinPlugAtGCTimeView>(versions_, payload, version, pointer_size);
 }
+void PinPlugAtGCTimeView::verify_generic_into(::clretw::Result<PinPlugAtGCTimeView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<PinPlugAtGCTimeView> PinPlugAtGCTimeView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<PinPlugAtGCTimeView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PinPlugAtGCTime::id, ::clretw::dotnet_runtime_private::PinPlugAtGCTime::name);
 }
@@ -3142,6 +3586,10 @@ const ::clretw::ViewVersion PinPlugAtGCTimeView::versions_[1] = {{0, &::clretw::
 const ::clretw::ViewVersion CCWRefCountChangeView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_CCWRefCountChange}, };
 ::clretw::Result<CCWRefCountChangeView> CCWRefCountChangeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<CCWRefCountChangeView>(versions_, payload, version, pointer_size);
+}
+void CCWRefCountChangeView::verify_generic_into(::clretw::Result<CCWRefCountChangeView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<CCWRefCountChangeView> CCWRefCountChangeView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<CCWRefCountChangeView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CCWRefCountChange::id, ::clretw::dotnet_runtime_private::CCWRefCountChange::name);
@@ -3152,6 +3600,10 @@ const ::clretw::ViewVersion MulticoreJitView::versions_[1] = {{0, &::clretw::dot
 ::clretw::Result<MulticoreJitView> MulticoreJitView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MulticoreJitView>(versions_, payload, version, pointer_size);
 }
+void MulticoreJitView::verify_generic_into(::clretw::Result<MulticoreJitView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MulticoreJitView> MulticoreJitView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MulticoreJitView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::MulticoreJit::id, ::clretw::dotnet_runtime_private::MulticoreJit::name);
 }
@@ -3160,6 +3612,10 @@ const ::clretw::ViewVersion MulticoreJitView::versions_[1] = {{0, &::clretw::dot
 const ::clretw::ViewVersion MulticoreJitMethodCodeReturnedView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_MulticoreJitMethodCodeReturnedPrivate}, };
 ::clretw::Result<MulticoreJitMethodCodeReturnedView> MulticoreJitMethodCodeReturnedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MulticoreJitMethodCodeReturnedView>(versions_, payload, version, pointer_size);
+}
+void MulticoreJitMethodCodeReturnedView::verify_generic_into(::clretw::Result<MulticoreJitMethodCodeReturnedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MulticoreJitMethodCodeReturnedView> MulticoreJitMethodCodeReturnedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MulticoreJitMethodCodeReturnedView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::MulticoreJitMethodCodeReturned::id, ::clretw::dotnet_runtime_private::MulticoreJitMethodCodeReturned::name);
@@ -3170,6 +3626,10 @@ const ::clretw::ViewVersion AllocRequestView::versions_[1] = {{0, &::clretw::dot
 ::clretw::Result<AllocRequestView> AllocRequestView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AllocRequestView>(versions_, payload, version, pointer_size);
 }
+void AllocRequestView::verify_generic_into(::clretw::Result<AllocRequestView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<AllocRequestView> AllocRequestView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<AllocRequestView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::AllocRequest::id, ::clretw::dotnet_runtime_private::AllocRequest::name);
 }
@@ -3178,6 +3638,10 @@ const ::clretw::ViewVersion AllocRequestView::versions_[1] = {{0, &::clretw::dot
 const ::clretw::ViewVersion IInspectableRuntimeClassNameView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_DynamicTypeUsePrivate}, };
 ::clretw::Result<IInspectableRuntimeClassNameView> IInspectableRuntimeClassNameView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<IInspectableRuntimeClassNameView>(versions_, payload, version, pointer_size);
+}
+void IInspectableRuntimeClassNameView::verify_generic_into(::clretw::Result<IInspectableRuntimeClassNameView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<IInspectableRuntimeClassNameView> IInspectableRuntimeClassNameView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<IInspectableRuntimeClassNameView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::IInspectableRuntimeClassName::id, ::clretw::dotnet_runtime_private::IInspectableRuntimeClassName::name);
@@ -3188,6 +3652,10 @@ const ::clretw::ViewVersion WinRTUnboxView::versions_[1] = {{0, &::clretw::dotne
 ::clretw::Result<WinRTUnboxView> WinRTUnboxView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<WinRTUnboxView>(versions_, payload, version, pointer_size);
 }
+void WinRTUnboxView::verify_generic_into(::clretw::Result<WinRTUnboxView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<WinRTUnboxView> WinRTUnboxView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<WinRTUnboxView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::WinRTUnbox::id, ::clretw::dotnet_runtime_private::WinRTUnbox::name);
 }
@@ -3196,6 +3664,10 @@ const ::clretw::ViewVersion WinRTUnboxView::versions_[1] = {{0, &::clretw::dotne
 const ::clretw::ViewVersion CreateRCWView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_DynamicTypeUsePrivate}, };
 ::clretw::Result<CreateRCWView> CreateRCWView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<CreateRCWView>(versions_, payload, version, pointer_size);
+}
+void CreateRCWView::verify_generic_into(::clretw::Result<CreateRCWView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<CreateRCWView> CreateRCWView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<CreateRCWView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CreateRCW::id, ::clretw::dotnet_runtime_private::CreateRCW::name);
@@ -3206,6 +3678,10 @@ const ::clretw::ViewVersion RCWVarianceView::versions_[1] = {{0, &::clretw::dotn
 ::clretw::Result<RCWVarianceView> RCWVarianceView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<RCWVarianceView>(versions_, payload, version, pointer_size);
 }
+void RCWVarianceView::verify_generic_into(::clretw::Result<RCWVarianceView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<RCWVarianceView> RCWVarianceView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<RCWVarianceView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::RCWVariance::id, ::clretw::dotnet_runtime_private::RCWVariance::name);
 }
@@ -3214,6 +3690,10 @@ const ::clretw::ViewVersion RCWVarianceView::versions_[1] = {{0, &::clretw::dotn
 const ::clretw::ViewVersion RCWIEnumerableCastingView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_DynamicTypeUseTwoParametersPrivate}, };
 ::clretw::Result<RCWIEnumerableCastingView> RCWIEnumerableCastingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<RCWIEnumerableCastingView>(versions_, payload, version, pointer_size);
+}
+void RCWIEnumerableCastingView::verify_generic_into(::clretw::Result<RCWIEnumerableCastingView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<RCWIEnumerableCastingView> RCWIEnumerableCastingView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<RCWIEnumerableCastingView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::RCWIEnumerableCasting::id, ::clretw::dotnet_runtime_private::RCWIEnumerableCasting::name);
@@ -3224,6 +3704,10 @@ const ::clretw::ViewVersion CreateCCWView::versions_[1] = {{0, &::clretw::dotnet
 ::clretw::Result<CreateCCWView> CreateCCWView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<CreateCCWView>(versions_, payload, version, pointer_size);
 }
+void CreateCCWView::verify_generic_into(::clretw::Result<CreateCCWView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<CreateCCWView> CreateCCWView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<CreateCCWView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CreateCCW::id, ::clretw::dotnet_runtime_private::CreateCCW::name);
 }
@@ -3232,6 +3716,10 @@ const ::clretw::ViewVersion CreateCCWView::versions_[1] = {{0, &::clretw::dotnet
 const ::clretw::ViewVersion CCWVarianceView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_DynamicTypeUsePrivateVariance}, };
 ::clretw::Result<CCWVarianceView> CCWVarianceView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<CCWVarianceView>(versions_, payload, version, pointer_size);
+}
+void CCWVarianceView::verify_generic_into(::clretw::Result<CCWVarianceView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<CCWVarianceView> CCWVarianceView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<CCWVarianceView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CCWVariance::id, ::clretw::dotnet_runtime_private::CCWVariance::name);
@@ -3242,6 +3730,10 @@ const ::clretw::ViewVersion ObjectVariantMarshallingToNativeView::versions_[1] =
 ::clretw::Result<ObjectVariantMarshallingToNativeView> ObjectVariantMarshallingToNativeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ObjectVariantMarshallingToNativeView>(versions_, payload, version, pointer_size);
 }
+void ObjectVariantMarshallingToNativeView::verify_generic_into(::clretw::Result<ObjectVariantMarshallingToNativeView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ObjectVariantMarshallingToNativeView> ObjectVariantMarshallingToNativeView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ObjectVariantMarshallingToNativeView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ObjectVariantMarshallingToNative::id, ::clretw::dotnet_runtime_private::ObjectVariantMarshallingToNative::name);
 }
@@ -3250,6 +3742,10 @@ const ::clretw::ViewVersion ObjectVariantMarshallingToNativeView::versions_[1] =
 const ::clretw::ViewVersion GetTypeFromGUIDView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_DynamicTypeUseTwoParametersPrivate}, };
 ::clretw::Result<GetTypeFromGUIDView> GetTypeFromGUIDView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GetTypeFromGUIDView>(versions_, payload, version, pointer_size);
+}
+void GetTypeFromGUIDView::verify_generic_into(::clretw::Result<GetTypeFromGUIDView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GetTypeFromGUIDView> GetTypeFromGUIDView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GetTypeFromGUIDView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GetTypeFromGUID::id, ::clretw::dotnet_runtime_private::GetTypeFromGUID::name);
@@ -3260,6 +3756,10 @@ const ::clretw::ViewVersion GetTypeFromProgIDView::versions_[1] = {{0, &::clretw
 ::clretw::Result<GetTypeFromProgIDView> GetTypeFromProgIDView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GetTypeFromProgIDView>(versions_, payload, version, pointer_size);
 }
+void GetTypeFromProgIDView::verify_generic_into(::clretw::Result<GetTypeFromProgIDView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<GetTypeFromProgIDView> GetTypeFromProgIDView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GetTypeFromProgIDView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GetTypeFromProgID::id, ::clretw::dotnet_runtime_private::GetTypeFromProgID::name);
 }
@@ -3268,6 +3768,10 @@ const ::clretw::ViewVersion GetTypeFromProgIDView::versions_[1] = {{0, &::clretw
 const ::clretw::ViewVersion ConvertToCallbackEtwView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_DynamicTypeUseTwoParametersPrivate}, };
 ::clretw::Result<ConvertToCallbackEtwView> ConvertToCallbackEtwView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ConvertToCallbackEtwView>(versions_, payload, version, pointer_size);
+}
+void ConvertToCallbackEtwView::verify_generic_into(::clretw::Result<ConvertToCallbackEtwView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ConvertToCallbackEtwView> ConvertToCallbackEtwView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ConvertToCallbackEtwView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ConvertToCallbackEtw::id, ::clretw::dotnet_runtime_private::ConvertToCallbackEtw::name);
@@ -3278,6 +3782,10 @@ const ::clretw::ViewVersion BeginCreateManagedReferenceView::versions_[1] = {{0,
 ::clretw::Result<BeginCreateManagedReferenceView> BeginCreateManagedReferenceView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<BeginCreateManagedReferenceView>(versions_, payload, version, pointer_size);
 }
+void BeginCreateManagedReferenceView::verify_generic_into(::clretw::Result<BeginCreateManagedReferenceView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<BeginCreateManagedReferenceView> BeginCreateManagedReferenceView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<BeginCreateManagedReferenceView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BeginCreateManagedReference::id, ::clretw::dotnet_runtime_private::BeginCreateManagedReference::name);
 }
@@ -3287,6 +3795,10 @@ const ::clretw::ViewVersion EndCreateManagedReferenceView::versions_[1] = {{0, &
 ::clretw::Result<EndCreateManagedReferenceView> EndCreateManagedReferenceView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<EndCreateManagedReferenceView>(versions_, payload, version, pointer_size);
 }
+void EndCreateManagedReferenceView::verify_generic_into(::clretw::Result<EndCreateManagedReferenceView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<EndCreateManagedReferenceView> EndCreateManagedReferenceView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<EndCreateManagedReferenceView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EndCreateManagedReference::id, ::clretw::dotnet_runtime_private::EndCreateManagedReference::name);
 }
@@ -3295,6 +3807,10 @@ const ::clretw::ViewVersion EndCreateManagedReferenceView::versions_[1] = {{0, &
 const ::clretw::ViewVersion ObjectVariantMarshallingToManagedView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_DynamicTypeUseStringAndIntPrivate}, };
 ::clretw::Result<ObjectVariantMarshallingToManagedView> ObjectVariantMarshallingToManagedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ObjectVariantMarshallingToManagedView>(versions_, payload, version, pointer_size);
+}
+void ObjectVariantMarshallingToManagedView::verify_generic_into(::clretw::Result<ObjectVariantMarshallingToManagedView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ObjectVariantMarshallingToManagedView> ObjectVariantMarshallingToManagedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ObjectVariantMarshallingToManagedView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ObjectVariantMarshallingToManaged::id, ::clretw::dotnet_runtime_private::ObjectVariantMarshallingToManaged::name);

@@ -6593,7 +6593,7 @@ class GCDecisionView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<GCDecisionView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -6623,6 +6623,9 @@ class GCDecisionView : public ::clretw::ViewBase<1> {
   GCDecisionView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<GCDecisionView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -6673,7 +6676,7 @@ class GCSettingsView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<GCSettingsView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -6709,6 +6712,9 @@ class GCSettingsView : public ::clretw::ViewBase<1> {
   GCSettingsView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<GCSettingsView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -6761,7 +6767,7 @@ class GCOptimizedView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<GCOptimizedView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -6797,6 +6803,9 @@ class GCOptimizedView : public ::clretw::ViewBase<1> {
   GCOptimizedView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<GCOptimizedView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -6850,7 +6859,7 @@ class GCPerHeapHistoryView : public ::clretw::ViewBase<1> {
     else if (version >= 1) vi = 0;
     else return verify_generic(payload, version, pointer_size);
     ::clretw::Result<GCPerHeapHistoryView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -6877,6 +6886,9 @@ class GCPerHeapHistoryView : public ::clretw::ViewBase<1> {
   GCPerHeapHistoryView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<GCPerHeapHistoryView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -6922,7 +6934,7 @@ class GCGlobalHeapHistoryView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<GCGlobalHeapHistoryView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -6967,6 +6979,9 @@ class GCGlobalHeapHistoryView : public ::clretw::ViewBase<1> {
   GCGlobalHeapHistoryView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<GCGlobalHeapHistoryView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -7022,7 +7037,7 @@ class GCJoinView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<GCJoinView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -7058,6 +7073,9 @@ class GCJoinView : public ::clretw::ViewBase<1> {
   GCJoinView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<GCJoinView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -7110,7 +7128,7 @@ class PrvGCMarkStackRootsView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<PrvGCMarkStackRootsView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -7140,6 +7158,9 @@ class PrvGCMarkStackRootsView : public ::clretw::ViewBase<1> {
   PrvGCMarkStackRootsView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<PrvGCMarkStackRootsView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -7190,7 +7211,7 @@ class PrvGCMarkFinalizeQueueRootsView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<PrvGCMarkFinalizeQueueRootsView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -7220,6 +7241,9 @@ class PrvGCMarkFinalizeQueueRootsView : public ::clretw::ViewBase<1> {
   PrvGCMarkFinalizeQueueRootsView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<PrvGCMarkFinalizeQueueRootsView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -7270,7 +7294,7 @@ class PrvGCMarkHandlesView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<PrvGCMarkHandlesView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -7300,6 +7324,9 @@ class PrvGCMarkHandlesView : public ::clretw::ViewBase<1> {
   PrvGCMarkHandlesView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<PrvGCMarkHandlesView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -7350,7 +7377,7 @@ class PrvGCMarkCardsView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<PrvGCMarkCardsView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -7380,6 +7407,9 @@ class PrvGCMarkCardsView : public ::clretw::ViewBase<1> {
   PrvGCMarkCardsView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<PrvGCMarkCardsView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -7428,7 +7458,7 @@ class BGCBeginView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BGCBeginView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -7455,6 +7485,9 @@ class BGCBeginView : public ::clretw::ViewBase<1> {
   BGCBeginView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BGCBeginView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -7492,7 +7525,7 @@ class BGC1stNonConEndView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BGC1stNonConEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -7519,6 +7552,9 @@ class BGC1stNonConEndView : public ::clretw::ViewBase<1> {
   BGC1stNonConEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BGC1stNonConEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -7556,7 +7592,7 @@ class BGC1stConEndView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BGC1stConEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -7583,6 +7619,9 @@ class BGC1stConEndView : public ::clretw::ViewBase<1> {
   BGC1stConEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BGC1stConEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -7620,7 +7659,7 @@ class BGC2ndNonConBeginView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BGC2ndNonConBeginView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -7647,6 +7686,9 @@ class BGC2ndNonConBeginView : public ::clretw::ViewBase<1> {
   BGC2ndNonConBeginView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BGC2ndNonConBeginView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -7684,7 +7726,7 @@ class BGC2ndNonConEndView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BGC2ndNonConEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -7711,6 +7753,9 @@ class BGC2ndNonConEndView : public ::clretw::ViewBase<1> {
   BGC2ndNonConEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BGC2ndNonConEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -7748,7 +7793,7 @@ class BGC2ndConBeginView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BGC2ndConBeginView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -7775,6 +7820,9 @@ class BGC2ndConBeginView : public ::clretw::ViewBase<1> {
   BGC2ndConBeginView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BGC2ndConBeginView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -7812,7 +7860,7 @@ class BGC2ndConEndView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BGC2ndConEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -7839,6 +7887,9 @@ class BGC2ndConEndView : public ::clretw::ViewBase<1> {
   BGC2ndConEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BGC2ndConEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -7876,7 +7927,7 @@ class BGCPlanEndView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BGCPlanEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -7903,6 +7954,9 @@ class BGCPlanEndView : public ::clretw::ViewBase<1> {
   BGCPlanEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BGCPlanEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -7940,7 +7994,7 @@ class BGCSweepEndView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BGCSweepEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -7967,6 +8021,9 @@ class BGCSweepEndView : public ::clretw::ViewBase<1> {
   BGCSweepEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BGCSweepEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -8004,7 +8061,7 @@ class BGCDrainMarkView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BGCDrainMarkView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -8034,6 +8091,9 @@ class BGCDrainMarkView : public ::clretw::ViewBase<1> {
   BGCDrainMarkView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BGCDrainMarkView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -8072,7 +8132,7 @@ class BGCRevisitView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BGCRevisitView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -8108,6 +8168,9 @@ class BGCRevisitView : public ::clretw::ViewBase<1> {
   BGCRevisitView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BGCRevisitView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -8150,7 +8213,7 @@ class BGCOverflowView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<BGCOverflowView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -8192,6 +8255,9 @@ class BGCOverflowView : public ::clretw::ViewBase<1> {
   BGCOverflowView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BGCOverflowView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -8244,7 +8310,7 @@ class BGCAllocWaitBeginView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BGCAllocWaitBeginView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -8274,6 +8340,9 @@ class BGCAllocWaitBeginView : public ::clretw::ViewBase<1> {
   BGCAllocWaitBeginView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BGCAllocWaitBeginView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -8312,7 +8381,7 @@ class BGCAllocWaitEndView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BGCAllocWaitEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -8342,6 +8411,9 @@ class BGCAllocWaitEndView : public ::clretw::ViewBase<1> {
   BGCAllocWaitEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BGCAllocWaitEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -8382,7 +8454,7 @@ class GCFullNotifyView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<GCFullNotifyView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -8415,6 +8487,9 @@ class GCFullNotifyView : public ::clretw::ViewBase<1> {
   GCFullNotifyView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<GCFullNotifyView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -8464,7 +8539,7 @@ class BGC1stSweepEndView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BGC1stSweepEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -8494,6 +8569,9 @@ class BGC1stSweepEndView : public ::clretw::ViewBase<1> {
   BGC1stSweepEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BGC1stSweepEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -8534,7 +8612,7 @@ class EEStartupStartView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<EEStartupStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -8561,6 +8639,9 @@ class EEStartupStartView : public ::clretw::ViewBase<1> {
   EEStartupStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<EEStartupStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -8606,7 +8687,7 @@ class EEStartupEndView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<EEStartupEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -8633,6 +8714,9 @@ class EEStartupEndView : public ::clretw::ViewBase<1> {
   EEStartupEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<EEStartupEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -8678,7 +8762,7 @@ class EEConfigSetupView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<EEConfigSetupView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -8705,6 +8789,9 @@ class EEConfigSetupView : public ::clretw::ViewBase<1> {
   EEConfigSetupView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<EEConfigSetupView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -8750,7 +8837,7 @@ class EEConfigSetupEndView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<EEConfigSetupEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -8777,6 +8864,9 @@ class EEConfigSetupEndView : public ::clretw::ViewBase<1> {
   EEConfigSetupEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<EEConfigSetupEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -8822,7 +8912,7 @@ class LdSysBasesView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<LdSysBasesView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -8849,6 +8939,9 @@ class LdSysBasesView : public ::clretw::ViewBase<1> {
   LdSysBasesView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<LdSysBasesView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -8894,7 +8987,7 @@ class LdSysBasesEndView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<LdSysBasesEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -8921,6 +9014,9 @@ class LdSysBasesEndView : public ::clretw::ViewBase<1> {
   LdSysBasesEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<LdSysBasesEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -8966,7 +9062,7 @@ class ExecExeView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<ExecExeView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -8993,6 +9089,9 @@ class ExecExeView : public ::clretw::ViewBase<1> {
   ExecExeView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ExecExeView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -9038,7 +9137,7 @@ class ExecExeEndView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<ExecExeEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -9065,6 +9164,9 @@ class ExecExeEndView : public ::clretw::ViewBase<1> {
   ExecExeEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ExecExeEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -9110,7 +9212,7 @@ class MainView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<MainView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -9137,6 +9239,9 @@ class MainView : public ::clretw::ViewBase<1> {
   MainView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<MainView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -9182,7 +9287,7 @@ class MainEndView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<MainEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -9209,6 +9314,9 @@ class MainEndView : public ::clretw::ViewBase<1> {
   MainEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<MainEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -9254,7 +9362,7 @@ class ApplyPolicyStartView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<ApplyPolicyStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -9281,6 +9389,9 @@ class ApplyPolicyStartView : public ::clretw::ViewBase<1> {
   ApplyPolicyStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ApplyPolicyStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -9326,7 +9437,7 @@ class ApplyPolicyEndView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<ApplyPolicyEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -9353,6 +9464,9 @@ class ApplyPolicyEndView : public ::clretw::ViewBase<1> {
   ApplyPolicyEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ApplyPolicyEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -9398,7 +9512,7 @@ class LdLibShFolderView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<LdLibShFolderView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -9425,6 +9539,9 @@ class LdLibShFolderView : public ::clretw::ViewBase<1> {
   LdLibShFolderView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<LdLibShFolderView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -9470,7 +9587,7 @@ class LdLibShFolderEndView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<LdLibShFolderEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -9497,6 +9614,9 @@ class LdLibShFolderEndView : public ::clretw::ViewBase<1> {
   LdLibShFolderEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<LdLibShFolderEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -9542,7 +9662,7 @@ class PrestubWorkerView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<PrestubWorkerView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -9569,6 +9689,9 @@ class PrestubWorkerView : public ::clretw::ViewBase<1> {
   PrestubWorkerView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<PrestubWorkerView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -9614,7 +9737,7 @@ class PrestubWorkerEndView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<PrestubWorkerEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -9641,6 +9764,9 @@ class PrestubWorkerEndView : public ::clretw::ViewBase<1> {
   PrestubWorkerEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<PrestubWorkerEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -9686,7 +9812,7 @@ class GetInstallationStartView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<GetInstallationStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -9713,6 +9839,9 @@ class GetInstallationStartView : public ::clretw::ViewBase<1> {
   GetInstallationStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<GetInstallationStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -9758,7 +9887,7 @@ class GetInstallationEndView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<GetInstallationEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -9785,6 +9914,9 @@ class GetInstallationEndView : public ::clretw::ViewBase<1> {
   GetInstallationEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<GetInstallationEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -9830,7 +9962,7 @@ class OpenHModuleView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<OpenHModuleView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -9857,6 +9989,9 @@ class OpenHModuleView : public ::clretw::ViewBase<1> {
   OpenHModuleView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<OpenHModuleView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -9902,7 +10037,7 @@ class OpenHModuleEndView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<OpenHModuleEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -9929,6 +10064,9 @@ class OpenHModuleEndView : public ::clretw::ViewBase<1> {
   OpenHModuleEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<OpenHModuleEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -9974,7 +10112,7 @@ class ExplicitBindStartView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<ExplicitBindStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -10001,6 +10139,9 @@ class ExplicitBindStartView : public ::clretw::ViewBase<1> {
   ExplicitBindStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ExplicitBindStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -10046,7 +10187,7 @@ class ExplicitBindEndView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<ExplicitBindEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -10073,6 +10214,9 @@ class ExplicitBindEndView : public ::clretw::ViewBase<1> {
   ExplicitBindEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ExplicitBindEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -10118,7 +10262,7 @@ class ParseXmlView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<ParseXmlView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -10145,6 +10289,9 @@ class ParseXmlView : public ::clretw::ViewBase<1> {
   ParseXmlView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ParseXmlView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -10190,7 +10337,7 @@ class ParseXmlEndView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<ParseXmlEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -10217,6 +10364,9 @@ class ParseXmlEndView : public ::clretw::ViewBase<1> {
   ParseXmlEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ParseXmlEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -10262,7 +10412,7 @@ class InitDefaultDomainView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<InitDefaultDomainView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -10289,6 +10439,9 @@ class InitDefaultDomainView : public ::clretw::ViewBase<1> {
   InitDefaultDomainView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<InitDefaultDomainView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -10334,7 +10487,7 @@ class InitDefaultDomainEndView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<InitDefaultDomainEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -10361,6 +10514,9 @@ class InitDefaultDomainEndView : public ::clretw::ViewBase<1> {
   InitDefaultDomainEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<InitDefaultDomainEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -10406,7 +10562,7 @@ class InitSecurityView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<InitSecurityView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -10433,6 +10589,9 @@ class InitSecurityView : public ::clretw::ViewBase<1> {
   InitSecurityView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<InitSecurityView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -10478,7 +10637,7 @@ class InitSecurityEndView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<InitSecurityEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -10505,6 +10664,9 @@ class InitSecurityEndView : public ::clretw::ViewBase<1> {
   InitSecurityEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<InitSecurityEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -10550,7 +10712,7 @@ class AllowBindingRedirsView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<AllowBindingRedirsView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -10577,6 +10739,9 @@ class AllowBindingRedirsView : public ::clretw::ViewBase<1> {
   AllowBindingRedirsView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<AllowBindingRedirsView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -10622,7 +10787,7 @@ class AllowBindingRedirsEndView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<AllowBindingRedirsEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -10649,6 +10814,9 @@ class AllowBindingRedirsEndView : public ::clretw::ViewBase<1> {
   AllowBindingRedirsEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<AllowBindingRedirsEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -10694,7 +10862,7 @@ class EEConfigSyncView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<EEConfigSyncView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -10721,6 +10889,9 @@ class EEConfigSyncView : public ::clretw::ViewBase<1> {
   EEConfigSyncView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<EEConfigSyncView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -10766,7 +10937,7 @@ class EEConfigSyncEndView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<EEConfigSyncEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -10793,6 +10964,9 @@ class EEConfigSyncEndView : public ::clretw::ViewBase<1> {
   EEConfigSyncEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<EEConfigSyncEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -10838,7 +11012,7 @@ class FusionBindingView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<FusionBindingView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -10865,6 +11039,9 @@ class FusionBindingView : public ::clretw::ViewBase<1> {
   FusionBindingView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FusionBindingView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -10910,7 +11087,7 @@ class FusionBindingEndView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<FusionBindingEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -10937,6 +11114,9 @@ class FusionBindingEndView : public ::clretw::ViewBase<1> {
   FusionBindingEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FusionBindingEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -10982,7 +11162,7 @@ class LoaderCatchCallView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<LoaderCatchCallView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -11009,6 +11189,9 @@ class LoaderCatchCallView : public ::clretw::ViewBase<1> {
   LoaderCatchCallView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<LoaderCatchCallView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -11054,7 +11237,7 @@ class LoaderCatchCallEndView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<LoaderCatchCallEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -11081,6 +11264,9 @@ class LoaderCatchCallEndView : public ::clretw::ViewBase<1> {
   LoaderCatchCallEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<LoaderCatchCallEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -11126,7 +11312,7 @@ class FusionInitView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<FusionInitView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -11153,6 +11339,9 @@ class FusionInitView : public ::clretw::ViewBase<1> {
   FusionInitView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FusionInitView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -11198,7 +11387,7 @@ class FusionInitEndView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<FusionInitEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -11225,6 +11414,9 @@ class FusionInitEndView : public ::clretw::ViewBase<1> {
   FusionInitEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FusionInitEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -11270,7 +11462,7 @@ class FusionAppCtxView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<FusionAppCtxView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -11297,6 +11489,9 @@ class FusionAppCtxView : public ::clretw::ViewBase<1> {
   FusionAppCtxView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FusionAppCtxView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -11342,7 +11537,7 @@ class FusionAppCtxEndView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<FusionAppCtxEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -11369,6 +11564,9 @@ class FusionAppCtxEndView : public ::clretw::ViewBase<1> {
   FusionAppCtxEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FusionAppCtxEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -11414,7 +11612,7 @@ class Fusion2EEView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<Fusion2EEView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -11441,6 +11639,9 @@ class Fusion2EEView : public ::clretw::ViewBase<1> {
   Fusion2EEView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<Fusion2EEView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -11486,7 +11687,7 @@ class Fusion2EEEndView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<Fusion2EEEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -11513,6 +11714,9 @@ class Fusion2EEEndView : public ::clretw::ViewBase<1> {
   Fusion2EEEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<Fusion2EEEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -11558,7 +11762,7 @@ class SecurityCatchCallView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<SecurityCatchCallView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -11585,6 +11789,9 @@ class SecurityCatchCallView : public ::clretw::ViewBase<1> {
   SecurityCatchCallView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<SecurityCatchCallView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -11630,7 +11837,7 @@ class SecurityCatchCallEndView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<SecurityCatchCallEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -11657,6 +11864,9 @@ class SecurityCatchCallEndView : public ::clretw::ViewBase<1> {
   SecurityCatchCallEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<SecurityCatchCallEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -11700,7 +11910,7 @@ class CLRStackWalkPrivateView : public ::clretw::ViewBase<2> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<CLRStackWalkPrivateView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -11739,6 +11949,9 @@ class CLRStackWalkPrivateView : public ::clretw::ViewBase<2> {
   CLRStackWalkPrivateView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<CLRStackWalkPrivateView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -11792,7 +12005,7 @@ class ModuleRangeLoadPrivateView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<ModuleRangeLoadPrivateView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -11837,6 +12050,9 @@ class ModuleRangeLoadPrivateView : public ::clretw::ViewBase<1> {
   ModuleRangeLoadPrivateView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ModuleRangeLoadPrivateView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -11880,7 +12096,7 @@ class BindingPolicyPhaseStartView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BindingPolicyPhaseStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -11925,6 +12141,9 @@ class BindingPolicyPhaseStartView : public ::clretw::ViewBase<3> {
   BindingPolicyPhaseStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BindingPolicyPhaseStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -11996,7 +12215,7 @@ class BindingPolicyPhaseEndView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BindingPolicyPhaseEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -12041,6 +12260,9 @@ class BindingPolicyPhaseEndView : public ::clretw::ViewBase<3> {
   BindingPolicyPhaseEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BindingPolicyPhaseEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -12112,7 +12334,7 @@ class BindingNgenPhaseStartView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BindingNgenPhaseStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -12157,6 +12379,9 @@ class BindingNgenPhaseStartView : public ::clretw::ViewBase<3> {
   BindingNgenPhaseStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BindingNgenPhaseStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -12228,7 +12453,7 @@ class BindingNgenPhaseEndView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BindingNgenPhaseEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -12273,6 +12498,9 @@ class BindingNgenPhaseEndView : public ::clretw::ViewBase<3> {
   BindingNgenPhaseEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BindingNgenPhaseEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -12344,7 +12572,7 @@ class BindingLookupAndProbingPhaseStartView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BindingLookupAndProbingPhaseStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -12389,6 +12617,9 @@ class BindingLookupAndProbingPhaseStartView : public ::clretw::ViewBase<3> {
   BindingLookupAndProbingPhaseStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BindingLookupAndProbingPhaseStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -12460,7 +12691,7 @@ class BindingLookupAndProbingPhaseEndView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BindingLookupAndProbingPhaseEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -12505,6 +12736,9 @@ class BindingLookupAndProbingPhaseEndView : public ::clretw::ViewBase<3> {
   BindingLookupAndProbingPhaseEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BindingLookupAndProbingPhaseEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -12576,7 +12810,7 @@ class LoaderPhaseStartView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<LoaderPhaseStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -12621,6 +12855,9 @@ class LoaderPhaseStartView : public ::clretw::ViewBase<3> {
   LoaderPhaseStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<LoaderPhaseStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -12692,7 +12929,7 @@ class LoaderPhaseEndView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<LoaderPhaseEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -12737,6 +12974,9 @@ class LoaderPhaseEndView : public ::clretw::ViewBase<3> {
   LoaderPhaseEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<LoaderPhaseEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -12808,7 +13048,7 @@ class BindingPhaseStartView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BindingPhaseStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -12853,6 +13093,9 @@ class BindingPhaseStartView : public ::clretw::ViewBase<3> {
   BindingPhaseStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BindingPhaseStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -12924,7 +13167,7 @@ class BindingPhaseEndView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BindingPhaseEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -12969,6 +13212,9 @@ class BindingPhaseEndView : public ::clretw::ViewBase<3> {
   BindingPhaseEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BindingPhaseEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -13040,7 +13286,7 @@ class BindingDownloadPhaseStartView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BindingDownloadPhaseStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -13085,6 +13331,9 @@ class BindingDownloadPhaseStartView : public ::clretw::ViewBase<3> {
   BindingDownloadPhaseStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BindingDownloadPhaseStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -13156,7 +13405,7 @@ class BindingDownloadPhaseEndView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BindingDownloadPhaseEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -13201,6 +13450,9 @@ class BindingDownloadPhaseEndView : public ::clretw::ViewBase<3> {
   BindingDownloadPhaseEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BindingDownloadPhaseEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -13272,7 +13524,7 @@ class LoaderAssemblyInitPhaseStartView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<LoaderAssemblyInitPhaseStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -13317,6 +13569,9 @@ class LoaderAssemblyInitPhaseStartView : public ::clretw::ViewBase<3> {
   LoaderAssemblyInitPhaseStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<LoaderAssemblyInitPhaseStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -13388,7 +13643,7 @@ class LoaderAssemblyInitPhaseEndView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<LoaderAssemblyInitPhaseEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -13433,6 +13688,9 @@ class LoaderAssemblyInitPhaseEndView : public ::clretw::ViewBase<3> {
   LoaderAssemblyInitPhaseEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<LoaderAssemblyInitPhaseEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -13504,7 +13762,7 @@ class LoaderMappingPhaseStartView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<LoaderMappingPhaseStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -13549,6 +13807,9 @@ class LoaderMappingPhaseStartView : public ::clretw::ViewBase<3> {
   LoaderMappingPhaseStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<LoaderMappingPhaseStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -13620,7 +13881,7 @@ class LoaderMappingPhaseEndView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<LoaderMappingPhaseEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -13665,6 +13926,9 @@ class LoaderMappingPhaseEndView : public ::clretw::ViewBase<3> {
   LoaderMappingPhaseEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<LoaderMappingPhaseEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -13736,7 +14000,7 @@ class LoaderDeliverEventsPhaseStartView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<LoaderDeliverEventsPhaseStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -13781,6 +14045,9 @@ class LoaderDeliverEventsPhaseStartView : public ::clretw::ViewBase<3> {
   LoaderDeliverEventsPhaseStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<LoaderDeliverEventsPhaseStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -13852,7 +14119,7 @@ class LoaderDeliverEventsPhaseEndView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<LoaderDeliverEventsPhaseEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -13897,6 +14164,9 @@ class LoaderDeliverEventsPhaseEndView : public ::clretw::ViewBase<3> {
   LoaderDeliverEventsPhaseEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<LoaderDeliverEventsPhaseEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -13968,7 +14238,7 @@ class EvidenceGeneratedView : public ::clretw::ViewBase<2> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<EvidenceGeneratedView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -14004,6 +14274,9 @@ class EvidenceGeneratedView : public ::clretw::ViewBase<2> {
   EvidenceGeneratedView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<EvidenceGeneratedView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -14060,7 +14333,7 @@ class ModuleTransparencyComputationStartView : public ::clretw::ViewBase<2> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<ModuleTransparencyComputationStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -14093,6 +14366,9 @@ class ModuleTransparencyComputationStartView : public ::clretw::ViewBase<2> {
   ModuleTransparencyComputationStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ModuleTransparencyComputationStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -14144,7 +14420,7 @@ class ModuleTransparencyComputationEndView : public ::clretw::ViewBase<2> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<ModuleTransparencyComputationEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -14192,6 +14468,9 @@ class ModuleTransparencyComputationEndView : public ::clretw::ViewBase<2> {
   ModuleTransparencyComputationEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ModuleTransparencyComputationEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -14248,7 +14527,7 @@ class TypeTransparencyComputationStartView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<TypeTransparencyComputationStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -14284,6 +14563,9 @@ class TypeTransparencyComputationStartView : public ::clretw::ViewBase<3> {
   TypeTransparencyComputationStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TypeTransparencyComputationStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -14348,7 +14630,7 @@ class TypeTransparencyComputationEndView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<TypeTransparencyComputationEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -14396,6 +14678,9 @@ class TypeTransparencyComputationEndView : public ::clretw::ViewBase<3> {
   TypeTransparencyComputationEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TypeTransparencyComputationEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -14464,7 +14749,7 @@ class MethodTransparencyComputationStartView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<MethodTransparencyComputationStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -14500,6 +14785,9 @@ class MethodTransparencyComputationStartView : public ::clretw::ViewBase<3> {
   MethodTransparencyComputationStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<MethodTransparencyComputationStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -14564,7 +14852,7 @@ class MethodTransparencyComputationEndView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<MethodTransparencyComputationEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -14606,6 +14894,9 @@ class MethodTransparencyComputationEndView : public ::clretw::ViewBase<3> {
   MethodTransparencyComputationEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<MethodTransparencyComputationEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -14672,7 +14963,7 @@ class FieldTransparencyComputationStartView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<FieldTransparencyComputationStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -14708,6 +14999,9 @@ class FieldTransparencyComputationStartView : public ::clretw::ViewBase<3> {
   FieldTransparencyComputationStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FieldTransparencyComputationStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -14772,7 +15066,7 @@ class FieldTransparencyComputationEndView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<FieldTransparencyComputationEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -14814,6 +15108,9 @@ class FieldTransparencyComputationEndView : public ::clretw::ViewBase<3> {
   FieldTransparencyComputationEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FieldTransparencyComputationEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -14880,7 +15177,7 @@ class TokenTransparencyComputationStartView : public ::clretw::ViewBase<2> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<TokenTransparencyComputationStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -14916,6 +15213,9 @@ class TokenTransparencyComputationStartView : public ::clretw::ViewBase<2> {
   TokenTransparencyComputationStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TokenTransparencyComputationStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -14972,7 +15272,7 @@ class TokenTransparencyComputationEndView : public ::clretw::ViewBase<2> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<TokenTransparencyComputationEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -15014,6 +15314,9 @@ class TokenTransparencyComputationEndView : public ::clretw::ViewBase<2> {
   TokenTransparencyComputationEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TokenTransparencyComputationEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -15072,7 +15375,7 @@ class NgenBindEventView : public ::clretw::ViewBase<2> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<NgenBindEventView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -15108,6 +15411,9 @@ class NgenBindEventView : public ::clretw::ViewBase<2> {
   NgenBindEventView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<NgenBindEventView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -15160,7 +15466,7 @@ class JittedMethodRichDebugInfoView : public ::clretw::ViewBase<2> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<JittedMethodRichDebugInfoView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -15205,6 +15511,9 @@ class JittedMethodRichDebugInfoView : public ::clretw::ViewBase<2> {
   JittedMethodRichDebugInfoView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<JittedMethodRichDebugInfoView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -15239,7 +15548,7 @@ class FailFastView : public ::clretw::ViewBase<2> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<FailFastView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -15278,6 +15587,9 @@ class FailFastView : public ::clretw::ViewBase<2> {
   FailFastView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FailFastView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -15331,7 +15643,7 @@ class PrvFinalizeObjectView : public ::clretw::ViewBase<2> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<PrvFinalizeObjectView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -15367,6 +15679,9 @@ class PrvFinalizeObjectView : public ::clretw::ViewBase<2> {
   PrvFinalizeObjectView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<PrvFinalizeObjectView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -15419,7 +15734,7 @@ class CCWRefCountChangeAnsiView : public ::clretw::ViewBase<4> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<CCWRefCountChangeAnsiView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -15470,6 +15785,9 @@ class CCWRefCountChangeAnsiView : public ::clretw::ViewBase<4> {
   CCWRefCountChangeAnsiView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<CCWRefCountChangeAnsiView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -15559,7 +15877,7 @@ class PrvSetGCHandleView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<PrvSetGCHandleView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -15601,6 +15919,9 @@ class PrvSetGCHandleView : public ::clretw::ViewBase<1> {
   PrvSetGCHandleView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<PrvSetGCHandleView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -15643,7 +15964,7 @@ class PrvDestroyGCHandleView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<PrvDestroyGCHandleView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -15673,6 +15994,9 @@ class PrvDestroyGCHandleView : public ::clretw::ViewBase<1> {
   PrvDestroyGCHandleView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<PrvDestroyGCHandleView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -15711,7 +16035,7 @@ class FusionMessageEventView : public ::clretw::ViewBase<2> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<FusionMessageEventView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -15744,6 +16068,9 @@ class FusionMessageEventView : public ::clretw::ViewBase<2> {
   FusionMessageEventView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FusionMessageEventView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -15795,7 +16122,7 @@ class FusionErrorCodeEventView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<FusionErrorCodeEventView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -15828,6 +16155,9 @@ class FusionErrorCodeEventView : public ::clretw::ViewBase<1> {
   FusionErrorCodeEventView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FusionErrorCodeEventView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -15867,7 +16197,7 @@ class PinPlugAtGCTimeView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<PinPlugAtGCTimeView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -15903,6 +16233,9 @@ class PinPlugAtGCTimeView : public ::clretw::ViewBase<1> {
   PinPlugAtGCTimeView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<PinPlugAtGCTimeView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -15943,7 +16276,7 @@ class CCWRefCountChangeView : public ::clretw::ViewBase<4> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<CCWRefCountChangeView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -15994,6 +16327,9 @@ class CCWRefCountChangeView : public ::clretw::ViewBase<4> {
   CCWRefCountChangeView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<CCWRefCountChangeView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -16079,7 +16415,7 @@ class MulticoreJitView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<MulticoreJitView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -16121,6 +16457,9 @@ class MulticoreJitView : public ::clretw::ViewBase<3> {
   MulticoreJitView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<MulticoreJitView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -16191,7 +16530,7 @@ class MulticoreJitMethodCodeReturnedView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<MulticoreJitMethodCodeReturnedView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -16224,6 +16563,9 @@ class MulticoreJitMethodCodeReturnedView : public ::clretw::ViewBase<1> {
   MulticoreJitMethodCodeReturnedView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<MulticoreJitMethodCodeReturnedView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -16263,7 +16605,7 @@ class AllocRequestView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<AllocRequestView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -16305,6 +16647,9 @@ class AllocRequestView : public ::clretw::ViewBase<1> {
   AllocRequestView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<AllocRequestView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -16347,7 +16692,7 @@ class IInspectableRuntimeClassNameView : public ::clretw::ViewBase<2> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<IInspectableRuntimeClassNameView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -16377,6 +16722,9 @@ class IInspectableRuntimeClassNameView : public ::clretw::ViewBase<2> {
   IInspectableRuntimeClassNameView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<IInspectableRuntimeClassNameView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -16427,7 +16775,7 @@ class WinRTUnboxView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<WinRTUnboxView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -16460,6 +16808,9 @@ class WinRTUnboxView : public ::clretw::ViewBase<3> {
   WinRTUnboxView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<WinRTUnboxView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -16523,7 +16874,7 @@ class CreateRCWView : public ::clretw::ViewBase<2> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<CreateRCWView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -16553,6 +16904,9 @@ class CreateRCWView : public ::clretw::ViewBase<2> {
   CreateRCWView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<CreateRCWView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -16603,7 +16957,7 @@ class RCWVarianceView : public ::clretw::ViewBase<4> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<RCWVarianceView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -16639,6 +16993,9 @@ class RCWVarianceView : public ::clretw::ViewBase<4> {
   RCWVarianceView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<RCWVarianceView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -16715,7 +17072,7 @@ class RCWIEnumerableCastingView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<RCWIEnumerableCastingView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -16748,6 +17105,9 @@ class RCWIEnumerableCastingView : public ::clretw::ViewBase<3> {
   RCWIEnumerableCastingView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<RCWIEnumerableCastingView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -16811,7 +17171,7 @@ class CreateCCWView : public ::clretw::ViewBase<2> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<CreateCCWView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -16841,6 +17201,9 @@ class CreateCCWView : public ::clretw::ViewBase<2> {
   CreateCCWView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<CreateCCWView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -16891,7 +17254,7 @@ class CCWVarianceView : public ::clretw::ViewBase<4> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<CCWVarianceView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -16927,6 +17290,9 @@ class CCWVarianceView : public ::clretw::ViewBase<4> {
   CCWVarianceView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<CCWVarianceView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -17003,7 +17369,7 @@ class ObjectVariantMarshallingToNativeView : public ::clretw::ViewBase<2> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<ObjectVariantMarshallingToNativeView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -17036,6 +17402,9 @@ class ObjectVariantMarshallingToNativeView : public ::clretw::ViewBase<2> {
   ObjectVariantMarshallingToNativeView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ObjectVariantMarshallingToNativeView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -17087,7 +17456,7 @@ class GetTypeFromGUIDView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<GetTypeFromGUIDView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -17120,6 +17489,9 @@ class GetTypeFromGUIDView : public ::clretw::ViewBase<3> {
   GetTypeFromGUIDView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<GetTypeFromGUIDView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -17183,7 +17555,7 @@ class GetTypeFromProgIDView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<GetTypeFromProgIDView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -17216,6 +17588,9 @@ class GetTypeFromProgIDView : public ::clretw::ViewBase<3> {
   GetTypeFromProgIDView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<GetTypeFromProgIDView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -17279,7 +17654,7 @@ class ConvertToCallbackEtwView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<ConvertToCallbackEtwView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -17312,6 +17687,9 @@ class ConvertToCallbackEtwView : public ::clretw::ViewBase<3> {
   ConvertToCallbackEtwView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ConvertToCallbackEtwView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -17375,7 +17753,7 @@ class BeginCreateManagedReferenceView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<BeginCreateManagedReferenceView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -17402,6 +17780,9 @@ class BeginCreateManagedReferenceView : public ::clretw::ViewBase<1> {
   BeginCreateManagedReferenceView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<BeginCreateManagedReferenceView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -17439,7 +17820,7 @@ class EndCreateManagedReferenceView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<EndCreateManagedReferenceView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -17466,6 +17847,9 @@ class EndCreateManagedReferenceView : public ::clretw::ViewBase<1> {
   EndCreateManagedReferenceView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<EndCreateManagedReferenceView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -17503,7 +17887,7 @@ class ObjectVariantMarshallingToManagedView : public ::clretw::ViewBase<2> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<ObjectVariantMarshallingToManagedView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -17536,6 +17920,9 @@ class ObjectVariantMarshallingToManagedView : public ::clretw::ViewBase<2> {
   ObjectVariantMarshallingToManagedView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ObjectVariantMarshallingToManagedView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,

@@ -1109,6 +1109,10 @@ const ::clretw::ViewVersion CLRStackWalkDCStartView::versions_[1] = {{0, &::clre
 ::clretw::Result<CLRStackWalkDCStartView> CLRStackWalkDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<CLRStackWalkDCStartView>(versions_, payload, version, pointer_size);
 }
+void CLRStackWalkDCStartView::verify_generic_into(::clretw::Result<CLRStackWalkDCStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<CLRStackWalkDCStartView> CLRStackWalkDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<CLRStackWalkDCStartView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::CLRStackWalkDCStart::id, ::clretw::dotnet_runtime_rundown::CLRStackWalkDCStart::name);
 }
@@ -1117,6 +1121,10 @@ const ::clretw::ViewVersion CLRStackWalkDCStartView::versions_[1] = {{0, &::clre
 const ::clretw::ViewVersion GCSettingsRundownView::versions_[1] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_GCSettingsRundown}, };
 ::clretw::Result<GCSettingsRundownView> GCSettingsRundownView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCSettingsRundownView>(versions_, payload, version, pointer_size);
+}
+void GCSettingsRundownView::verify_generic_into(::clretw::Result<GCSettingsRundownView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<GCSettingsRundownView> GCSettingsRundownView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCSettingsRundownView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::GCSettingsRundown::id, ::clretw::dotnet_runtime_rundown::GCSettingsRundown::name);
@@ -1127,6 +1135,10 @@ const ::clretw::ViewVersion MethodDCStartView::versions_[3] = {{0, &::clretw::do
 ::clretw::Result<MethodDCStartView> MethodDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodDCStartView>(versions_, payload, version, pointer_size);
 }
+void MethodDCStartView::verify_generic_into(::clretw::Result<MethodDCStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MethodDCStartView> MethodDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodDCStartView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCStart::id, ::clretw::dotnet_runtime_rundown::MethodDCStart::name);
 }
@@ -1135,6 +1147,10 @@ const ::clretw::ViewVersion MethodDCStartView::versions_[3] = {{0, &::clretw::do
 const ::clretw::ViewVersion MethodDCEndView::versions_[3] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundown}, {1, &::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundown_V1}, {2, &::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundown_V2}, };
 ::clretw::Result<MethodDCEndView> MethodDCEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodDCEndView>(versions_, payload, version, pointer_size);
+}
+void MethodDCEndView::verify_generic_into(::clretw::Result<MethodDCEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MethodDCEndView> MethodDCEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodDCEndView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCEnd::id, ::clretw::dotnet_runtime_rundown::MethodDCEnd::name);
@@ -1145,6 +1161,10 @@ const ::clretw::ViewVersion MethodDCStartVerboseView::versions_[3] = {{0, &::clr
 ::clretw::Result<MethodDCStartVerboseView> MethodDCStartVerboseView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodDCStartVerboseView>(versions_, payload, version, pointer_size);
 }
+void MethodDCStartVerboseView::verify_generic_into(::clretw::Result<MethodDCStartVerboseView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MethodDCStartVerboseView> MethodDCStartVerboseView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodDCStartVerboseView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCStartVerbose::id, ::clretw::dotnet_runtime_rundown::MethodDCStartVerbose::name);
 }
@@ -1153,6 +1173,10 @@ const ::clretw::ViewVersion MethodDCStartVerboseView::versions_[3] = {{0, &::clr
 const ::clretw::ViewVersion MethodDCEndVerboseView::versions_[3] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundownVerbose}, {1, &::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundownVerbose_V1}, {2, &::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundownVerbose_V2}, };
 ::clretw::Result<MethodDCEndVerboseView> MethodDCEndVerboseView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodDCEndVerboseView>(versions_, payload, version, pointer_size);
+}
+void MethodDCEndVerboseView::verify_generic_into(::clretw::Result<MethodDCEndVerboseView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MethodDCEndVerboseView> MethodDCEndVerboseView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodDCEndVerboseView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCEndVerbose::id, ::clretw::dotnet_runtime_rundown::MethodDCEndVerbose::name);
@@ -1163,6 +1187,10 @@ const ::clretw::ViewVersion DCStartCompleteView::versions_[2] = {{0, nullptr}, {
 ::clretw::Result<DCStartCompleteView> DCStartCompleteView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<DCStartCompleteView>(versions_, payload, version, pointer_size);
 }
+void DCStartCompleteView::verify_generic_into(::clretw::Result<DCStartCompleteView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<DCStartCompleteView> DCStartCompleteView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<DCStartCompleteView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DCStartComplete::id, ::clretw::dotnet_runtime_rundown::DCStartComplete::name);
 }
@@ -1171,6 +1199,10 @@ const ::clretw::ViewVersion DCStartCompleteView::versions_[2] = {{0, nullptr}, {
 const ::clretw::ViewVersion DCEndCompleteView::versions_[2] = {{0, nullptr}, {1, &::clretw::dotnet_runtime_rundown::kRecord_DCStartEnd}, };
 ::clretw::Result<DCEndCompleteView> DCEndCompleteView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<DCEndCompleteView>(versions_, payload, version, pointer_size);
+}
+void DCEndCompleteView::verify_generic_into(::clretw::Result<DCEndCompleteView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<DCEndCompleteView> DCEndCompleteView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<DCEndCompleteView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DCEndComplete::id, ::clretw::dotnet_runtime_rundown::DCEndComplete::name);
@@ -1181,6 +1213,10 @@ const ::clretw::ViewVersion DCStartInitView::versions_[2] = {{0, nullptr}, {1, &
 ::clretw::Result<DCStartInitView> DCStartInitView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<DCStartInitView>(versions_, payload, version, pointer_size);
 }
+void DCStartInitView::verify_generic_into(::clretw::Result<DCStartInitView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<DCStartInitView> DCStartInitView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<DCStartInitView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DCStartInit::id, ::clretw::dotnet_runtime_rundown::DCStartInit::name);
 }
@@ -1189,6 +1225,10 @@ const ::clretw::ViewVersion DCStartInitView::versions_[2] = {{0, nullptr}, {1, &
 const ::clretw::ViewVersion DCEndInitView::versions_[2] = {{0, nullptr}, {1, &::clretw::dotnet_runtime_rundown::kRecord_DCStartEnd}, };
 ::clretw::Result<DCEndInitView> DCEndInitView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<DCEndInitView>(versions_, payload, version, pointer_size);
+}
+void DCEndInitView::verify_generic_into(::clretw::Result<DCEndInitView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<DCEndInitView> DCEndInitView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<DCEndInitView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DCEndInit::id, ::clretw::dotnet_runtime_rundown::DCEndInit::name);
@@ -1199,6 +1239,10 @@ const ::clretw::ViewVersion MethodDCStartILToNativeMapView::versions_[2] = {{0, 
 ::clretw::Result<MethodDCStartILToNativeMapView> MethodDCStartILToNativeMapView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodDCStartILToNativeMapView>(versions_, payload, version, pointer_size);
 }
+void MethodDCStartILToNativeMapView::verify_generic_into(::clretw::Result<MethodDCStartILToNativeMapView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<MethodDCStartILToNativeMapView> MethodDCStartILToNativeMapView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodDCStartILToNativeMapView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCStartILToNativeMap::id, ::clretw::dotnet_runtime_rundown::MethodDCStartILToNativeMap::name);
 }
@@ -1207,6 +1251,10 @@ const ::clretw::ViewVersion MethodDCStartILToNativeMapView::versions_[2] = {{0, 
 const ::clretw::ViewVersion MethodDCEndILToNativeMapView::versions_[2] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_MethodILToNativeMapRundown}, {1, &::clretw::dotnet_runtime_rundown::kRecord_MethodILToNativeMapRundown_V1}, };
 ::clretw::Result<MethodDCEndILToNativeMapView> MethodDCEndILToNativeMapView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodDCEndILToNativeMapView>(versions_, payload, version, pointer_size);
+}
+void MethodDCEndILToNativeMapView::verify_generic_into(::clretw::Result<MethodDCEndILToNativeMapView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<MethodDCEndILToNativeMapView> MethodDCEndILToNativeMapView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<MethodDCEndILToNativeMapView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCEndILToNativeMap::id, ::clretw::dotnet_runtime_rundown::MethodDCEndILToNativeMap::name);
@@ -1217,6 +1265,10 @@ const ::clretw::ViewVersion DomainModuleDCStartView::versions_[2] = {{0, &::clre
 ::clretw::Result<DomainModuleDCStartView> DomainModuleDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<DomainModuleDCStartView>(versions_, payload, version, pointer_size);
 }
+void DomainModuleDCStartView::verify_generic_into(::clretw::Result<DomainModuleDCStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<DomainModuleDCStartView> DomainModuleDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<DomainModuleDCStartView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DomainModuleDCStart::id, ::clretw::dotnet_runtime_rundown::DomainModuleDCStart::name);
 }
@@ -1225,6 +1277,10 @@ const ::clretw::ViewVersion DomainModuleDCStartView::versions_[2] = {{0, &::clre
 const ::clretw::ViewVersion DomainModuleDCEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_DomainModuleLoadUnloadRundown}, {1, &::clretw::dotnet_runtime_rundown::kRecord_DomainModuleLoadUnloadRundown_V1}, };
 ::clretw::Result<DomainModuleDCEndView> DomainModuleDCEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<DomainModuleDCEndView>(versions_, payload, version, pointer_size);
+}
+void DomainModuleDCEndView::verify_generic_into(::clretw::Result<DomainModuleDCEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<DomainModuleDCEndView> DomainModuleDCEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<DomainModuleDCEndView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DomainModuleDCEnd::id, ::clretw::dotnet_runtime_rundown::DomainModuleDCEnd::name);
@@ -1235,6 +1291,10 @@ const ::clretw::ViewVersion ModuleDCStartView::versions_[3] = {{0, &::clretw::do
 ::clretw::Result<ModuleDCStartView> ModuleDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ModuleDCStartView>(versions_, payload, version, pointer_size);
 }
+void ModuleDCStartView::verify_generic_into(::clretw::Result<ModuleDCStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ModuleDCStartView> ModuleDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ModuleDCStartView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ModuleDCStart::id, ::clretw::dotnet_runtime_rundown::ModuleDCStart::name);
 }
@@ -1243,6 +1303,10 @@ const ::clretw::ViewVersion ModuleDCStartView::versions_[3] = {{0, &::clretw::do
 const ::clretw::ViewVersion ModuleDCEndView::versions_[3] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_ModuleLoadUnloadRundown}, {1, &::clretw::dotnet_runtime_rundown::kRecord_ModuleLoadUnloadRundown_V1}, {2, &::clretw::dotnet_runtime_rundown::kRecord_ModuleLoadUnloadRundown_V2}, };
 ::clretw::Result<ModuleDCEndView> ModuleDCEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ModuleDCEndView>(versions_, payload, version, pointer_size);
+}
+void ModuleDCEndView::verify_generic_into(::clretw::Result<ModuleDCEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ModuleDCEndView> ModuleDCEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ModuleDCEndView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ModuleDCEnd::id, ::clretw::dotnet_runtime_rundown::ModuleDCEnd::name);
@@ -1253,6 +1317,10 @@ const ::clretw::ViewVersion AssemblyDCStartView::versions_[2] = {{0, &::clretw::
 ::clretw::Result<AssemblyDCStartView> AssemblyDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AssemblyDCStartView>(versions_, payload, version, pointer_size);
 }
+void AssemblyDCStartView::verify_generic_into(::clretw::Result<AssemblyDCStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<AssemblyDCStartView> AssemblyDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<AssemblyDCStartView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::AssemblyDCStart::id, ::clretw::dotnet_runtime_rundown::AssemblyDCStart::name);
 }
@@ -1261,6 +1329,10 @@ const ::clretw::ViewVersion AssemblyDCStartView::versions_[2] = {{0, &::clretw::
 const ::clretw::ViewVersion AssemblyDCEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_AssemblyLoadUnloadRundown}, {1, &::clretw::dotnet_runtime_rundown::kRecord_AssemblyLoadUnloadRundown_V1}, };
 ::clretw::Result<AssemblyDCEndView> AssemblyDCEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AssemblyDCEndView>(versions_, payload, version, pointer_size);
+}
+void AssemblyDCEndView::verify_generic_into(::clretw::Result<AssemblyDCEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<AssemblyDCEndView> AssemblyDCEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<AssemblyDCEndView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::AssemblyDCEnd::id, ::clretw::dotnet_runtime_rundown::AssemblyDCEnd::name);
@@ -1271,6 +1343,10 @@ const ::clretw::ViewVersion AppDomainDCStartView::versions_[2] = {{0, &::clretw:
 ::clretw::Result<AppDomainDCStartView> AppDomainDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AppDomainDCStartView>(versions_, payload, version, pointer_size);
 }
+void AppDomainDCStartView::verify_generic_into(::clretw::Result<AppDomainDCStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<AppDomainDCStartView> AppDomainDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<AppDomainDCStartView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::AppDomainDCStart::id, ::clretw::dotnet_runtime_rundown::AppDomainDCStart::name);
 }
@@ -1279,6 +1355,10 @@ const ::clretw::ViewVersion AppDomainDCStartView::versions_[2] = {{0, &::clretw:
 const ::clretw::ViewVersion AppDomainDCEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_AppDomainLoadUnloadRundown}, {1, &::clretw::dotnet_runtime_rundown::kRecord_AppDomainLoadUnloadRundown_V1}, };
 ::clretw::Result<AppDomainDCEndView> AppDomainDCEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AppDomainDCEndView>(versions_, payload, version, pointer_size);
+}
+void AppDomainDCEndView::verify_generic_into(::clretw::Result<AppDomainDCEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<AppDomainDCEndView> AppDomainDCEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<AppDomainDCEndView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::AppDomainDCEnd::id, ::clretw::dotnet_runtime_rundown::AppDomainDCEnd::name);
@@ -1289,6 +1369,10 @@ const ::clretw::ViewVersion ThreadDCView::versions_[1] = {{0, &::clretw::dotnet_
 ::clretw::Result<ThreadDCView> ThreadDCView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadDCView>(versions_, payload, version, pointer_size);
 }
+void ThreadDCView::verify_generic_into(::clretw::Result<ThreadDCView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ThreadDCView> ThreadDCView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadDCView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ThreadDC::id, ::clretw::dotnet_runtime_rundown::ThreadDC::name);
 }
@@ -1297,6 +1381,10 @@ const ::clretw::ViewVersion ThreadDCView::versions_[1] = {{0, &::clretw::dotnet_
 const ::clretw::ViewVersion ModuleRangeDCStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_ModuleRangeRundown}, };
 ::clretw::Result<ModuleRangeDCStartView> ModuleRangeDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ModuleRangeDCStartView>(versions_, payload, version, pointer_size);
+}
+void ModuleRangeDCStartView::verify_generic_into(::clretw::Result<ModuleRangeDCStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ModuleRangeDCStartView> ModuleRangeDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ModuleRangeDCStartView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ModuleRangeDCStart::id, ::clretw::dotnet_runtime_rundown::ModuleRangeDCStart::name);
@@ -1307,6 +1395,10 @@ const ::clretw::ViewVersion ModuleRangeDCEndView::versions_[1] = {{0, &::clretw:
 ::clretw::Result<ModuleRangeDCEndView> ModuleRangeDCEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ModuleRangeDCEndView>(versions_, payload, version, pointer_size);
 }
+void ModuleRangeDCEndView::verify_generic_into(::clretw::Result<ModuleRangeDCEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ModuleRangeDCEndView> ModuleRangeDCEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ModuleRangeDCEndView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ModuleRangeDCEnd::id, ::clretw::dotnet_runtime_rundown::ModuleRangeDCEnd::name);
 }
@@ -1315,6 +1407,10 @@ const ::clretw::ViewVersion ModuleRangeDCEndView::versions_[1] = {{0, &::clretw:
 const ::clretw::ViewVersion RuntimeInformationDCStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_RuntimeInformationRundown}, };
 ::clretw::Result<RuntimeInformationDCStartView> RuntimeInformationDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<RuntimeInformationDCStartView>(versions_, payload, version, pointer_size);
+}
+void RuntimeInformationDCStartView::verify_generic_into(::clretw::Result<RuntimeInformationDCStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<RuntimeInformationDCStartView> RuntimeInformationDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<RuntimeInformationDCStartView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::RuntimeInformationDCStart::id, ::clretw::dotnet_runtime_rundown::RuntimeInformationDCStart::name);
@@ -1325,6 +1421,10 @@ const ::clretw::ViewVersion TieredCompilationSettingsDCStartView::versions_[1] =
 ::clretw::Result<TieredCompilationSettingsDCStartView> TieredCompilationSettingsDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<TieredCompilationSettingsDCStartView>(versions_, payload, version, pointer_size);
 }
+void TieredCompilationSettingsDCStartView::verify_generic_into(::clretw::Result<TieredCompilationSettingsDCStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<TieredCompilationSettingsDCStartView> TieredCompilationSettingsDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<TieredCompilationSettingsDCStartView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::TieredCompilationSettingsDCStart::id, ::clretw::dotnet_runtime_rundown::TieredCompilationSettingsDCStart::name);
 }
@@ -1333,6 +1433,10 @@ const ::clretw::ViewVersion TieredCompilationSettingsDCStartView::versions_[1] =
 const ::clretw::ViewVersion ExecutionCheckpointDCEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_ExecutionCheckpointRundown}, };
 ::clretw::Result<ExecutionCheckpointDCEndView> ExecutionCheckpointDCEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ExecutionCheckpointDCEndView>(versions_, payload, version, pointer_size);
+}
+void ExecutionCheckpointDCEndView::verify_generic_into(::clretw::Result<ExecutionCheckpointDCEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ExecutionCheckpointDCEndView> ExecutionCheckpointDCEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ExecutionCheckpointDCEndView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ExecutionCheckpointDCEnd::id, ::clretw::dotnet_runtime_rundown::ExecutionCheckpointDCEnd::name);

@@ -3625,7 +3625,7 @@ class CLRStackWalkDCStartView : public ::clretw::ViewBase<2> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<CLRStackWalkDCStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -3664,6 +3664,9 @@ class CLRStackWalkDCStartView : public ::clretw::ViewBase<2> {
   CLRStackWalkDCStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<CLRStackWalkDCStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -3717,7 +3720,7 @@ class GCSettingsRundownView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<GCSettingsRundownView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -3765,6 +3768,9 @@ class GCSettingsRundownView : public ::clretw::ViewBase<1> {
   GCSettingsRundownView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<GCSettingsRundownView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -3813,7 +3819,7 @@ class MethodDCStartView : public ::clretw::ViewBase<1> {
     else if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<MethodDCStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -3861,6 +3867,9 @@ class MethodDCStartView : public ::clretw::ViewBase<1> {
   MethodDCStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[3];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<MethodDCStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -3929,7 +3938,7 @@ class MethodDCEndView : public ::clretw::ViewBase<1> {
     else if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<MethodDCEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -3977,6 +3986,9 @@ class MethodDCEndView : public ::clretw::ViewBase<1> {
   MethodDCEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[3];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<MethodDCEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -4045,7 +4057,7 @@ class MethodDCStartVerboseView : public ::clretw::ViewBase<4> {
     else if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<MethodDCStartVerboseView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -4102,6 +4114,9 @@ class MethodDCStartVerboseView : public ::clretw::ViewBase<4> {
   MethodDCStartVerboseView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[3];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<MethodDCStartVerboseView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -4289,7 +4304,7 @@ class MethodDCEndVerboseView : public ::clretw::ViewBase<4> {
     else if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<MethodDCEndVerboseView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -4346,6 +4361,9 @@ class MethodDCEndVerboseView : public ::clretw::ViewBase<4> {
   MethodDCEndVerboseView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[3];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<MethodDCEndVerboseView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -4531,7 +4549,7 @@ class DCStartCompleteView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<DCStartCompleteView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -4558,6 +4576,9 @@ class DCStartCompleteView : public ::clretw::ViewBase<1> {
   DCStartCompleteView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<DCStartCompleteView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -4601,7 +4622,7 @@ class DCEndCompleteView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<DCEndCompleteView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -4628,6 +4649,9 @@ class DCEndCompleteView : public ::clretw::ViewBase<1> {
   DCEndCompleteView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<DCEndCompleteView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -4671,7 +4695,7 @@ class DCStartInitView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<DCStartInitView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -4698,6 +4722,9 @@ class DCStartInitView : public ::clretw::ViewBase<1> {
   DCStartInitView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<DCStartInitView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -4741,7 +4768,7 @@ class DCEndInitView : public ::clretw::ViewBase<1> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<DCEndInitView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -4768,6 +4795,9 @@ class DCEndInitView : public ::clretw::ViewBase<1> {
   DCEndInitView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<DCEndInitView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -4811,7 +4841,7 @@ class MethodDCStartILToNativeMapView : public ::clretw::ViewBase<3> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<MethodDCStartILToNativeMapView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -4859,6 +4889,9 @@ class MethodDCStartILToNativeMapView : public ::clretw::ViewBase<3> {
   MethodDCStartILToNativeMapView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<MethodDCStartILToNativeMapView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -4971,7 +5004,7 @@ class MethodDCEndILToNativeMapView : public ::clretw::ViewBase<3> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<MethodDCEndILToNativeMapView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -5019,6 +5052,9 @@ class MethodDCEndILToNativeMapView : public ::clretw::ViewBase<3> {
   MethodDCEndILToNativeMapView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<MethodDCEndILToNativeMapView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -5131,7 +5167,7 @@ class DomainModuleDCStartView : public ::clretw::ViewBase<3> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<DomainModuleDCStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -5179,6 +5215,9 @@ class DomainModuleDCStartView : public ::clretw::ViewBase<3> {
   DomainModuleDCStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<DomainModuleDCStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -5287,7 +5326,7 @@ class DomainModuleDCEndView : public ::clretw::ViewBase<3> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<DomainModuleDCEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -5335,6 +5374,9 @@ class DomainModuleDCEndView : public ::clretw::ViewBase<3> {
   DomainModuleDCEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<DomainModuleDCEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -5445,7 +5487,7 @@ class ModuleDCStartView : public ::clretw::ViewBase<5> {
     else if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<ModuleDCStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -5508,6 +5550,9 @@ class ModuleDCStartView : public ::clretw::ViewBase<5> {
   ModuleDCStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[3];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ModuleDCStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -5689,7 +5734,7 @@ class ModuleDCEndView : public ::clretw::ViewBase<5> {
     else if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<ModuleDCEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -5752,6 +5797,9 @@ class ModuleDCEndView : public ::clretw::ViewBase<5> {
   ModuleDCEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[3];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ModuleDCEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -5931,7 +5979,7 @@ class AssemblyDCStartView : public ::clretw::ViewBase<2> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<AssemblyDCStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -5973,6 +6021,9 @@ class AssemblyDCStartView : public ::clretw::ViewBase<2> {
   AssemblyDCStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<AssemblyDCStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -6061,7 +6112,7 @@ class AssemblyDCEndView : public ::clretw::ViewBase<2> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<AssemblyDCEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -6103,6 +6154,9 @@ class AssemblyDCEndView : public ::clretw::ViewBase<2> {
   AssemblyDCEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<AssemblyDCEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -6191,7 +6245,7 @@ class AppDomainDCStartView : public ::clretw::ViewBase<2> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<AppDomainDCStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -6230,6 +6284,9 @@ class AppDomainDCStartView : public ::clretw::ViewBase<2> {
   AppDomainDCStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<AppDomainDCStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -6311,7 +6368,7 @@ class AppDomainDCEndView : public ::clretw::ViewBase<2> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<AppDomainDCEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -6350,6 +6407,9 @@ class AppDomainDCEndView : public ::clretw::ViewBase<2> {
   AppDomainDCEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<AppDomainDCEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -6429,7 +6489,7 @@ class ThreadDCView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<ThreadDCView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -6471,6 +6531,9 @@ class ThreadDCView : public ::clretw::ViewBase<1> {
   ThreadDCView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ThreadDCView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -6513,7 +6576,7 @@ class ModuleRangeDCStartView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<ModuleRangeDCStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -6552,6 +6615,9 @@ class ModuleRangeDCStartView : public ::clretw::ViewBase<1> {
   ModuleRangeDCStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ModuleRangeDCStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -6593,7 +6659,7 @@ class ModuleRangeDCEndView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<ModuleRangeDCEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -6632,6 +6698,9 @@ class ModuleRangeDCEndView : public ::clretw::ViewBase<1> {
   ModuleRangeDCEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ModuleRangeDCEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -6673,7 +6742,7 @@ class RuntimeInformationDCStartView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<RuntimeInformationDCStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -6742,6 +6811,9 @@ class RuntimeInformationDCStartView : public ::clretw::ViewBase<3> {
   RuntimeInformationDCStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<RuntimeInformationDCStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -6821,7 +6893,7 @@ class TieredCompilationSettingsDCStartView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<TieredCompilationSettingsDCStartView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -6851,6 +6923,9 @@ class TieredCompilationSettingsDCStartView : public ::clretw::ViewBase<1> {
   TieredCompilationSettingsDCStartView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TieredCompilationSettingsDCStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -6889,7 +6964,7 @@ class ExecutionCheckpointDCEndView : public ::clretw::ViewBase<2> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<ExecutionCheckpointDCEndView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -6922,6 +6997,9 @@ class ExecutionCheckpointDCEndView : public ::clretw::ViewBase<2> {
   ExecutionCheckpointDCEndView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ExecutionCheckpointDCEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,

@@ -152,6 +152,10 @@ const ::clretw::ViewVersion StressLogEventView::versions_[2] = {{0, &::clretw::d
 ::clretw::Result<StressLogEventView> StressLogEventView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<StressLogEventView>(versions_, payload, version, pointer_size);
 }
+void StressLogEventView::verify_generic_into(::clretw::Result<StressLogEventView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<StressLogEventView> StressLogEventView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<StressLogEventView>(versions_, record, ::clretw::dotnet_runtime_stress::provider_guid, ::clretw::dotnet_runtime_stress::StressLogEvent::id, ::clretw::dotnet_runtime_stress::StressLogEvent::name);
 }
@@ -160,6 +164,10 @@ const ::clretw::ViewVersion StressLogEventView::versions_[2] = {{0, &::clretw::d
 const ::clretw::ViewVersion CLRStackWalkStressView::versions_[1] = {{0, &::clretw::dotnet_runtime_stress::kRecord_ClrStackWalk}, };
 ::clretw::Result<CLRStackWalkStressView> CLRStackWalkStressView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<CLRStackWalkStressView>(versions_, payload, version, pointer_size);
+}
+void CLRStackWalkStressView::verify_generic_into(::clretw::Result<CLRStackWalkStressView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<CLRStackWalkStressView> CLRStackWalkStressView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<CLRStackWalkStressView>(versions_, record, ::clretw::dotnet_runtime_stress::provider_guid, ::clretw::dotnet_runtime_stress::CLRStackWalkStress::id, ::clretw::dotnet_runtime_stress::CLRStackWalkStress::name);

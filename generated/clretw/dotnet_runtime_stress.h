@@ -446,7 +446,7 @@ class StressLogEventView : public ::clretw::ViewBase<2> {
     if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<StressLogEventView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -482,6 +482,9 @@ class StressLogEventView : public ::clretw::ViewBase<2> {
   StressLogEventView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<StressLogEventView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -564,7 +567,7 @@ class CLRStackWalkStressView : public ::clretw::ViewBase<2> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<CLRStackWalkStressView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -603,6 +606,9 @@ class CLRStackWalkStressView : public ::clretw::ViewBase<2> {
   CLRStackWalkStressView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<CLRStackWalkStressView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,

@@ -730,6 +730,10 @@ const ::clretw::ViewVersion EventTraceHeaderView::versions_[1] = {{2, &::clretw:
 ::clretw::Result<EventTraceHeaderView> EventTraceHeaderView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<EventTraceHeaderView>(versions_, payload, version, pointer_size);
 }
+void EventTraceHeaderView::verify_generic_into(::clretw::Result<EventTraceHeaderView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<EventTraceHeaderView> EventTraceHeaderView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<EventTraceHeaderView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::EventTraceHeader::id, ::clretw::windows_kernel::EventTraceHeader::name);
 }
@@ -738,6 +742,10 @@ const ::clretw::ViewVersion EventTraceHeaderView::versions_[1] = {{2, &::clretw:
 const ::clretw::ViewVersion ProcessStartView::versions_[1] = {{4, &::clretw::windows_kernel::kRecord_Process_V4}, };
 ::clretw::Result<ProcessStartView> ProcessStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ProcessStartView>(versions_, payload, version, pointer_size);
+}
+void ProcessStartView::verify_generic_into(::clretw::Result<ProcessStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ProcessStartView> ProcessStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ProcessStartView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ProcessStart::id, ::clretw::windows_kernel::ProcessStart::name);
@@ -748,6 +756,10 @@ const ::clretw::ViewVersion ProcessStopView::versions_[1] = {{4, &::clretw::wind
 ::clretw::Result<ProcessStopView> ProcessStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ProcessStopView>(versions_, payload, version, pointer_size);
 }
+void ProcessStopView::verify_generic_into(::clretw::Result<ProcessStopView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ProcessStopView> ProcessStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ProcessStopView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ProcessStop::id, ::clretw::windows_kernel::ProcessStop::name);
 }
@@ -756,6 +768,10 @@ const ::clretw::ViewVersion ProcessStopView::versions_[1] = {{4, &::clretw::wind
 const ::clretw::ViewVersion ProcessDCStartView::versions_[1] = {{4, &::clretw::windows_kernel::kRecord_Process_V4}, };
 ::clretw::Result<ProcessDCStartView> ProcessDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ProcessDCStartView>(versions_, payload, version, pointer_size);
+}
+void ProcessDCStartView::verify_generic_into(::clretw::Result<ProcessDCStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ProcessDCStartView> ProcessDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ProcessDCStartView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ProcessDCStart::id, ::clretw::windows_kernel::ProcessDCStart::name);
@@ -766,6 +782,10 @@ const ::clretw::ViewVersion ProcessDCStopView::versions_[1] = {{4, &::clretw::wi
 ::clretw::Result<ProcessDCStopView> ProcessDCStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ProcessDCStopView>(versions_, payload, version, pointer_size);
 }
+void ProcessDCStopView::verify_generic_into(::clretw::Result<ProcessDCStopView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ProcessDCStopView> ProcessDCStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ProcessDCStopView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ProcessDCStop::id, ::clretw::windows_kernel::ProcessDCStop::name);
 }
@@ -774,6 +794,10 @@ const ::clretw::ViewVersion ProcessDCStopView::versions_[1] = {{4, &::clretw::wi
 const ::clretw::ViewVersion ImageLoadProcessGroupView::versions_[2] = {{2, &::clretw::windows_kernel::kRecord_Image}, {3, &::clretw::windows_kernel::kRecord_Image}, };
 ::clretw::Result<ImageLoadProcessGroupView> ImageLoadProcessGroupView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ImageLoadProcessGroupView>(versions_, payload, version, pointer_size);
+}
+void ImageLoadProcessGroupView::verify_generic_into(::clretw::Result<ImageLoadProcessGroupView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ImageLoadProcessGroupView> ImageLoadProcessGroupView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ImageLoadProcessGroupView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ImageLoadProcessGroup::id, ::clretw::windows_kernel::ImageLoadProcessGroup::name);
@@ -784,6 +808,10 @@ const ::clretw::ViewVersion ProcessDefunctView::versions_[1] = {{4, &::clretw::w
 ::clretw::Result<ProcessDefunctView> ProcessDefunctView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ProcessDefunctView>(versions_, payload, version, pointer_size);
 }
+void ProcessDefunctView::verify_generic_into(::clretw::Result<ProcessDefunctView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ProcessDefunctView> ProcessDefunctView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ProcessDefunctView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ProcessDefunct::id, ::clretw::windows_kernel::ProcessDefunct::name);
 }
@@ -792,6 +820,10 @@ const ::clretw::ViewVersion ProcessDefunctView::versions_[1] = {{4, &::clretw::w
 const ::clretw::ViewVersion ThreadStartView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_Thread_V3}, };
 ::clretw::Result<ThreadStartView> ThreadStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadStartView>(versions_, payload, version, pointer_size);
+}
+void ThreadStartView::verify_generic_into(::clretw::Result<ThreadStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ThreadStartView> ThreadStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadStartView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ThreadStart::id, ::clretw::windows_kernel::ThreadStart::name);
@@ -802,6 +834,10 @@ const ::clretw::ViewVersion ThreadStopView::versions_[1] = {{3, &::clretw::windo
 ::clretw::Result<ThreadStopView> ThreadStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadStopView>(versions_, payload, version, pointer_size);
 }
+void ThreadStopView::verify_generic_into(::clretw::Result<ThreadStopView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ThreadStopView> ThreadStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadStopView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ThreadStop::id, ::clretw::windows_kernel::ThreadStop::name);
 }
@@ -810,6 +846,10 @@ const ::clretw::ViewVersion ThreadStopView::versions_[1] = {{3, &::clretw::windo
 const ::clretw::ViewVersion ThreadDCStartView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_Thread_V3}, };
 ::clretw::Result<ThreadDCStartView> ThreadDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadDCStartView>(versions_, payload, version, pointer_size);
+}
+void ThreadDCStartView::verify_generic_into(::clretw::Result<ThreadDCStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ThreadDCStartView> ThreadDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadDCStartView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ThreadDCStart::id, ::clretw::windows_kernel::ThreadDCStart::name);
@@ -820,6 +860,10 @@ const ::clretw::ViewVersion ThreadDCStopView::versions_[1] = {{3, &::clretw::win
 ::clretw::Result<ThreadDCStopView> ThreadDCStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadDCStopView>(versions_, payload, version, pointer_size);
 }
+void ThreadDCStopView::verify_generic_into(::clretw::Result<ThreadDCStopView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ThreadDCStopView> ThreadDCStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadDCStopView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ThreadDCStop::id, ::clretw::windows_kernel::ThreadDCStop::name);
 }
@@ -828,6 +872,10 @@ const ::clretw::ViewVersion ThreadDCStopView::versions_[1] = {{3, &::clretw::win
 const ::clretw::ViewVersion SampledProfileView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_SampledProfile}, };
 ::clretw::Result<SampledProfileView> SampledProfileView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<SampledProfileView>(versions_, payload, version, pointer_size);
+}
+void SampledProfileView::verify_generic_into(::clretw::Result<SampledProfileView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<SampledProfileView> SampledProfileView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<SampledProfileView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::SampledProfile::id, ::clretw::windows_kernel::SampledProfile::name);
@@ -838,6 +886,10 @@ const ::clretw::ViewVersion ImageUnloadView::versions_[2] = {{2, &::clretw::wind
 ::clretw::Result<ImageUnloadView> ImageUnloadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ImageUnloadView>(versions_, payload, version, pointer_size);
 }
+void ImageUnloadView::verify_generic_into(::clretw::Result<ImageUnloadView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ImageUnloadView> ImageUnloadView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ImageUnloadView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ImageUnload::id, ::clretw::windows_kernel::ImageUnload::name);
 }
@@ -846,6 +898,10 @@ const ::clretw::ViewVersion ImageUnloadView::versions_[2] = {{2, &::clretw::wind
 const ::clretw::ViewVersion ImageDCStartView::versions_[2] = {{2, &::clretw::windows_kernel::kRecord_Image}, {3, &::clretw::windows_kernel::kRecord_Image}, };
 ::clretw::Result<ImageDCStartView> ImageDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ImageDCStartView>(versions_, payload, version, pointer_size);
+}
+void ImageDCStartView::verify_generic_into(::clretw::Result<ImageDCStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ImageDCStartView> ImageDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ImageDCStartView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ImageDCStart::id, ::clretw::windows_kernel::ImageDCStart::name);
@@ -856,6 +912,10 @@ const ::clretw::ViewVersion ImageDCStopView::versions_[2] = {{2, &::clretw::wind
 ::clretw::Result<ImageDCStopView> ImageDCStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ImageDCStopView>(versions_, payload, version, pointer_size);
 }
+void ImageDCStopView::verify_generic_into(::clretw::Result<ImageDCStopView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ImageDCStopView> ImageDCStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ImageDCStopView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ImageDCStop::id, ::clretw::windows_kernel::ImageDCStop::name);
 }
@@ -865,6 +925,10 @@ const ::clretw::ViewVersion ImageLoadView::versions_[2] = {{2, &::clretw::window
 ::clretw::Result<ImageLoadView> ImageLoadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ImageLoadView>(versions_, payload, version, pointer_size);
 }
+void ImageLoadView::verify_generic_into(::clretw::Result<ImageLoadView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ImageLoadView> ImageLoadView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ImageLoadView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ImageLoad::id, ::clretw::windows_kernel::ImageLoad::name);
 }
@@ -873,6 +937,10 @@ const ::clretw::ViewVersion ImageLoadView::versions_[2] = {{2, &::clretw::window
 const ::clretw::ViewVersion StackWalkStackView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_StackWalk}, };
 ::clretw::Result<StackWalkStackView> StackWalkStackView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<StackWalkStackView>(versions_, payload, version, pointer_size);
+}
+void StackWalkStackView::verify_generic_into(::clretw::Result<StackWalkStackView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<StackWalkStackView> StackWalkStackView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<StackWalkStackView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::StackWalkStack::id, ::clretw::windows_kernel::StackWalkStack::name);

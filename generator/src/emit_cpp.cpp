@@ -915,7 +915,7 @@ class Emitter {
     // The view's members, those of clretw::ViewBase it uses, and its own name.
     NameScope scope({"version", "layout_version", "newer_than_manifest", "pointer_size", "payload", "consumed",
                      "trailing_bytes", "verify", "from", "for_each_field", "at", "make", "make_at", "init", "get",
-                     "verify_generic", "from_generic", "at_generic", "quick", "verified", "versions_", "d_", "n_", "pos_", "get_w", "present_if",
+                     "verify_generic", "verify_generic_into", "from_generic", "at_generic", "quick", "verified", "versions_", "d_", "n_", "pos_", "get_w", "present_if",
                      "utf16", "ansi", "bytes", "array", "strings", "records", "count_of", "bytes_of", "p_", "rec_", "size_",
                      "begin_", "end_", "vi_", "ps8_", "version_", "layout_version_", "seg_"},
                     "class " + c.ns.substr(2) + "::" + name, &renames_);

@@ -343,6 +343,10 @@ const ::clretw::ViewVersion ScalarEventView::versions_[1] = {{0, &::clretw::feat
 ::clretw::Result<ScalarEventView> ScalarEventView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ScalarEventView>(versions_, payload, version, pointer_size);
 }
+void ScalarEventView::verify_generic_into(::clretw::Result<ScalarEventView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<ScalarEventView> ScalarEventView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ScalarEventView>(versions_, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::ScalarEvent::id, ::clretw::features::contoso_test_features::ScalarEvent::name);
 }
@@ -352,6 +356,10 @@ const ::clretw::ViewVersion StringEventView::versions_[1] = {{0, &::clretw::feat
 ::clretw::Result<StringEventView> StringEventView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<StringEventView>(versions_, payload, version, pointer_size);
 }
+void StringEventView::verify_generic_into(::clretw::Result<StringEventView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<StringEventView> StringEventView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<StringEventView>(versions_, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::StringEvent::id, ::clretw::features::contoso_test_features::StringEvent::name);
 }
@@ -360,6 +368,10 @@ const ::clretw::ViewVersion StringEventView::versions_[1] = {{0, &::clretw::feat
 const ::clretw::ViewVersion ArrayEventView::versions_[1] = {{0, &::clretw::features::contoso_test_features::kRecord_Arrays}, };
 ::clretw::Result<ArrayEventView> ArrayEventView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ArrayEventView>(versions_, payload, version, pointer_size);
+}
+void ArrayEventView::verify_generic_into(::clretw::Result<ArrayEventView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<ArrayEventView> ArrayEventView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ArrayEventView>(versions_, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::ArrayEvent::id, ::clretw::features::contoso_test_features::ArrayEvent::name);
@@ -384,6 +396,10 @@ const ::clretw::ViewVersion NestedEventView::versions_[1] = {{0, &::clretw::feat
 ::clretw::Result<NestedEventView> NestedEventView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<NestedEventView>(versions_, payload, version, pointer_size);
 }
+void NestedEventView::verify_generic_into(::clretw::Result<NestedEventView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<NestedEventView> NestedEventView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<NestedEventView>(versions_, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::NestedEvent::id, ::clretw::features::contoso_test_features::NestedEvent::name);
 }
@@ -393,6 +409,10 @@ const ::clretw::ViewVersion VersionedEventView::versions_[3] = {{0, &::clretw::f
 ::clretw::Result<VersionedEventView> VersionedEventView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<VersionedEventView>(versions_, payload, version, pointer_size);
 }
+void VersionedEventView::verify_generic_into(::clretw::Result<VersionedEventView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
 ::clretw::Result<VersionedEventView> VersionedEventView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<VersionedEventView>(versions_, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::VersionedEvent::id, ::clretw::features::contoso_test_features::VersionedEvent::name);
 }
@@ -401,6 +421,10 @@ const ::clretw::ViewVersion VersionedEventView::versions_[3] = {{0, &::clretw::f
 const ::clretw::ViewVersion NoPayloadView::versions_[1] = {{0, nullptr}, };
 ::clretw::Result<NoPayloadView> NoPayloadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<NoPayloadView>(versions_, payload, version, pointer_size);
+}
+void NoPayloadView::verify_generic_into(::clretw::Result<NoPayloadView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
 }
 ::clretw::Result<NoPayloadView> NoPayloadView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<NoPayloadView>(versions_, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::NoPayload::id, ::clretw::features::contoso_test_features::NoPayload::name);

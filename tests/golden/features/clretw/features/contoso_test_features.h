@@ -935,7 +935,7 @@ class ScalarEventView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<ScalarEventView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -1016,6 +1016,9 @@ class ScalarEventView : public ::clretw::ViewBase<1> {
   ScalarEventView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ScalarEventView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -1071,7 +1074,7 @@ class StringEventView : public ::clretw::ViewBase<6> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<StringEventView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -1122,6 +1125,9 @@ class StringEventView : public ::clretw::ViewBase<6> {
   StringEventView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<StringEventView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -1158,7 +1164,7 @@ class ArrayEventView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<ArrayEventView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -1197,6 +1203,9 @@ class ArrayEventView : public ::clretw::ViewBase<3> {
   ArrayEventView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ArrayEventView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -1256,6 +1265,7 @@ class NestedEventView_Items : public ::clretw::ViewBase<3> {
   NestedEventView_Items() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -1345,6 +1355,7 @@ class NestedEventView_Points : public ::clretw::ViewBase<1> {
   NestedEventView_Points() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -1383,7 +1394,7 @@ class NestedEventView : public ::clretw::ViewBase<3> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<NestedEventView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -1419,6 +1430,9 @@ class NestedEventView : public ::clretw::ViewBase<3> {
   NestedEventView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<NestedEventView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -1454,7 +1468,7 @@ class VersionedEventView : public ::clretw::ViewBase<2> {
     else if (version >= 1) vi = 1;
     else vi = 0;
     ::clretw::Result<VersionedEventView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -1496,6 +1510,9 @@ class VersionedEventView : public ::clretw::ViewBase<2> {
   VersionedEventView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[3];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<VersionedEventView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
@@ -1590,7 +1607,7 @@ class NoPayloadView : public ::clretw::ViewBase<1> {
     unsigned vi = 0;
     vi = 0;
     ::clretw::Result<NoPayloadView> v(::std::in_place);
-    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
     return v;
   }
   // The same for a record, after checking that it is this event.
@@ -1616,6 +1633,9 @@ class NoPayloadView : public ::clretw::ViewBase<1> {
   NoPayloadView() = default;
   // The record of each version this view merges.
   static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<NoPayloadView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
   // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
   // false when it does not accept the payload, or leaves the layout to the layout engine.
   CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
