@@ -67,6 +67,9 @@ ids=$("$dump" --id 1 --id 2 "$trace" | wc -l)
 check "filter by ids ($ids: GC/Start, GC/Stop and the app's event 1)" test "$ids" -eq 150
 early=$("$dump" --to 0.1 "$trace" | wc -l)
 check "filter by time ($early before 0.1 ms)" test "$early" -eq 8
+check "--stats counts the same events before 0.1 ms" sh -c "\"\$1\" --stats --to 0.1 \"\$2\" | grep -q '8 counted = 8 decoded'" _ "$dump" "$trace"
+late=$("$dump" --from 0.1 "$trace" | wc -l)
+check "--stats counts the $late events from 0.1 ms on" sh -c "\"\$1\" --stats --from 0.1 \"\$2\" | grep -q \"\$3 counted = \$3 decoded\"" _ "$dump" "$trace" "$late"
 limited=$("$dump" --limit 5 --format csv "$trace" | wc -l)
 check "csv with header, limit 5" test "$limited" -eq 6
 check "level filter keeps errors only" sh -c "\"\$1\" --level 2 \"\$2\" | grep -q 'Exception/Start'" _ "$dump" "$trace"

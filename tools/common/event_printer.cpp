@@ -105,6 +105,10 @@ class Progress {
  public:
   explicit Progress(bool enabled) : enabled_(enabled) {}
   // A file shows how far it is; a stream (total 0) its bytes, events and rate.
+  // Asks the source where it is only when a line may be due.
+  void update(const TraceSource& source, std::uint64_t events) {
+    if (enabled_) update(source.position(), source.size(), events);
+  }
   void update(std::uint64_t done, std::uint64_t total, std::uint64_t events) {
     if (!enabled_ || (total != 0 && (++calls_ & 0x3FFF))) return;
     auto now = std::chrono::steady_clock::now();
@@ -264,6 +268,9 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
   };
   if (format == LineFormat::csv && first && !o.stats) std::cout << csv_header() << "\n";
   int status = 0;
+  // The event's time, only where a range or the output needs it.
+  const bool ranged = o.from > -1e300 || o.to < 1e300;
+  const bool need_ms = ranged || profiling || !(o.stats || o.quiet);
   for (;;) {
     auto next = reader.next();
     if (!next) {
@@ -282,10 +289,10 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
       describer = std::make_unique<EventDescriber>(std::move(all));
       table.forget_types();
     }
-    progress.update(reader.position(), reader.size(), in_file);
+    progress.update(reader, in_file);
     if (naming && !symbols) own.observe(*r);  // every method event, whatever the filters
-    const double ms = reader.milliseconds(r->timestamp);
-    if (ms < o.from || ms > o.to) continue;
+    const double ms = need_ms ? reader.milliseconds(r->timestamp) : 0.0;
+    if (ranged && (ms < o.from || ms > o.to)) continue;
     if (o.level >= 0 && r->level > o.level) continue;
     if (o.keywords && !(r->keywords & o.keywords)) continue;
     if (!o.ids.empty() && std::find(o.ids.begin(), o.ids.end(), r->id) == o.ids.end()) continue;
