@@ -45,7 +45,7 @@ CLRETW_COLD Dispatcher::Outcome Dispatcher::other(const EventRecord& r) {
 // Out of line, so that dispatch() does not reserve a record's copy for every event.
 CLRETW_COLD Dispatcher::Outcome Dispatcher::run_renamed(const std::vector<Typed>& handlers, const EventRecord& r,
                                             const Guid& guid) {
-  EventRecord renamed = r;  // the handlers' views check the manifest's GUID
+  EventRecord renamed = r;  // the handlers see the manifest's GUID
   renamed.provider_guid = guid;
   return run(handlers, renamed);
 }

@@ -86,7 +86,7 @@ class Dispatcher {
     Guid guid;
     std::vector<std::vector<Typed>> by_id;
   };
-  // Where records of one GUID go: a slot (null: no typed handler), found once per GUID.
+  // Where records of one GUID go: a slot of handlers or none, found once per GUID.
   // A source that names providers but only derives their GUID from the name (EventPipe's
   // EventSource rule) reports a manifest provider under another GUID than its manifest's:
   // the catalogs resolve the name, as lookup() does, and the handlers see the manifest's GUID.
