@@ -104,13 +104,13 @@ class StatsTable {
 class Progress {
  public:
   explicit Progress(bool enabled) : enabled_(enabled) {}
-  // A file shows how far it is; a stream (total 0) its bytes, events and rate.
-  // Asks the source where it is only when a line may be due.
+  // A file shows how far it is; a stream (size 0) its bytes, events and rate. The source is
+  // asked where it is only when progress is shown.
   void update(const TraceSource& source, std::uint64_t events) {
-    if (enabled_) update(source.position(), source.size(), events);
-  }
-  void update(std::uint64_t done, std::uint64_t total, std::uint64_t events) {
-    if (!enabled_ || (total != 0 && (++calls_ & 0x3FFF))) return;
+    if (!enabled_) return;
+    const std::uint64_t total = source.size();
+    if (total != 0 && (++calls_ & 0x3FFF)) return;
+    const std::uint64_t done = source.position();
     auto now = std::chrono::steady_clock::now();
     if (now - last_ < std::chrono::milliseconds(250)) return;
     if (total != 0) {
@@ -269,7 +269,7 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
   if (format == LineFormat::csv && first && !o.stats) std::cout << csv_header() << "\n";
   int status = 0;
   // The event's time, only where a range or the output needs it.
-  const bool ranged = o.from > -1e300 || o.to < 1e300;
+  const bool ranged = o.from != PrintOptions{}.from || o.to != PrintOptions{}.to;
   const bool need_ms = ranged || profiling || !(o.stats || o.quiet);
   for (;;) {
     auto next = reader.next();
