@@ -1,7 +1,6 @@
 #include "clretw/describe.h"
 
 #include <atomic>
-#include <charconv>
 #include <cstring>
 #include <cstdio>
 
@@ -55,11 +54,10 @@ void append_frames(std::string& out, const EventRecord& r, char separator) {
 
 // Milliseconds with four decimals ("%.4f"; right-aligned in 12 columns when padded).
 void append_ms(std::string& out, double ms, bool padded) {
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, ms, std::chars_format::fixed, 4);
-  const auto n = static_cast<std::size_t>(r.ptr - buf);
-  if (padded && n < 12) out.append(12 - n, ' ');
-  out.append(buf, n);
+  const std::size_t start = out.size();
+  append_fixed4(out, ms);
+  const std::size_t n = out.size() - start;
+  if (padded && n < 12) out.insert(start, 12 - n, ' ');
 }
 
 // A string literal, its length known at compile time.

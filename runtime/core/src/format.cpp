@@ -1,5 +1,6 @@
 #include "clretw/format.h"
 
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -15,28 +16,90 @@ void append_hex(std::string& out, std::uint64_t v) {
   out.append(buf, r.ptr);
 }
 
-char* write_decimal(char* p, std::uint64_t v) noexcept {
-  static constexpr char kPairs[] =
-      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-      "8081828384858687888990919293949596979899";
-  unsigned n = 1;
-  for (std::uint64_t t = v;; t /= 10000, n += 4) {
-    if (t < 10) break;
-    if (t < 100) { n += 1; break; }
-    if (t < 1000) { n += 2; break; }
-    if (t < 10000) { n += 3; break; }
+namespace {
+
+constexpr char kPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+// x < 10^8 as eight digits, the first in the lowest byte: four independent pairs rather than a
+// chain of divisions by 10.
+std::uint64_t eight_digits(std::uint32_t x) noexcept {
+  const std::uint32_t hi = x / 10000, lo = x % 10000;
+  std::uint16_t pair[4];
+  std::memcpy(&pair[0], kPairs + 2 * (hi / 100), 2);
+  std::memcpy(&pair[1], kPairs + 2 * (hi % 100), 2);
+  std::memcpy(&pair[2], kPairs + 2 * (lo / 100), 2);
+  std::memcpy(&pair[3], kPairs + 2 * (lo % 100), 2);
+  std::uint64_t w;
+  std::memcpy(&w, pair, 8);
+  return w;
+}
+
+void store8(char* p, std::uint64_t digits) noexcept { std::memcpy(p, &digits, 8); }
+
+// x < 10^8 without leading zeros. Stores eight bytes at p; returns the end of the digits.
+char* write_head(char* p, std::uint32_t x) noexcept {
+  if (x < 10) {
+    *p = static_cast<char>('0' + x);
+    return p + 1;
   }
-  char* q = p + n;
-  while (v >= 100) {
-    const std::size_t r = static_cast<std::size_t>(v % 100);
-    v /= 100;
-    q -= 2;
-    std::memcpy(q, kPairs + 2 * r, 2);
+  if (x < 100) {
+    std::memcpy(p, kPairs + 2 * x, 2);
+    return p + 2;
   }
-  if (v >= 10) std::memcpy(q - 2, kPairs + 2 * v, 2);
-  else q[-1] = static_cast<char>('0' + v);
+  const unsigned n = 3u + (x >= 1000) + (x >= 10000) + (x >= 100000) + (x >= 1000000) + (x >= 10000000);
+  // The leading zeros are the first bytes in memory: the low bytes of the word on a
+  // little-endian machine, the high bytes on a big-endian one. Shift them out.
+  std::uint64_t w = eight_digits(x);
+  if constexpr (std::endian::native == std::endian::little) w >>= 8 * (8 - n);
+  else w <<= 8 * (8 - n);
+  std::memcpy(p, &w, 8);
   return p + n;
+}
+
+}  // namespace
+
+char* write_decimal(char* p, std::uint64_t v) noexcept {
+  if (v < 100'000'000) return write_head(p, static_cast<std::uint32_t>(v));
+  const auto low = static_cast<std::uint32_t>(v % 100'000'000);
+  v /= 100'000'000;
+  if (v < 100'000'000) {
+    p = write_head(p, static_cast<std::uint32_t>(v));
+  } else {  // 17 to 20 digits
+    p = write_head(p, static_cast<std::uint32_t>(v / 100'000'000));
+    store8(p, eight_digits(static_cast<std::uint32_t>(v % 100'000'000)));
+    p += 8;
+  }
+  store8(p, eight_digits(low));
+  return p + 8;
+}
+
+void append_fixed4(std::string& out, double v) {
+  char buf[64];
+  // v * 10^4 rounded to the nearest integer, in integer arithmetic. Below 2^52 every k + 1/2 is a
+  // double, so the rounded product lies on the same side of it as the exact one, or on it:
+  // only a product that lands on a half is left to std::to_chars (as are huge or negative
+  // values, -0 and NaN).
+  const double scaled = v * 10000.0;
+  if (scaled < 0x1p52 && scaled >= 0 && !std::signbit(scaled)) {
+    const auto whole = static_cast<std::uint64_t>(scaled);
+    const double fraction = scaled - static_cast<double>(whole);  // exact below 2^52
+    if (fraction != 0.5) {
+      const std::uint64_t n = whole + (fraction > 0.5);
+      char* p = write_decimal(buf, n / 10000);
+      *p = '.';
+      const auto decimals = static_cast<unsigned>(n % 10000);
+      std::memcpy(p + 1, kPairs + 2 * (decimals / 100), 2);
+      std::memcpy(p + 3, kPairs + 2 * (decimals % 100), 2);
+      out.append(buf, p + 5);
+      return;
+    }
+  }
+  char wide[320];  // DBL_MAX has 309 digits before the point
+  const auto r = std::to_chars(wide, wide + sizeof wide, v, std::chars_format::fixed, 4);
+  out.append(wide, r.ptr);
 }
 
 void append_double(std::string& out, double v) {

@@ -61,8 +61,11 @@ class FieldFormatter final : public FieldVisitor {
 
 // Helpers also used by the tools.
 void append_hex(std::string& out, std::uint64_t value);  // 0x1a2b
-// Writes `value` in decimal at p, which has room for 20 characters; returns the end.
+// Writes `value` in decimal at p, which has room for 20 characters; returns the end of the
+// digits. Bytes between the end and p + 20 may be overwritten.
 char* write_decimal(char* p, std::uint64_t value) noexcept;
+// `value` with four decimals, exactly as std::to_chars(..., chars_format::fixed, 4) writes it.
+void append_fixed4(std::string& out, double value);
 void append_double(std::string& out, double value);      // shortest round-trip form
 
 }  // namespace clretw
