@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "clretw/text.h"
@@ -85,6 +87,64 @@ TEST_CASE("Escaper: named characters, control characters with a prefix and suffi
   out.clear();
   kXml.append(out, "x\x01&\n\xC3\xA9&");
   CHECK(out == "x\x01&amp;&#10;\xC3\xA9&amp;");
+}
+
+TEST_CASE("Escaper: the many-bytes-at-a-time scan escapes what a character-by-character escaper does") {
+  // Escapers of every scan kind: controls and two printable characters (JSON), no controls, one
+  // named control without a prefix (the others are kept), and five printable characters (more
+  // than the scan compares: every byte is looked up).
+  static constexpr clretw::Escaper kNoControls({{'"', "\"\""}});
+  static constexpr clretw::Escaper kOneControl({{'&', "&amp;"}, {'\n', "&#10;"}, {'\x7f', "&#127;"}});
+  static constexpr clretw::Escaper kFive({{'a', "<a>"}, {'b', "<b>"}, {'c', "<c>"}, {'d', "<d>"}, {'e', "<e>"}}, "%", ";");
+  const std::string_view json_named[] = {"\"", "\\\"", "\\", "\\\\", "\n", "\\n", "\r", "\\r",
+                                         "\t", "\\t", "\b", "\\b", "\f", "\\f"};
+  // The reference: one character at a time, from the table as written above.
+  auto reference = [](std::string_view s, const std::vector<std::pair<char, std::string_view>>& named,
+                      std::string_view prefix, std::string_view suffix) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out;
+    for (char ch : s) {
+      const auto c = static_cast<unsigned char>(ch);
+      auto it = std::find_if(named.begin(), named.end(), [&](const auto& e) { return e.first == ch; });
+      if (it != named.end()) out += it->second;
+      else if (c < 0x20 && !prefix.empty()) out += std::string(prefix) + kHex[c >> 4] + kHex[c & 15] + std::string(suffix);
+      else out += ch;
+    }
+    return out;
+  };
+  std::vector<std::pair<char, std::string_view>> json;
+  for (std::size_t i = 0; i < std::size(json_named); i += 2) json.emplace_back(json_named[i][0], json_named[i + 1]);
+  const struct {
+    const clretw::Escaper* escaper;
+    std::vector<std::pair<char, std::string_view>> named;
+    std::string_view prefix, suffix;
+  } escapers[] = {{&clretw::json_escaper(), json, "\\u00", ""},
+                  {&kNoControls, {{'"', "\"\""}}, "", ""},
+                  {&kOneControl, {{'&', "&amp;"}, {'\n', "&#10;"}, {'\x7f', "&#127;"}}, "", ""},
+                  {&kFive, {{'a', "<a>"}, {'b', "<b>"}, {'c', "<c>"}, {'d', "<d>"}, {'e', "<e>"}}, "%", ";"}};
+  // Plain text with one or two special bytes placed anywhere in strings up to 70 long (past
+  // the 16- and 8-byte blocks and their tails), from a buffer offset so both alignments occur.
+  const char specials[] = {'"', '\\', '\n', '\x01', '\x1f', '\x7f', '&', 'a', 'e', '\x80', '\xff', ' ', '\x20', '!', '#', '\x21'};
+  std::size_t checked = 0, wrong = 0;
+  std::string first;
+  for (const auto& e : escapers) {
+    for (std::size_t n = 0; n <= 70; ++n) {
+      for (std::size_t at = 0; at < std::max<std::size_t>(n, 1); ++at) {
+        for (char special : specials) {
+          std::string buffer(n + 1, 'x');
+          std::string_view s(buffer.data() + (at & 1), n);
+          if (n) buffer[(at & 1) + at] = special;
+          if (n > 3) buffer[(at & 1) + (at * 7 + 3) % n] = specials[(at + n) % std::size(specials)];
+          std::string ours = "<";
+          e.escaper->append(ours, s);
+          ++checked;
+          if (ours != "<" + reference(s, e.named, e.prefix, e.suffix) && !wrong++) first = std::string(s);
+        }
+      }
+    }
+  }
+  CHECK(checked > 100'000);
+  CHECK_MESSAGE(wrong == 0, "first: ", first);
 }
 
 TEST_CASE("UTF-16 to UTF-8 across ASCII runs: every unit kind at every position of long strings") {

@@ -256,7 +256,14 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
   std::string key;
   std::uint64_t in_file = 0, shown = 0, decoded = 0, unknown = 0, malformed = 0, trailing = 0, undescribed = 0, stacks = 0;
   Progress progress(!o.no_progress && CLRETW_ISATTY(2));
+  // The lines, written to stdout some 64 KiB at a time (each line at once under --live).
   std::string line;
+  constexpr std::size_t kWriteAt = 64 * 1024;
+  line.reserve(kWriteAt + 4096);
+  auto write_lines = [&] {
+    std::cout.write(line.data(), static_cast<std::streamsize>(line.size()));
+    line.clear();
+  };
   // --filter: "Provider/Name" matches one of the globs.
   auto filtered_in = [&](const Described& described) {
     key.assign(described.provider_name);
@@ -275,6 +282,7 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
     auto next = reader.next();
     if (!next) {
       progress.done();
+      write_lines();
       std::cout.flush();
       std::cerr << tool << ": " << path << ": " << next.error().message() << "\n";
       status = 1;
@@ -310,10 +318,13 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
       if (o.limit && shown >= o.limit) break;
       continue;
     }
-    line.clear();
+    const std::size_t line_start = line.size();
     if (o.stats || o.quiet) describer->describe(*r, d);
     else format_event(*r, *describer, ms, format, line, &d);
-    if (!o.filters.empty() && !filtered_in(d)) continue;
+    if (!o.filters.empty() && !filtered_in(d)) {
+      line.resize(line_start);
+      continue;
+    }
     ++shown;
     stacks += !r->stack.empty();
     switch (d.kind) {
@@ -328,11 +339,16 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
     } else if (!o.quiet) {
       if (o.resolve) append_stack(*r, sym, format, line, frame_name);
       line.push_back('\n');
-      std::cout << line;
-      if (o.live) std::cout.flush();
+      if (o.live) {
+        write_lines();
+        std::cout.flush();
+      } else if (line.size() >= kWriteAt) {
+        write_lines();
+      }
     }
     if (o.limit && shown >= o.limit) break;
   }
+  write_lines();
   progress.done();
   if (profiling) {
     profile.finish(sym);

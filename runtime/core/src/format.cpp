@@ -23,21 +23,32 @@ constexpr char kPairs[] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-// x < 10^8 as eight digits, the first in the lowest byte: four independent pairs rather than a
-// chain of divisions by 10.
+// x < 10^8 as eight digit values (0 to 9, not yet characters), one per byte, in the order they
+// are written: the first in the lowest byte. All digits at once, in lanes of one 64-bit word: two
+// halves of four digits in 32-bit lanes, divided by 100 into four pairs in 16-bit lanes, divided
+// by 10 into eight bytes. Each multiplication's products stay inside their lane (below 2^27 for
+// the first, 2^14 for the second), and the reciprocals are exact for the lane's values
+// (10486 / 2^20 for v / 100 with v < 10^4, 103 / 2^10 for v / 10 with v < 100).
 std::uint64_t eight_digits(std::uint32_t x) noexcept {
-  const std::uint32_t hi = x / 10000, lo = x % 10000;
-  std::uint16_t pair[4];
-  std::memcpy(&pair[0], kPairs + 2 * (hi / 100), 2);
-  std::memcpy(&pair[1], kPairs + 2 * (hi % 100), 2);
-  std::memcpy(&pair[2], kPairs + 2 * (lo / 100), 2);
-  std::memcpy(&pair[3], kPairs + 2 * (lo % 100), 2);
-  std::uint64_t w;
-  std::memcpy(&w, pair, 8);
-  return w;
+  const std::uint64_t halves = (x / 10000) | std::uint64_t{x % 10000} << 32;
+  const std::uint64_t hundreds = (halves * 10486 >> 20) & 0x0000007F0000007Full;
+  const std::uint64_t pairs = hundreds | (halves - hundreds * 100) << 16;
+  const std::uint64_t tens = (pairs * 103 >> 10) & 0x000F000F000F000Full;
+  return tens | (pairs - tens * 10) << 8;
 }
 
-void store8(char* p, std::uint64_t digits) noexcept { std::memcpy(p, &digits, 8); }
+// Stores the first n of the eight digits at p as characters (eight bytes are written).
+void store_digits(char* p, std::uint64_t digits, unsigned n) noexcept {
+  digits += 0x3030303030303030ull;  // '0'
+  if constexpr (std::endian::native == std::endian::little) {
+    digits >>= 8 * (8 - n);  // the leading zeros are the low bytes
+  } else {
+    std::uint64_t swapped = 0;  // the first digit to the highest byte, which is stored first
+    for (int i = 0; i < 8; ++i) swapped |= (digits >> (8 * i) & 0xFF) << (8 * (7 - i));
+    digits = swapped << 8 * (8 - n);
+  }
+  std::memcpy(p, &digits, 8);
+}
 
 // x < 10^8 without leading zeros. Stores eight bytes at p; returns the end of the digits.
 char* write_head(char* p, std::uint32_t x) noexcept {
@@ -45,17 +56,9 @@ char* write_head(char* p, std::uint32_t x) noexcept {
     *p = static_cast<char>('0' + x);
     return p + 1;
   }
-  if (x < 100) {
-    std::memcpy(p, kPairs + 2 * x, 2);
-    return p + 2;
-  }
-  const unsigned n = 3u + (x >= 1000) + (x >= 10000) + (x >= 100000) + (x >= 1000000) + (x >= 10000000);
-  // The leading zeros are the first bytes in memory: the low bytes of the word on a
-  // little-endian machine, the high bytes on a big-endian one. Shift them out.
-  std::uint64_t w = eight_digits(x);
-  if constexpr (std::endian::native == std::endian::little) w >>= 8 * (8 - n);
-  else w <<= 8 * (8 - n);
-  std::memcpy(p, &w, 8);
+  const std::uint64_t digits = eight_digits(x);
+  const auto n = 8 - static_cast<unsigned>(std::countr_zero(digits)) / 8;  // x > 0: some digit is not 0
+  store_digits(p, digits, n);
   return p + n;
 }
 
@@ -69,10 +72,10 @@ char* write_decimal(char* p, std::uint64_t v) noexcept {
     p = write_head(p, static_cast<std::uint32_t>(v));
   } else {  // 17 to 20 digits
     p = write_head(p, static_cast<std::uint32_t>(v / 100'000'000));
-    store8(p, eight_digits(static_cast<std::uint32_t>(v % 100'000'000)));
+    store_digits(p, eight_digits(static_cast<std::uint32_t>(v % 100'000'000)), 8);
     p += 8;
   }
-  store8(p, eight_digits(low));
+  store_digits(p, eight_digits(low), 8);
   return p + 8;
 }
 
@@ -180,18 +183,13 @@ void append_filetime(std::string& out, std::uint64_t ticks) {
   append_quoted(out, buf);
 }
 
-bool needs_json_escape(std::string_view s) {
-  for (char c : s)
-    if (static_cast<unsigned char>(c) < 0x20 || c == '"' || c == '\\') return true;
-  return false;
-}
-
 // A UTF-16 string as a quoted JSON string, converted and escaped straight into `out`.
 void append_quoted_utf16(std::string& out, Utf16View text) {
   out.push_back('"');
   const std::size_t start = out.size();
   text.append_utf8(out);
-  if (needs_json_escape(std::string_view(out).substr(start))) {  // rare: escape a copy of what was written
+  const std::string_view written = std::string_view(out).substr(start);
+  if (json_escaper().find_special(written) != written.size()) {  // rare: escape a copy of what was written
     thread_local std::string plain;
     plain.assign(out, start);
     out.resize(start);

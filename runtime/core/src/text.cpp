@@ -1,5 +1,8 @@
 #include "clretw/text.h"
 
+#include <bit>
+#include <cstring>
+
 #include "clretw/bytes.h"
 
 namespace clretw {
@@ -205,16 +208,78 @@ std::string ansi_to_utf8(std::string_view bytes) {
   return out;
 }
 
+namespace {
+constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+}  // namespace
+
+std::size_t Escaper::next_candidate(std::string_view s, std::size_t i) const noexcept {
+  if (scan_every_byte_) return i;
+  const char* data = s.data();
+  const std::size_t n = s.size();
+#ifdef CLRETW_SSE2
+  if (n - i >= 16) {
+    const __m128i ceiling = _mm_set1_epi8(0x1F);
+    const __m128i w0 = _mm_set1_epi8(printable_[0]), w1 = _mm_set1_epi8(printable_[1]);
+    const __m128i w2 = _mm_set1_epi8(printable_[2]), w3 = _mm_set1_epi8(printable_[3]);
+    // One bit per byte of the 16 at `at` that may be special.
+    auto block = [&](const char* at) {
+      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+      // x <= 0x1F, unsigned: the minimum of x and 0x1F is x.
+      const __m128i controls = scan_controls_ ? _mm_cmpeq_epi8(_mm_min_epu8(x, ceiling), x) : _mm_setzero_si128();
+      const __m128i a = _mm_or_si128(_mm_cmpeq_epi8(x, w0), _mm_cmpeq_epi8(x, w1));
+      const __m128i b = _mm_or_si128(_mm_cmpeq_epi8(x, w2), _mm_cmpeq_epi8(x, w3));
+      return static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(controls, _mm_or_si128(a, b))));
+    };
+    for (; n - i >= 16; i += 16)
+      if (const unsigned bits = block(data + i)) return i + static_cast<unsigned>(std::countr_zero(bits));
+    if (i == n) return n;
+    // The rest, in the block that ends with s, its 16 - (n - i) bytes before i dropped.
+    const unsigned bits = block(data + n - 16) >> (16 - (n - i));
+    return bits ? i + static_cast<unsigned>(std::countr_zero(bits)) : n;
+  }
+#endif
+  if constexpr (std::endian::native == std::endian::little) {
+    if (n - i >= 8) {
+      // Eight bytes at a time. A byte's flag can be wrong only above (after) a byte that
+      // matches, so the lowest flag is always a match.
+      auto block = [&](const char* at) {
+        std::uint64_t x;
+        std::memcpy(&x, at, 8);
+        std::uint64_t hit = scan_controls_ ? (x - 0x20 * kOnes) & ~x & kHigh : 0;  // bytes below 0x20
+        for (std::size_t k = 0; k < printable_count_; ++k) {
+          const std::uint64_t y = x ^ (static_cast<unsigned char>(printable_[k]) * kOnes);  // zero where equal
+          hit |= (y - kOnes) & ~y & kHigh;
+        }
+        return hit;
+      };
+      for (; n - i >= 8; i += 8)
+        if (const std::uint64_t hit = block(data + i)) return i + static_cast<unsigned>(std::countr_zero(hit)) / 8;
+      if (i == n) return n;
+      // The block that ends with s, the flags of its bytes before i dropped. A match among those
+      // can leave a wrong flag after them: a candidate, which find_special() looks up.
+      const std::uint64_t hit = block(data + n - 8) >> (8 * (8 - (n - i)));
+      return hit ? i + static_cast<unsigned>(std::countr_zero(hit)) / 8 : n;
+    }
+  }
+  for (; i < n; ++i)
+    if (special_[static_cast<unsigned char>(data[i])]) return i;
+  return n;
+}
+
+std::size_t Escaper::find_special(std::string_view s, std::size_t i) const noexcept {
+  for (; (i = next_candidate(s, i)) < s.size(); ++i)
+    if (special_[static_cast<unsigned char>(s[i])]) return i;
+  return s.size();
+}
+
 void Escaper::append(std::string& out, std::string_view s) const {
   static constexpr char kHex[] = "0123456789abcdef";
   std::size_t plain = 0;  // start of the run of characters written as they are
-  for (std::size_t i = 0; i < s.size(); ++i) {
+  for (std::size_t i = find_special(s); i < s.size(); i = find_special(s, i + 1)) {
     const auto c = static_cast<unsigned char>(s[i]);
-    if (!special_[c]) continue;  // the common case: one table lookup per character
-    const bool named = c < 128 && !named_[c].empty();
     out.append(s.data() + plain, i - plain);
     plain = i + 1;
-    if (named) {
+    if (c < 128 && !named_[c].empty()) {
       out += named_[c];
     } else {
       out += prefix_;
@@ -226,12 +291,15 @@ void Escaper::append(std::string& out, std::string_view s) const {
   out.append(s.data() + plain, s.size() - plain);
 }
 
-void append_json_escaped(std::string& out, std::string_view s) {
-  static constexpr Escaper kJson({{'"', "\\\""}, {'\\', "\\\\"}, {'\n', "\\n"}, {'\r', "\\r"}, {'\t', "\\t"},
-                                  {'\b', "\\b"}, {'\f', "\\f"}},
-                                 "\\u00");
-  kJson.append(out, s);
-}
+namespace {
+constexpr Escaper kJson({{'"', "\\\""}, {'\\', "\\\\"}, {'\n', "\\n"}, {'\r', "\\r"}, {'\t', "\\t"}, {'\b', "\\b"},
+                         {'\f', "\\f"}},
+                        "\\u00");
+}  // namespace
+
+const Escaper& json_escaper() noexcept { return kJson; }
+
+void append_json_escaped(std::string& out, std::string_view s) { kJson.append(out, s); }
 
 bool glob_match(std::string_view p, std::string_view t) {
   // Iterative matcher with backtracking on the last '*'.

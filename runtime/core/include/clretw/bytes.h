@@ -15,6 +15,12 @@
 #include <type_traits>
 #include <vector>
 
+// SSE2 where the target has it (every x86-64): the library's scans use it when CLRETW_SSE2 is set.
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#define CLRETW_SSE2 1
+#endif
+
 namespace clretw {
 
 using Bytes = std::span<const std::uint8_t>;

@@ -18,11 +18,6 @@
 #include <span>
 #include <vector>
 
-#if defined(__SSE2__) || defined(_M_X64)
-#include <emmintrin.h>
-#define CLRETW_SSE2 1
-#endif
-
 #include "clretw/bytes.h"
 #include "clretw/result.h"
 #include "clretw/schema.h"

@@ -81,15 +81,40 @@ class Escaper {
                     std::string_view control_suffix = {})
       : prefix_(control_prefix), suffix_(control_suffix) {
     for (const Escape& e : table) named_[static_cast<unsigned char>(e.c) & 127] = e.as;
-    for (unsigned c = 0; c < 256; ++c) special_[c] = (c < 128 && !named_[c].empty()) || (c < 0x20 && !prefix_.empty());
+    for (unsigned c = 0; c < 256; ++c) {
+      special_[c] = (c < 128 && !named_[c].empty()) || (c < 0x20 && !prefix_.empty());
+      if (!special_[c]) continue;
+      if (c < 0x20) scan_controls_ = true;
+      else if (printable_count_ < printable_.size()) printable_[printable_count_++] = static_cast<char>(c);
+      else scan_every_byte_ = true;
+    }
+    // The SSE2 scan compares all four: the unused ones repeat the first (or, with none, 0xFF,
+    // which never occurs in UTF-8).
+    for (std::size_t k = printable_count_; k < printable_.size(); ++k)
+      printable_[k] = printable_count_ ? printable_[0] : '\xFF';
   }
   void append(std::string& out, std::string_view s) const;
+  // The position of the first character of s at or after `from` that is written otherwise than
+  // as it is, or s.size().
+  std::size_t find_special(std::string_view s, std::size_t from = 0) const noexcept;
 
  private:
+  // The first byte at or after i that may be special: any control character when one is, and the
+  // printable special characters, compared many bytes at a time.
+  std::size_t next_candidate(std::string_view s, std::size_t i) const noexcept;
+
   std::array<std::string_view, 128> named_{};
   std::array<bool, 256> special_{};  // written otherwise than as it is
   std::string_view prefix_, suffix_;
+  // What next_candidate() compares: up to four printable special characters (printable_count_ of
+  // them; the rest repeat one); with more, every byte.
+  std::array<char, 4> printable_{};
+  std::size_t printable_count_ = 0;
+  bool scan_controls_ = false, scan_every_byte_ = false;
 };
+
+// The escaper append_json_escaped() uses: quote, backslash and control characters.
+const Escaper& json_escaper() noexcept;
 
 // Appends s to out with JSON string escaping (no surrounding quotes).
 void append_json_escaped(std::string& out, std::string_view utf8);
