@@ -97,6 +97,19 @@ TEST_CASE("a payload as text and as JSON") {
   CHECK(untouched == "x");
 }
 
+TEST_CASE("JSON keys: names that need escaping, and names longer than the key buffer, as names that do not") {
+  // EventSource field names come from the trace and can hold anything.
+  const std::string long_name(100, 'L');
+  const std::string long_quoted = std::string(70, 'q') + "\"";
+  Rec rec({field("Plain", InType::UInt8), field("a\"b\\c\x01", InType::UInt8), field(long_name, InType::UInt8),
+           field(long_quoted, InType::UInt8), field("", InType::UInt8)});
+  const std::vector<std::uint8_t> b = {1, 2, 3, 4, 5};
+  std::string json;
+  REQUIRE(format_fields(rec.r, b, 8, json, Format::json));
+  CHECK(json == "{\"Plain\":1,\"a\\\"b\\\\c\\u0001\":2,\"" + long_name + "\":3,\"" + std::string(70, 'q') +
+                    "\\\"\":4,\"\":5}");
+}
+
 TEST_CASE("NaN and infinities: names in text, quoted names in JSON, which has no literal for them") {
   Rec rec({field("A", InType::Double), field("B", InType::Float), field("C", InType::Double)});
   std::vector<std::uint8_t> b;

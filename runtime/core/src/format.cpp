@@ -29,7 +29,7 @@ constexpr char kPairs[] =
 // by 10 into eight bytes. Each multiplication's products stay inside their lane (below 2^27 for
 // the first, 2^14 for the second), and the reciprocals are exact for the lane's values
 // (10486 / 2^20 for v / 100 with v < 10^4, 103 / 2^10 for v / 10 with v < 100).
-std::uint64_t eight_digits(std::uint32_t x) noexcept {
+inline std::uint64_t eight_digits(std::uint32_t x) noexcept {
   const std::uint64_t halves = (x / 10000) | std::uint64_t{x % 10000} << 32;
   const std::uint64_t hundreds = (halves * 10486 >> 20) & 0x0000007F0000007Full;
   const std::uint64_t pairs = hundreds | (halves - hundreds * 100) << 16;
@@ -309,14 +309,28 @@ void FieldFormatter::close(char c) {
 }
 void FieldFormatter::separator() {
   if (!depth_) return;
-  if (!first_[depth_ - 1]) out_ += fmt_ == Format::json ? "," : (in_array() ? ", " : " ");
+  if (!first_[depth_ - 1]) {
+    if (fmt_ == Format::json) out_.push_back(',');
+    else out_ += in_array() ? std::string_view(", ") : std::string_view(" ");
+  }
   first_[depth_ - 1] = false;
 }
 void FieldFormatter::name(const FieldDesc& f) {
   separator();
   if (fmt_ == Format::json) {
-    append_quoted(out_, f.name);
-    out_.push_back(':');
+    // "Name": in one append when the name needs no escaping, as names do.
+    const std::string_view name = f.name;
+    char key[64];
+    if (name.size() <= sizeof key - 3 && json_escaper().find_special(name) == name.size()) {
+      key[0] = '"';
+      std::memcpy(key + 1, name.data(), name.size());
+      key[name.size() + 1] = '"';
+      key[name.size() + 2] = ':';
+      out_.append(key, name.size() + 3);
+    } else {
+      append_quoted(out_, name);
+      out_.push_back(':');
+    }
   } else {
     out_ += f.name;
     out_.push_back('=');

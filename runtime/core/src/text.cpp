@@ -208,59 +208,44 @@ std::string ansi_to_utf8(std::string_view bytes) {
   return out;
 }
 
-namespace {
-constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
-}  // namespace
-
+// With SSE2, sixteen bytes at a time; elsewhere, one at a time.
 std::size_t Escaper::next_candidate(std::string_view s, std::size_t i) const noexcept {
   if (scan_every_byte_) return i;
   const char* data = s.data();
   const std::size_t n = s.size();
 #ifdef CLRETW_SSE2
-  if (n - i >= 16) {
-    const __m128i ceiling = _mm_set1_epi8(0x1F);
-    const __m128i w0 = _mm_set1_epi8(printable_[0]), w1 = _mm_set1_epi8(printable_[1]);
-    const __m128i w2 = _mm_set1_epi8(printable_[2]), w3 = _mm_set1_epi8(printable_[3]);
-    // One bit per byte of the 16 at `at` that may be special.
-    auto block = [&](const char* at) {
-      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
-      // x <= 0x1F, unsigned: the minimum of x and 0x1F is x.
-      const __m128i controls = scan_controls_ ? _mm_cmpeq_epi8(_mm_min_epu8(x, ceiling), x) : _mm_setzero_si128();
-      const __m128i a = _mm_or_si128(_mm_cmpeq_epi8(x, w0), _mm_cmpeq_epi8(x, w1));
-      const __m128i b = _mm_or_si128(_mm_cmpeq_epi8(x, w2), _mm_cmpeq_epi8(x, w3));
-      return static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(controls, _mm_or_si128(a, b))));
-    };
+  const __m128i ceiling = _mm_set1_epi8(0x1F);
+  const __m128i w0 = _mm_set1_epi8(printable_[0]), w1 = _mm_set1_epi8(printable_[1]);
+  const __m128i w2 = _mm_set1_epi8(printable_[2]), w3 = _mm_set1_epi8(printable_[3]);
+  auto x16 = [](const char* at) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(at)); };
+  // One bit per byte of the 16 in x that may be special.
+  auto block = [&](__m128i x) {
+    // x <= 0x1F, unsigned: the minimum of x and 0x1F is x.
+    const __m128i controls = scan_controls_ ? _mm_cmpeq_epi8(_mm_min_epu8(x, ceiling), x) : _mm_setzero_si128();
+    const __m128i a = _mm_or_si128(_mm_cmpeq_epi8(x, w0), _mm_cmpeq_epi8(x, w1));
+    const __m128i b = _mm_or_si128(_mm_cmpeq_epi8(x, w2), _mm_cmpeq_epi8(x, w3));
+    return static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(controls, _mm_or_si128(a, b))));
+  };
+  if (n - i >= 16 || (n >= 16 && i < n)) {
     for (; n - i >= 16; i += 16)
-      if (const unsigned bits = block(data + i)) return i + static_cast<unsigned>(std::countr_zero(bits));
+      if (const unsigned bits = block(x16(data + i))) return i + static_cast<unsigned>(std::countr_zero(bits));
     if (i == n) return n;
     // The rest, in the block that ends with s, its 16 - (n - i) bytes before i dropped.
-    const unsigned bits = block(data + n - 16) >> (16 - (n - i));
+    const unsigned bits = block(x16(data + n - 16)) >> (16 - (n - i));
     return bits ? i + static_cast<unsigned>(std::countr_zero(bits)) : n;
   }
-#endif
-  if constexpr (std::endian::native == std::endian::little) {
-    if (n - i >= 8) {
-      // Eight bytes at a time. A byte's flag can be wrong only above (after) a byte that
-      // matches, so the lowest flag is always a match.
-      auto block = [&](const char* at) {
-        std::uint64_t x;
-        std::memcpy(&x, at, 8);
-        std::uint64_t hit = scan_controls_ ? (x - 0x20 * kOnes) & ~x & kHigh : 0;  // bytes below 0x20
-        for (std::size_t k = 0; k < printable_count_; ++k) {
-          const std::uint64_t y = x ^ (static_cast<unsigned char>(printable_[k]) * kOnes);  // zero where equal
-          hit |= (y - kOnes) & ~y & kHigh;
-        }
-        return hit;
-      };
-      for (; n - i >= 8; i += 8)
-        if (const std::uint64_t hit = block(data + i)) return i + static_cast<unsigned>(std::countr_zero(hit)) / 8;
-      if (i == n) return n;
-      // The block that ends with s, the flags of its bytes before i dropped. A match among those
-      // can leave a wrong flag after them: a candidate, which find_special() looks up.
-      const std::uint64_t hit = block(data + n - 8) >> (8 * (8 - (n - i)));
-      return hit ? i + static_cast<unsigned>(std::countr_zero(hit)) / 8 : n;
-    }
+  if (n >= 8 && i < n) {
+    // A short string (8 to 15 bytes) in one block: its first eight bytes, then its last eight.
+    const __m128i x = _mm_unpacklo_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(data)),
+                                         _mm_loadl_epi64(reinterpret_cast<const __m128i*>(data + n - 8)));
+    const unsigned bits = block(x);
+    // Byte k of the block is s[k] for k < 8, s[n - 16 + k] after; the bytes before i are dropped.
+    if (const unsigned head = bits & 0xFFu & (0xFFu << (i < 8 ? i : 8))) return static_cast<unsigned>(std::countr_zero(head));
+    const std::size_t skip = i > n - 8 ? i - (n - 8) : 0;
+    const unsigned tail = (bits >> 8) & (0xFFu << skip);
+    return tail ? n - 8 + static_cast<unsigned>(std::countr_zero(tail)) : n;
   }
+#endif
   for (; i < n; ++i)
     if (special_[static_cast<unsigned char>(data[i])]) return i;
   return n;
