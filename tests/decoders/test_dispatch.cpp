@@ -204,6 +204,51 @@ TEST_CASE("EventDescriber numbers event types: the same number for the same type
   CHECK(copy.describe(named).type == 0);
 }
 
+TEST_CASE("format_event: lines made with a describer's remembered line heads are the lines a fresh describer makes") {
+  // The head of a line (names, id, version) is made once per event type and format; types
+  // interleaved, names that need escaping and types past kMaxTypes (not remembered) included.
+  const Guid other{0x12345678, 0x1234, 0x5678, {1, 2, 3, 4, 5, 6, 7, 8}};
+  auto unknown = [&](std::uint32_t n, std::string_view name) {
+    EventRecord r = record(static_cast<std::uint16_t>(n), static_cast<std::uint8_t>(n >> 16), {}, other);
+    r.provider_name = "Other \"quoted\", too";
+    r.event_name = name;
+    return r;
+  };
+  rt::payload::GCStart_V2 gc;
+  gc.Count = 5;
+  const std::vector<std::uint8_t> payload = *gc.encode(8);
+  const std::vector<EventRecord> records = {record(1, 2, payload), unknown(5, "Fi\"ve"), unknown(5, ""), unknown(6, "Six"),
+                                            record(1, 2, payload), unknown(5, ""), unknown(5, "Fi\"ve")};
+  EventDescriber shared({&clretw::catalog()});
+  std::size_t compared = 0, different = 0;
+  auto compare = [&](const EventRecord& r, LineFormat format) {
+    std::string remembered, fresh;
+    format_event(r, shared, 12.5, format, remembered);
+    EventDescriber once({&clretw::catalog()});
+    format_event(r, once, 12.5, format, fresh);
+    ++compared;
+    if (remembered != fresh) {
+      ++different;
+      CHECK(remembered == fresh);
+    }
+  };
+  for (int round = 0; round < 2; ++round)
+    for (LineFormat format : {LineFormat::text, LineFormat::json, LineFormat::csv})
+      for (const EventRecord& r : records) compare(r, format);
+  // Past kMaxTypes every event's type is made anew, and so is its head.
+  for (std::uint32_t n = 0; shared.types() < EventDescriber::kMaxTypes; ++n) shared.describe(unknown(n + 100, ""));
+  for (LineFormat format : {LineFormat::text, LineFormat::json, LineFormat::csv}) {
+    compare(unknown(70'000, "Past"), format);
+    compare(unknown(70'001, "Beyond \"it\""), format);
+    compare(records[0], format);
+  }
+  CHECK(compared == 2 * 3 * records.size() + 9);
+  CHECK(different == 0);
+  std::string json;
+  format_event(records[1], shared, 1, LineFormat::json, json);
+  CHECK(json.starts_with(R"({"provider":"Other \"quoted\", too","id":5,"version":0,"name":"Fi\"ve","symbol":"","ms":1.0000,)"));
+}
+
 TEST_CASE("records of several providers interleaved are each routed as a fresh Dispatcher routes them alone") {
   // dispatch() remembers the previous record's route; an interleaving of providers, named and
   // unnamed records, ids with and without handlers must change no outcome.

@@ -252,6 +252,52 @@ void append_note(std::string& out, const EventRecord& r, const Described& d) {
 
 }  // namespace
 
+const std::string& EventDescriber::line_head(const EventRecord& r, const Described& d, LineFormat format) const {
+  const bool counted = d.type != kNoEventType;
+  Type& t = counted ? *cache_.types[d.type] : cache_.uncounted;  // the uncounted type changes every event
+  std::string& head = t.line_head[static_cast<int>(format)];
+  if (!head.empty() && counted) return head;
+  head.clear();
+  switch (format) {
+    case LineFormat::text:  // "  Provider/Name (1 v2)  pid="
+      append_lit(head, "  ");
+      head += d.provider_name;
+      head += '/';
+      head += d.name;
+      append_lit(head, " (");
+      append_decimal(head, r.id);
+      append_lit(head, " v");
+      append_decimal(head, r.version);
+      append_lit(head, ")  pid=");
+      break;
+    case LineFormat::json:  // {"provider":...,"symbol":"...","ms":
+      append_lit(head, "{\"provider\":\"");
+      append_json_escaped(head, d.provider_name);
+      append_lit(head, "\",\"id\":");
+      append_decimal(head, r.id);
+      append_lit(head, ",\"version\":");
+      append_decimal(head, r.version);
+      append_lit(head, ",\"name\":\"");
+      append_json_escaped(head, d.name);
+      append_lit(head, "\",\"symbol\":\"");
+      append_json_escaped(head, d.symbol);
+      append_lit(head, "\",\"ms\":");
+      break;
+    case LineFormat::csv:  // ,"Provider",1,2,"Name",
+      head += ',';
+      append_csv(head, d.provider_name);
+      head += ',';
+      append_decimal(head, r.id);
+      head += ',';
+      append_decimal(head, r.version);
+      head += ',';
+      append_csv(head, d.name);
+      head += ',';
+      break;
+  }
+  return head;
+}
+
 void format_event(const EventRecord& r, const EventDescriber& describer, double ms, LineFormat format, std::string& out,
                   Described* described) {
   // Reused buffers: a line costs no allocation once they are warm (one set per thread).
@@ -271,15 +317,7 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
   switch (format) {
     case LineFormat::text: {
       append_ms(out, ms, true);
-      append_lit(out, "  ");
-      out += d.provider_name;
-      out += '/';
-      out += d.name;
-      append_lit(out, " (");
-      append_decimal(out, r.id);
-      append_lit(out, " v");
-      append_decimal(out, r.version);
-      append_lit(out, ")  pid=");
+      out += describer.line_head(r, d, format);
       append_decimal(out, r.process_id);
       if (!r.process_name.empty()) {
         append_lit(out, " (");
@@ -307,17 +345,7 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
       break;
     }
     case LineFormat::json: {
-      append_lit(out, "{\"provider\":\"");
-      append_json_escaped(out, d.provider_name);
-      append_lit(out, "\",\"id\":");
-      append_decimal(out, r.id);
-      append_lit(out, ",\"version\":");
-      append_decimal(out, r.version);
-      append_lit(out, ",\"name\":\"");
-      append_json_escaped(out, d.name);
-      append_lit(out, "\",\"symbol\":\"");
-      append_json_escaped(out, d.symbol);
-      append_lit(out, "\",\"ms\":");
+      out += describer.line_head(r, d, format);
       append_ms(out, ms, false);
       append_lit(out, ",\"timestamp\":");
       append_decimal(out, r.timestamp);
@@ -374,15 +402,7 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
     }
     case LineFormat::csv: {
       append_ms(out, ms, false);
-      out += ',';
-      append_csv(out, d.provider_name);
-      out += ',';
-      append_decimal(out, r.id);
-      out += ',';
-      append_decimal(out, r.version);
-      out += ',';
-      append_csv(out, d.name);
-      out += ',';
+      out += describer.line_head(r, d, format);
       append_decimal(out, r.process_id);
       out += ',';
       append_decimal(out, r.thread_id);

@@ -44,6 +44,8 @@ struct Described {
 };
 inline constexpr std::uint32_t kNoEventType = 0xFFFFFFFFu;
 
+enum class LineFormat : std::uint8_t { text, json, csv };
+
 // Catalogs in order of precedence, looked up as CatalogSet does (the Dispatcher
 // uses the same lookup, so the two never disagree about an event).
 //
@@ -82,7 +84,14 @@ class EventDescriber {
     std::string name;  // display name
     std::uint32_t fixed_size[2] = {kVariable, kVariable};  // a catalog payload's size at pointer size 4, 8 when fixed
     bool self_described = false;
+    // format_event()'s lines for this type start (after the time) with what depends only on
+    // the type: its names, id and version, escaped. Made on first use, by LineFormat.
+    std::string line_head[3];
   };
+  friend void format_event(const EventRecord& record, const EventDescriber& describer, double ms, LineFormat format,
+                           std::string& out, Described* described);
+  // The line head of d's type in `format` (format_event), made the first time it is asked for.
+  const std::string& line_head(const EventRecord& r, const Described& d, LineFormat format) const;
   static std::uint64_t description(const EventRecord& r) noexcept {
     return r.self_description ? r.self_description->serial() : 0;
   }
@@ -109,8 +118,6 @@ class EventDescriber {
   };
   mutable Cache cache_;
 };
-
-enum class LineFormat : std::uint8_t { text, json, csv };
 
 // One event as a line (no trailing newline):
 //   text  "    5455.9407  Microsoft-Windows-DotNETRuntime/GC/Start (1 v2)  pid=10064 tid=12272 cpu=1  Count=1 ..."
