@@ -36,21 +36,51 @@ void append_decimal(std::string& out, T v) {
   out.append(buf, write_decimal(p, magnitude));
 }
 
-// A stack's return addresses in decimal, separated by `separator`: written into a block and
-// appended a block at a time (a deep stack is most of a JSON line).
-void append_frames(std::string& out, const EventRecord& r, char separator) {
-  char buf[1024];
-  char* p = buf;
-  for (std::size_t i = 0, n = r.stack_depth(); i < n; ++i) {
-    if (p > buf + sizeof buf - 21) {  // room for a separator and 20 digits
-      out.append(buf, p);
-      p = buf;
-    }
-    if (i) *p++ = separator;
-    p = write_decimal(p, r.stack_frame(i));
+// A line's literals and numbers gathered on the stack and appended to `out` a block at a time,
+// rather than one std::string append each. flush() hands `out` over for anything else, which is
+// then appended after what was gathered; the destructor flushes.
+class Pieces {
+ public:
+  explicit Pieces(std::string& out) noexcept : out_(out) {}
+  Pieces(const Pieces&) = delete;
+  Pieces& operator=(const Pieces&) = delete;
+  ~Pieces() { flush(); }
+  template <std::size_t N>
+  Pieces& lit(const char (&text)[N]) {
+    room(N - 1);
+    std::memcpy(p_, text, N - 1);
+    p_ += N - 1;
+    return *this;
   }
-  out.append(buf, p);
-}
+  Pieces& ch(char c) {
+    room(1);
+    *p_++ = c;
+    return *this;
+  }
+  template <class T>
+  Pieces& dec(T v) {
+    room(21);  // a sign and write_decimal's 20
+    std::uint64_t magnitude = static_cast<std::uint64_t>(v);
+    if constexpr (std::is_signed_v<T>) {
+      if (v < 0) *p_++ = '-', magnitude = 0 - magnitude;
+    }
+    p_ = write_decimal(p_, magnitude);
+    return *this;
+  }
+  std::string& flush() {
+    out_.append(buf_, p_);
+    p_ = buf_;
+    return out_;
+  }
+
+ private:
+  void room(std::size_t n) {
+    if (static_cast<std::size_t>(buf_ + sizeof buf_ - p_) < n) flush();
+  }
+  std::string& out_;
+  char buf_[1024];
+  char* p_ = buf_;
+};
 
 // Milliseconds with four decimals ("%.4f"; right-aligned in 12 columns when padded).
 void append_ms(std::string& out, double ms, bool padded) {
@@ -318,97 +348,68 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
     case LineFormat::text: {
       append_ms(out, ms, true);
       out += describer.line_head(r, d, format);
-      append_decimal(out, r.process_id);
+      Pieces w(out);
+      w.dec(r.process_id);
       if (!r.process_name.empty()) {
-        append_lit(out, " (");
-        out += r.process_name;
-        out += ')';
+        w.lit(" (").flush() += r.process_name;
+        w.ch(')');
       }
-      append_lit(out, " tid=");
-      append_decimal(out, r.thread_id);
-      append_lit(out, " cpu=");
-      append_decimal(out, r.processor);
-      if (!fields.empty()) {
-        append_lit(out, "  ");
-        out += fields;
-      }
+      w.lit(" tid=").dec(r.thread_id).lit(" cpu=").dec(r.processor);
+      if (!fields.empty()) w.lit("  ").flush() += fields;
       if (!note.empty()) {
-        append_lit(out, "  [");
-        out += note;
-        out += ']';
+        w.lit("  [").flush() += note;
+        w.ch(']');
       }
-      if (!r.stack.empty()) {
-        append_lit(out, "  stack=");
-        append_decimal(out, r.stack_depth());
-        append_lit(out, " frames");
-      }
+      if (!r.stack.empty()) w.lit("  stack=").dec(r.stack_depth()).lit(" frames");
       break;
     }
     case LineFormat::json: {
       out += describer.line_head(r, d, format);
       append_ms(out, ms, false);
-      append_lit(out, ",\"timestamp\":");
-      append_decimal(out, r.timestamp);
-      append_lit(out, ",\"pid\":");
-      append_decimal(out, r.process_id);
+      Pieces w(out);
+      w.lit(",\"timestamp\":").dec(r.timestamp).lit(",\"pid\":").dec(r.process_id);
       if (!r.process_name.empty()) {
-        append_lit(out, ",\"process\":\"");
-        append_json_escaped(out, r.process_name);
-        out += '"';
+        append_json_escaped(w.lit(",\"process\":\"").flush(), r.process_name);
+        w.ch('"');
       }
-      append_lit(out, ",\"tid\":");
-      append_decimal(out, r.thread_id);
-      append_lit(out, ",\"cpu\":");
-      append_decimal(out, r.processor);
-      append_lit(out, ",\"level\":");
-      append_decimal(out, r.level);
-      append_lit(out, ",\"keywords\":");
-      append_decimal(out, r.keywords);
+      w.lit(",\"tid\":").dec(r.thread_id).lit(",\"cpu\":").dec(r.processor);
+      w.lit(",\"level\":").dec(r.level).lit(",\"keywords\":").dec(r.keywords);
       if (!r.activity_id.is_zero()) {
-        append_lit(out, ",\"activity\":\"");
-        r.activity_id.append_to(out);
-        out += '"';
+        r.activity_id.append_to(w.lit(",\"activity\":\"").flush());
+        w.ch('"');
       }
       if (!r.related_activity_id.is_zero()) {
-        append_lit(out, ",\"related_activity\":\"");
-        r.related_activity_id.append_to(out);
-        out += '"';
+        r.related_activity_id.append_to(w.lit(",\"related_activity\":\"").flush());
+        w.ch('"');
       }
-      append_lit(out, ",\"fields\":");
-      out += fields.empty() ? std::string_view("{}") : std::string_view(fields);
+      w.lit(",\"fields\":").flush() += fields.empty() ? std::string_view("{}") : std::string_view(fields);
       if (d.kind != Described::Kind::decoded || d.trailing) {
-        append_lit(out, ",\"status\":\"");
-        out += d.kind == Described::Kind::malformed ? "malformed" : d.kind == Described::Kind::unknown ? "unknown" : "decoded";
-        append_lit(out, "\",\"note\":\"");
-        append_json_escaped(out, note);
-        out += '"';
+        w.lit(",\"status\":\"").flush() +=
+            d.kind == Described::Kind::malformed ? "malformed" : d.kind == Described::Kind::unknown ? "unknown" : "decoded";
+        append_json_escaped(w.lit("\",\"note\":\"").flush(), note);
+        w.ch('"');
       }
       if (d.kind == Described::Kind::unknown) {  // what no decoder describes is shown, not dropped
         static constexpr char kHex[] = "0123456789abcdef";
-        append_lit(out, ",\"payload\":\"");
-        for (std::uint8_t b : r.payload) {
-          out += kHex[b >> 4];
-          out += kHex[b & 15];
+        w.lit(",\"payload\":\"");
+        for (std::uint8_t b : r.payload) w.ch(kHex[b >> 4]).ch(kHex[b & 15]);
+        w.ch('"');
+      }
+      if (!r.stack.empty()) {  // often most of the line
+        w.lit(",\"stack\":[");
+        for (std::size_t i = 0, n = r.stack_depth(); i < n; ++i) {
+          if (i) w.ch(',');
+          w.dec(r.stack_frame(i));
         }
-        out += '"';
+        w.ch(']');
       }
-      if (!r.stack.empty()) {
-        append_lit(out, ",\"stack\":[");
-        append_frames(out, r, ',');
-        out += ']';
-      }
-      out += '}';
+      w.ch('}');
       break;
     }
     case LineFormat::csv: {
       append_ms(out, ms, false);
       out += describer.line_head(r, d, format);
-      append_decimal(out, r.process_id);
-      out += ',';
-      append_decimal(out, r.thread_id);
-      out += ',';
-      append_decimal(out, r.processor);
-      out += ',';
+      Pieces(out).dec(r.process_id).ch(',').dec(r.thread_id).ch(',').dec(r.processor).ch(',');
       if (!note.empty() && !fields.empty()) {  // "fields [note]"
         fields += " [";
         fields += note;
