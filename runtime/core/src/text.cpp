@@ -234,27 +234,33 @@ std::size_t Escaper::next_candidate(std::string_view s, std::size_t i) const noe
     const unsigned bits = block(x16(data + n - 16)) >> (16 - (n - i));
     return bits ? i + static_cast<unsigned>(std::countr_zero(bits)) : n;
   }
-  if (n >= 8 && i < n) {
-    // A short string (8 to 15 bytes) in one block: its first eight bytes, then its last eight.
-    const __m128i x = _mm_unpacklo_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(data)),
-                                         _mm_loadl_epi64(reinterpret_cast<const __m128i*>(data + n - 8)));
+  if (n >= 4 && i < n) {
+    // A short string (4 to 15 bytes) in one block: its first h bytes, then its last h, h being
+    // 8 or 4 (the block's other lanes hold zeros, which are not looked at).
+    const std::size_t h = n >= 8 ? 8 : 4;
+    __m128i x;
+    if (h == 8) {
+      x = _mm_unpacklo_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(data)),
+                             _mm_loadl_epi64(reinterpret_cast<const __m128i*>(data + n - 8)));
+    } else {
+      std::uint32_t first, last;
+      std::memcpy(&first, data, 4);
+      std::memcpy(&last, data + n - 4, 4);
+      x = _mm_cvtsi32_si128(static_cast<int>(first));
+      x = _mm_unpacklo_epi32(x, _mm_cvtsi32_si128(static_cast<int>(last)));
+    }
     const unsigned bits = block(x);
-    // Byte k of the block is s[k] for k < 8, s[n - 16 + k] after; the bytes before i are dropped.
-    if (const unsigned head = bits & 0xFFu & (0xFFu << (i < 8 ? i : 8))) return static_cast<unsigned>(std::countr_zero(head));
-    const std::size_t skip = i > n - 8 ? i - (n - 8) : 0;
-    const unsigned tail = (bits >> 8) & (0xFFu << skip);
-    return tail ? n - 8 + static_cast<unsigned>(std::countr_zero(tail)) : n;
+    const unsigned lanes = (1u << h) - 1;
+    // Lane k is s[k] for k < h, s[n - 2h + k] after; the bytes before i are dropped.
+    if (const unsigned head = bits & lanes & (lanes << (i < h ? i : h))) return static_cast<unsigned>(std::countr_zero(head));
+    const std::size_t skip = i > n - h ? i - (n - h) : 0;
+    const unsigned tail = (bits >> h) & lanes & (lanes << skip);
+    return tail ? n - h + static_cast<unsigned>(std::countr_zero(tail)) : n;
   }
 #endif
   for (; i < n; ++i)
     if (special_[static_cast<unsigned char>(data[i])]) return i;
   return n;
-}
-
-std::size_t Escaper::find_special(std::string_view s, std::size_t i) const noexcept {
-  for (; (i = next_candidate(s, i)) < s.size(); ++i)
-    if (special_[static_cast<unsigned char>(s[i])]) return i;
-  return s.size();
 }
 
 void Escaper::append(std::string& out, std::string_view s) const {

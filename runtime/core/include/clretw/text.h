@@ -96,7 +96,11 @@ class Escaper {
   void append(std::string& out, std::string_view s) const;
   // The position of the first character of s at or after `from` that is written otherwise than
   // as it is, or s.size().
-  std::size_t find_special(std::string_view s, std::size_t from = 0) const noexcept;
+  std::size_t find_special(std::string_view s, std::size_t from = 0) const noexcept {
+    for (; (from = next_candidate(s, from)) < s.size(); ++from)
+      if (special_[static_cast<unsigned char>(s[from])]) return from;
+    return s.size();
+  }
 
  private:
   // The first byte at or after i that may be special: any control character when one is, and the
