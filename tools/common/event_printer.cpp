@@ -142,11 +142,18 @@ class Progress {
 // is loaded through the generator's front end, and the provider's later events decode with it.
 class TraceManifests {
  public:
-  // True when `r` completed a manifest that loaded (the catalogs changed).
+  // True when `r` completed a manifest that loaded (the catalogs changed). Asked of every event:
+  // the test of the id stays inline, the rest is take()'s.
   bool offer(const EventRecord& r, const std::string& label, const char* tool) {
     constexpr std::uint16_t kManifestEvent = 0xFFFE;
+    return r.id == kManifestEvent && take(r, label, tool);
+  }
+  const std::vector<const Catalog*>& catalogs() const noexcept { return catalogs_; }
+
+ private:
+  bool take(const EventRecord& r, const std::string& label, const char* tool) {
     const Bytes p = r.payload;
-    if (r.id != kManifestEvent || p.size() < 8 || p[0] != 1 || p[3] != 0x5B) return false;
+    if (p.size() < 8 || p[0] != 1 || p[3] != 0x5B) return false;
     const std::string key = r.provider_guid.to_string();
     if (done_.count(key)) return false;
     const auto total = load_le<std::uint16_t>(p.data() + 4), chunk = load_le<std::uint16_t>(p.data() + 6);
@@ -176,9 +183,7 @@ class TraceManifests {
     loaded_.push_back(std::move(*l));
     return true;
   }
-  const std::vector<const Catalog*>& catalogs() const noexcept { return catalogs_; }
 
- private:
   struct Pending {
     std::vector<std::string> chunks;
     std::vector<bool> have;
