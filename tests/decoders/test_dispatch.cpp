@@ -2,6 +2,7 @@
 // the catch-all, malformed payloads are reported - nothing vanishes.
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -247,6 +248,14 @@ TEST_CASE("format_event: lines made with a describer's remembered line heads are
   std::string json;
   format_event(records[1], shared, 1, LineFormat::json, json);
   CHECK(json.starts_with(R"({"provider":"Other \"quoted\", too","id":5,"version":0,"name":"Fi\"ve","symbol":"","ms":1.0000,)"));
+  // Numbers after the head: a negative timestamp (before the trace's sync time) and the extremes.
+  EventRecord early = records[0];
+  early.timestamp = std::numeric_limits<std::int64_t>::min();
+  early.keywords = std::numeric_limits<std::uint64_t>::max();
+  json.clear();
+  format_event(early, shared, -0.5, LineFormat::json, json);
+  CHECK(json.find(R"("ms":-0.5000,"timestamp":-9223372036854775808,"pid":0,)") != std::string::npos);
+  CHECK(json.find(R"("keywords":18446744073709551615,)") != std::string::npos);
 }
 
 TEST_CASE("records of several providers interleaved are each routed as a fresh Dispatcher routes them alone") {

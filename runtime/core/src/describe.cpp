@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstring>
 #include <cstdio>
+#include <type_traits>
 
 #include "clretw/format.h"
 
@@ -25,15 +26,20 @@ void append_csv(std::string& out, std::string_view s) {
   out.push_back('"');
 }
 
+// An integer in decimal at p, which has room for 21 characters; returns the end.
 template <class T>
-void append_decimal(std::string& out, T v) {
-  char buf[24];
-  char* p = buf;
+char* write_integer(char* p, T v) noexcept {
   std::uint64_t magnitude = static_cast<std::uint64_t>(v);
   if constexpr (std::is_signed_v<T>) {
     if (v < 0) *p++ = '-', magnitude = 0 - magnitude;
   }
-  out.append(buf, write_decimal(p, magnitude));
+  return write_decimal(p, magnitude);
+}
+
+template <class T>
+void append_decimal(std::string& out, T v) {
+  char buf[24];
+  out.append(buf, write_integer(buf, v));
 }
 
 // A line's literals and numbers gathered on the stack and appended to `out` a block at a time,
@@ -59,12 +65,8 @@ class Pieces {
   }
   template <class T>
   Pieces& dec(T v) {
-    room(21);  // a sign and write_decimal's 20
-    std::uint64_t magnitude = static_cast<std::uint64_t>(v);
-    if constexpr (std::is_signed_v<T>) {
-      if (v < 0) *p_++ = '-', magnitude = 0 - magnitude;
-    }
-    p_ = write_decimal(p_, magnitude);
+    room(21);
+    p_ = write_integer(p_, v);
     return *this;
   }
   std::string& flush() {
