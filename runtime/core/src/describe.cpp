@@ -43,14 +43,13 @@ void append_decimal(std::string& out, T v) {
 }
 
 // A line's literals and numbers gathered on the stack and appended to `out` a block at a time,
-// rather than one std::string append each. flush() hands `out` over for anything else, which is
-// then appended after what was gathered; the destructor flushes.
+// rather than one std::string append each. flush() appends what was gathered and hands `out`
+// over for anything else; the last one ends the line (a destructor that appended could throw).
 class Pieces {
  public:
   explicit Pieces(std::string& out) noexcept : out_(out) {}
   Pieces(const Pieces&) = delete;
   Pieces& operator=(const Pieces&) = delete;
-  ~Pieces() { flush(); }
   template <std::size_t N>
   Pieces& lit(const char (&text)[N]) {
     room(N - 1);
@@ -363,6 +362,7 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
         w.ch(']');
       }
       if (!r.stack.empty()) w.lit("  stack=").dec(r.stack_depth()).lit(" frames");
+      w.flush();
       break;
     }
     case LineFormat::json: {
@@ -405,13 +405,13 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
         }
         w.ch(']');
       }
-      w.ch('}');
+      w.ch('}').flush();
       break;
     }
     case LineFormat::csv: {
       append_ms(out, ms, false);
       out += describer.line_head(r, d, format);
-      Pieces(out).dec(r.process_id).ch(',').dec(r.thread_id).ch(',').dec(r.processor).ch(',');
+      Pieces(out).dec(r.process_id).ch(',').dec(r.thread_id).ch(',').dec(r.processor).ch(',').flush();
       if (!note.empty() && !fields.empty()) {  // "fields [note]"
         fields += " [";
         fields += note;
