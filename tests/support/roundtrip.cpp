@@ -2,6 +2,8 @@
 
 #include <functional>
 
+#include "clretw/format.h"
+
 namespace clretw::test {
 
 void run(const Codec& c, unsigned version, const RecordDesc* reference, Stats& st) {
@@ -44,6 +46,27 @@ void run(const Codec& c, unsigned version, const RecordDesc* reference, Stats& s
         fail("check_fields() consumed " + std::to_string(*checked) + ", visit_fields() " + std::to_string(*walked) + tables + ": " + what());
       else if (!checked && checked.error().message() != walked.error().message())
         fail("check_fields() says " + checked.error().message() + ", visit_fields() " + walked.error().message() + tables + ": " + what());
+      // A FieldPlan writes what the FieldFormatter writes when visit_fields() drives it, and
+      // fails as it does, appending nothing.
+      for (Format format : {Format::text, Format::json}) {
+        const auto plan = FieldPlan::make(*r, ps, format);
+        if (!plan) continue;
+        std::string planned = "<", formatted = "<";
+        const auto by_plan = plan->format(bytes, planned);
+        const auto by_formatter = format_fields(*r, bytes, ps, formatted, format);
+        const char* in = format == Format::json ? " in JSON" : " in text";
+        if (static_cast<bool>(by_plan) != static_cast<bool>(by_formatter))
+          fail(std::string("FieldPlan ") + (by_plan ? "accepted" : "rejected") + " what format_fields() " +
+               (by_formatter ? "accepted" : "rejected") + tables + in + ": " + what());
+        else if (by_plan && *by_plan != *by_formatter)
+          fail("FieldPlan consumed " + std::to_string(*by_plan) + ", format_fields() " + std::to_string(*by_formatter) + tables + in + ": " + what());
+        else if (!by_plan && by_plan.error().message() != by_formatter.error().message())
+          fail("FieldPlan says " + by_plan.error().message() + ", format_fields() " + by_formatter.error().message() + tables + in + ": " + what());
+        else if (planned != formatted)
+          fail("FieldPlan wrote " + planned + ", format_fields() " + formatted + tables + in + ": " + what());
+        else if (by_plan)
+          ++st.planned;
+      }
     }
   };
   if (c.layout && !(c.record->layout[0].fixed() && c.record->layout[1].fixed()) && !c.record->check)

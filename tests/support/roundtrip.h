@@ -179,6 +179,7 @@ class Filler {
 
 struct Stats {
   std::size_t event_versions = 0, payloads = 0, bytes = 0, truncations = 0, with_reference = 0, with_layout = 0;
+  std::size_t planned = 0;  // payloads formatted by a FieldPlan (per table, pointer size and format)
   std::vector<std::string> failures;
 };
 

@@ -6,8 +6,11 @@
 #include <type_traits>
 
 #include "clretw/format.h"
+#include "pieces.h"
 
 namespace clretw {
+
+using detail::Pieces;
 
 namespace {
 
@@ -26,62 +29,11 @@ void append_csv(std::string& out, std::string_view s) {
   out.push_back('"');
 }
 
-// An integer in decimal at p, which has room for 21 characters; returns the end.
-template <class T>
-char* write_integer(char* p, T v) noexcept {
-  std::uint64_t magnitude = static_cast<std::uint64_t>(v);
-  if constexpr (std::is_signed_v<T>) {
-    if (v < 0) *p++ = '-', magnitude = 0 - magnitude;
-  }
-  return write_decimal(p, magnitude);
-}
-
 template <class T>
 void append_decimal(std::string& out, T v) {
   char buf[24];
-  out.append(buf, write_integer(buf, v));
+  out.append(buf, detail::write_integer(buf, v));
 }
-
-// A line's literals and numbers gathered on the stack and appended to `out` a block at a time,
-// rather than one std::string append each. flush() appends what was gathered and hands `out`
-// over for anything else; the last one ends the line (a destructor that appended could throw).
-class Pieces {
- public:
-  explicit Pieces(std::string& out) noexcept : out_(out) {}
-  Pieces(const Pieces&) = delete;
-  Pieces& operator=(const Pieces&) = delete;
-  template <std::size_t N>
-  Pieces& lit(const char (&text)[N]) {
-    room(N - 1);
-    std::memcpy(p_, text, N - 1);
-    p_ += N - 1;
-    return *this;
-  }
-  Pieces& ch(char c) {
-    room(1);
-    *p_++ = c;
-    return *this;
-  }
-  template <class T>
-  Pieces& dec(T v) {
-    room(21);
-    p_ = write_integer(p_, v);
-    return *this;
-  }
-  std::string& flush() {
-    out_.append(buf_, p_);
-    p_ = buf_;
-    return out_;
-  }
-
- private:
-  void room(std::size_t n) {
-    if (static_cast<std::size_t>(buf_ + sizeof buf_ - p_) < n) flush();
-  }
-  std::string& out_;
-  char buf_[1024];
-  char* p_ = buf_;
-};
 
 // Milliseconds with four decimals ("%.4f"; right-aligned in 12 columns when padded).
 void append_ms(std::string& out, double ms, bool padded) {
@@ -209,6 +161,10 @@ inline std::uint32_t EventDescriber::find_type(const EventRecord& r) const {
 }
 
 void EventDescriber::describe(const EventRecord& r, Described& d, FieldVisitor* visitor) const {
+  examine(r, identify(r, d), d, visitor, nullptr, nullptr);
+}
+
+const EventDescriber::Type& EventDescriber::identify(const EventRecord& r, Described& d) const {
   d.type = find_type(r);
   const Type* t = &cache_.uncounted;
   if (d.type != kNoEventType) t = cache_.types[d.type].get();
@@ -224,6 +180,13 @@ void EventDescriber::describe(const EventRecord& r, Described& d, FieldVisitor* 
   d.symbol = l.event ? l.event->symbol : std::string_view{};
   d.consumed = d.trailing = 0;
   d.undescribed = false;
+  return *t;
+}
+
+void EventDescriber::examine(const EventRecord& r, const Type& type, Described& d, FieldVisitor* visitor,
+                             const FieldPlan* plan, std::string* planned) const {
+  const Type* t = &type;
+  const EventLookup& l = t->lookup;
   const auto size = static_cast<std::uint32_t>(r.payload.size());
   auto outcome = [&](const Result<std::uint32_t>& walked) {
     if (!walked) {
@@ -238,12 +201,14 @@ void EventDescriber::describe(const EventRecord& r, Described& d, FieldVisitor* 
   if (l.event) {
     // Checking only, a fixed layout is a length comparison.
     const std::uint32_t fixed = r.pointer_size == 8 ? t->fixed_size[1] : r.pointer_size == 4 ? t->fixed_size[0] : kVariable;
-    if (!visitor && fixed != kVariable && size >= fixed && r.payload.size() < kVariable) {
+    if (!visitor && !plan && fixed != kVariable && size >= fixed && r.payload.size() < kVariable) {
       d.kind = Described::Kind::decoded;
       d.consumed = fixed;
       d.trailing = size - fixed;
     } else if (!l.event->payload) {
       outcome(std::uint32_t{0});
+    } else if (plan) {
+      outcome(plan->format(r.payload, *planned));
     } else if (visitor) {
       outcome(visit_fields(*l.event->payload, r.payload, r.pointer_size, *visitor));
     } else {
@@ -257,6 +222,17 @@ void EventDescriber::describe(const EventRecord& r, Described& d, FieldVisitor* 
     outcome(visitor ? m->visit(r.payload, *visitor) : m->check(r.payload));
     d.undescribed = !m->has_fields() && size != 0;
   }
+}
+
+const FieldPlan* EventDescriber::field_plan(const Described& d, unsigned ps, Format format) const {
+  if (d.type == kNoEventType || !d.event || !d.event->payload || (ps != 4 && ps != 8)) return nullptr;
+  Type& t = *cache_.types[d.type];
+  const int f = format == Format::json, wide = ps == 8;
+  if (!t.planned[f][wide]) {
+    t.plan[f][wide] = FieldPlan::make(*d.event->payload, ps, format);
+    t.planned[f][wide] = true;
+  }
+  return t.plan[f][wide].get();
 }
 
 std::string_view csv_header() { return "ms,provider,id,version,name,pid,tid,cpu,fields"; }
@@ -337,9 +313,13 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
   Described& d = described ? *described : local;
   fields.clear();
   note.clear();
-  {
-    FieldFormatter f(fields, format == LineFormat::json ? Format::json : Format::text);
-    describer.describe(r, d, &f);
+  const Format field_format = format == LineFormat::json ? Format::json : Format::text;
+  const EventDescriber::Type& type = describer.identify(r, d);
+  if (const FieldPlan* plan = describer.field_plan(d, r.pointer_size, field_format)) {
+    describer.examine(r, type, d, nullptr, plan, &fields);
+  } else {
+    FieldFormatter f(fields, field_format);
+    describer.examine(r, type, d, &f, nullptr, nullptr);
     if (d.kind == Described::Kind::decoded) f.finish();
     else fields.clear();
   }

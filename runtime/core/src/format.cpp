@@ -7,6 +7,9 @@
 #include <cstring>
 #include <vector>
 
+#include "clretw/layout.h"
+#include "pieces.h"
+
 namespace clretw {
 
 void append_hex(std::string& out, std::uint64_t v) {
@@ -335,6 +338,111 @@ void FieldFormatter::name(const FieldDesc& f) {
     out_ += f.name;
     out_.push_back('=');
   }
+}
+
+namespace {
+
+// A value map whose names format_value() writes as they are: they need no JSON escaping, and in
+// text no quotes (no spaces).
+bool plain_value_map(const MapDesc& map, bool json) {
+  if (map.bitmap) return false;
+  for (const MapEntry& e : map.entries)
+    if (json_escaper().find_special(e.name) != e.name.size() || (!json && e.name.find(' ') != std::string_view::npos))
+      return false;
+  return true;
+}
+
+}  // namespace
+
+std::unique_ptr<FieldPlan> FieldPlan::make(const RecordDesc& record, unsigned ps, Format fmt) {
+  if ((ps != 4 && ps != 8) || record.layout_for(ps).segments.size() > kMaxSegments) return nullptr;
+  for (const FieldDesc& f : record.fields)
+    if (f.count.kind != Extent::Kind::none || f.type == InType::Struct) return nullptr;
+  std::unique_ptr<FieldPlan> plan(new FieldPlan(record, ps, fmt));
+  const bool json = fmt == Format::json;
+  for (std::uint32_t i = 0; i < record.fields.size(); ++i) {
+    const FieldDesc& f = record.fields[i];
+    std::string& keys = plan->keys_;
+    Step step{&f, i, static_cast<std::uint32_t>(keys.size()), 0, Kind::value, is_signed(f.type)};
+    if (json) {  // FieldFormatter's separator and name
+      keys.push_back(i == 0 ? '{' : ',');
+      append_quoted(keys, f.name);
+      keys.push_back(':');
+    } else {
+      if (i != 0) keys.push_back(' ');
+      keys += f.name;
+      keys.push_back('=');
+    }
+    step.key_size = static_cast<std::uint32_t>(keys.size() - step.key_at);
+    // format_value()'s choices for integers and booleans, made here once.
+    switch (f.type) {
+      case InType::Int8: case InType::Int16: case InType::Int32: case InType::Int64:
+      case InType::UInt8: case InType::UInt16: case InType::UInt32: case InType::UInt64:
+      case InType::HexInt32: case InType::HexInt64: case InType::Pointer:
+        if (!f.map) step.kind = !json && shows_hex(f) ? Kind::hex : step.sign ? Kind::sint : Kind::uint;
+        else if (plain_value_map(*f.map, json)) step.kind = Kind::value_map;
+        break;
+      case InType::Boolean: step.kind = Kind::boolean; break;
+      default: break;
+    }
+    if (scalar_size(f.type, ps) == 0) step.kind = Kind::variable;
+    plan->steps_.push_back(step);
+  }
+  plan->keys_.append(detail::Pieces::kShort, '\0');
+  return plan;
+}
+
+Result<std::uint32_t> FieldPlan::format(Bytes payload, std::string& out) const {
+  const Layout& l = record_.layout_for(pointer_size_);
+  std::uint32_t seg[kMaxSegments];
+  std::uint32_t consumed = 0;
+  if (l.fixed() && payload.size() >= l.segments[0].fixed && payload.size() < kVariable) {
+    seg[0] = 0;  // as check_fields(): a fixed layout needs only its size
+    consumed = l.segments[0].fixed;
+  } else {
+    const auto end = walk(record_, pointer_size_, payload, 0, seg);
+    if (!end) return end;
+    consumed = *end;
+  }
+  const bool json = format_ == Format::json;
+  detail::Pieces w(out);
+  for (const Step& s : steps_) {
+    w.short_text(keys_.data() + s.key_at, s.key_size);
+    const FieldPlace& p = l.places[s.index];
+    const std::uint32_t at = seg[p.seg] + p.off;
+    const std::uint8_t* data = payload.data() + at;
+    switch (s.kind) {
+      case Kind::uint: w.dec(load_uint(data, p.size)); break;
+      case Kind::sint: w.dec(load_int(data, p.size)); break;
+      case Kind::hex: w.hex(load_uint(data, p.size)); break;
+      case Kind::boolean:
+        if (load_uint(data, p.size) != 0) w.lit("true");
+        else w.lit("false");
+        break;
+      case Kind::value_map: {  // as MapDesc::format, quoted in JSON
+        const std::uint64_t v = s.sign ? static_cast<std::uint64_t>(load_int(data, p.size)) : load_uint(data, p.size);
+        const std::string_view name = s.field->map->find(v);
+        if (json) w.ch('"');
+        if (name.empty()) w.dec(v);
+        else w.bytes(name.data(), name.size());
+        if (json) w.ch('"');
+        break;
+      }
+      case Kind::value: format_value(Scalar{s.field, data, p.size}, w.flush(), format_); break;
+      case Kind::variable: {
+        const std::uint64_t length = element_length(record_, pointer_size_, payload, seg, s.index);
+        const ElementExtent e = locate_element(*s.field, length, pointer_size_, payload, at);
+        format_value(Scalar{s.field, data, e.text}, w.flush(), format_);
+        break;
+      }
+    }
+  }
+  if (json) {
+    if (steps_.empty()) w.ch('{');
+    w.ch('}');
+  }
+  w.flush();
+  return consumed;
 }
 
 Result<std::uint32_t> format_fields(const RecordDesc& record, Bytes payload, unsigned ps, std::string& out, Format fmt) {

@@ -14,6 +14,7 @@
 
 #include "clretw/catalogs.h"
 #include "clretw/decode.h"
+#include "clretw/format.h"
 #include "clretw/record.h"
 #include "clretw/schema.h"
 #include "clretw/self_describing.h"
@@ -87,11 +88,23 @@ class EventDescriber {
     // format_event()'s lines for this type start (after the time) with what depends only on
     // the type: its names, id and version, escaped. Made on first use, by LineFormat.
     std::string line_head[3];
+    // The FieldPlan of its catalog record by Format and pointer size (4, 8), made on first use
+    // (null when the record cannot have one).
+    std::unique_ptr<FieldPlan> plan[2][2];
+    bool planned[2][2] = {};
   };
   friend void format_event(const EventRecord& record, const EventDescriber& describer, double ms, LineFormat format,
                            std::string& out, Described* described);
   // The line head of d's type in `format` (format_event), made the first time it is asked for.
   const std::string& line_head(const EventRecord& r, const Described& d, LineFormat format) const;
+  // describe() in two steps: which type r is (d's type, names and lookup), then its payload:
+  // checked, or its fields reported to `visitor`, or written by `plan` to `planned`.
+  const Type& identify(const EventRecord& r, Described& d) const;
+  void examine(const EventRecord& r, const Type& t, Described& d, FieldVisitor* visitor, const FieldPlan* plan,
+               std::string* planned) const;
+  // The plan for the fields of d's type in `format`, or null: a type the describer does not
+  // number, one without a catalog record, a record FieldPlan cannot plan.
+  const FieldPlan* field_plan(const Described& d, unsigned pointer_size, Format format) const;
   static std::uint64_t description(const EventRecord& r) noexcept {
     return r.self_description ? r.self_description->serial() : 0;
   }
