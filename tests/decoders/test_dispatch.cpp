@@ -2,6 +2,7 @@
 // the catch-all, malformed payloads are reported - nothing vanishes.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <vector>
@@ -256,6 +257,54 @@ TEST_CASE("format_event: lines made with a describer's remembered line heads are
   format_event(early, shared, -0.5, LineFormat::json, json);
   CHECK(json.find(R"("ms":-0.5000,"timestamp":-9223372036854775808,"pid":0,)") != std::string::npos);
   CHECK(json.find(R"("keywords":18446744073709551615,)") != std::string::npos);
+}
+
+TEST_CASE("format_event: every stack address in decimal, whether its text is remembered or written anew") {
+  // Addresses of every digit count and its edges, 4 000 random ones (more than the table of
+  // remembered texts holds, so slots are taken over), each stack written three times.
+  std::vector<std::uint64_t> addresses = {0, 1, 9, 10, 99'999'999, 100'000'000, 123'456'789'012'345,
+                                          9'999'999'999'999'999, 10'000'000'000'000'000,
+                                          std::numeric_limits<std::uint64_t>::max()};
+  for (std::uint64_t p = 10; p <= 10'000'000'000'000'000'000u; p *= 10) addresses.insert(addresses.end(), {p - 1, p});
+  std::uint64_t x = 0x9E3779B97F4A7C15u;
+  for (int i = 0; i < 4000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    addresses.push_back(i % 2 ? x >> (x % 48) : 0x7F0000000000u + (x & 0xFFFFFFFF));  // any, and heap-like
+  }
+  EventDescriber describer({&clretw::catalog()});
+  rt::payload::GCStart_V2 gc;
+  const std::vector<std::uint8_t> payload = *gc.encode(8);
+  std::size_t written = 0;
+  for (int round = 0; round < 3; ++round) {
+    for (unsigned frame_size : {8u, 4u}) {
+      for (std::size_t at = 0; at < addresses.size(); at += 64) {
+        std::vector<std::uint8_t> stack;
+        std::vector<std::string> expected;
+        for (std::size_t i = at; i < std::min(at + 64, addresses.size()); ++i) {
+          const std::uint64_t a = frame_size == 4 ? addresses[i] & 0xFFFFFFFFu : addresses[i];
+          for (unsigned b = 0; b < frame_size; ++b) stack.push_back(static_cast<std::uint8_t>(a >> (8 * b)));
+          expected.push_back(std::to_string(a));
+        }
+        EventRecord r = record(1, 2, payload);
+        r.stack = stack;
+        r.stack_pointer_size = static_cast<std::uint8_t>(frame_size);
+        std::string line;
+        format_event(r, describer, 1, LineFormat::json, line);
+        const std::size_t open = line.find(",\"stack\":[");
+        REQUIRE(open != std::string::npos);
+        REQUIRE(line.ends_with("]}"));
+        std::vector<std::string> got;
+        std::string_view rest(line);
+        rest = rest.substr(open + 10, rest.size() - open - 12);
+        for (std::size_t comma; (comma = rest.find(',')) != std::string_view::npos; rest.remove_prefix(comma + 1))
+          got.emplace_back(rest.substr(0, comma));
+        got.emplace_back(rest);
+        CHECK(got == expected);
+        written += got.size();
+      }
+    }
+  }
+  CHECK(written == 3 * 2 * addresses.size());
 }
 
 TEST_CASE("records of several providers interleaved are each routed as a fresh Dispatcher routes them alone") {

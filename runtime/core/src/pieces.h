@@ -73,6 +73,13 @@ class Pieces {
     p_ = write_integer(p_, v);
     return *this;
   }
+  // What write(p) writes at p, given room for `most` bytes; write returns the end.
+  template <class Write>
+  Pieces& put(std::size_t most, Write&& write) {
+    room(most);
+    p_ = write(p_);
+    return *this;
+  }
   // 0x and lowercase hex digits, as append_hex() writes them.
   Pieces& hex(std::uint64_t v) {
     static constexpr char kDigits[] = "0123456789abcdef";
