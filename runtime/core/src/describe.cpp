@@ -62,12 +62,12 @@ class AddressTexts {
   Entry entries_[std::size_t{1} << kBits];
 };
 
-// Milliseconds with four decimals ("%.4f"; right-aligned in 12 columns when padded).
-void append_ms(std::string& out, double ms, bool padded) {
+// Milliseconds with four decimals ("%.4f"), right-aligned in 12 columns (a text line's start).
+void append_ms_padded(std::string& out, double ms) {
   const std::size_t start = out.size();
   append_fixed4(out, ms);
   const std::size_t n = out.size() - start;
-  if (padded && n < 12) out.insert(start, 12 - n, ' ');
+  if (n < 12) out.insert(start, 12 - n, ' ');
 }
 
 // A string literal, its length known at compile time.
@@ -355,7 +355,7 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
 
   switch (format) {
     case LineFormat::text: {
-      append_ms(out, ms, true);
+      append_ms_padded(out, ms);
       out += describer.line_head(r, d, format);
       Pieces w(out);
       w.dec(r.process_id);
@@ -374,9 +374,9 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
       break;
     }
     case LineFormat::json: {
-      out += describer.line_head(r, d, format);
-      append_ms(out, ms, false);
       Pieces w(out);
+      const std::string& head = describer.line_head(r, d, format);
+      w.bytes(head.data(), head.size()).fixed4(ms);
       w.lit(",\"timestamp\":").dec(r.timestamp).lit(",\"pid\":").dec(r.process_id);
       if (!r.process_name.empty()) {
         append_json_escaped(w.lit(",\"process\":\"").flush(), r.process_name);
@@ -418,9 +418,8 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
       break;
     }
     case LineFormat::csv: {
-      append_ms(out, ms, false);
-      out += describer.line_head(r, d, format);
-      Pieces(out).dec(r.process_id).ch(',').dec(r.thread_id).ch(',').dec(r.processor).ch(',').flush();
+      const std::string& head = describer.line_head(r, d, format);
+      Pieces(out).fixed4(ms).bytes(head.data(), head.size()).dec(r.process_id).ch(',').dec(r.thread_id).ch(',').dec(r.processor).ch(',').flush();
       if (!note.empty() && !fields.empty()) {  // "fields [note]"
         fields += " [";
         fields += note;

@@ -116,8 +116,9 @@ char* write_decimal(char* p, std::uint64_t v) noexcept {
   return p + 8;
 }
 
-void append_fixed4(std::string& out, double v) {
-  char buf[64];
+namespace detail {
+
+char* write_fixed4(char* p, double v) noexcept {
   // v * 10^4 rounded to the nearest integer, in integer arithmetic. Below 2^52 every k + 1/2 is a
   // double, so the rounded product lies on the same side of it as the exact one, or on it:
   // only a product that lands on a half is left to std::to_chars (as are huge or negative
@@ -128,14 +129,24 @@ void append_fixed4(std::string& out, double v) {
     const double fraction = scaled - static_cast<double>(whole);  // exact below 2^52
     if (fraction != 0.5) {
       const std::uint64_t n = whole + (fraction > 0.5);
-      char* p = write_decimal(buf, n / 10000);
+      p = write_decimal(p, n / 10000);
       *p = '.';
       const auto decimals = static_cast<unsigned>(n % 10000);
       std::memcpy(p + 1, kPairs + 2 * (decimals / 100), 2);
       std::memcpy(p + 3, kPairs + 2 * (decimals % 100), 2);
-      out.append(buf, p + 5);
-      return;
+      return p + 5;
     }
+  }
+  return nullptr;
+}
+
+}  // namespace detail
+
+void append_fixed4(std::string& out, double v) {
+  char buf[detail::kFixed4Most];
+  if (char* end = detail::write_fixed4(buf, v)) {
+    out.append(buf, end);
+    return;
   }
   char wide[320];  // DBL_MAX has 309 digits before the point
   const auto r = std::to_chars(wide, wide + sizeof wide, v, std::chars_format::fixed, 4);

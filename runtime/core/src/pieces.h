@@ -24,6 +24,12 @@ char* write_integer(char* p, T v) noexcept {
   return write_decimal(p, magnitude);
 }
 
+// Bytes write_fixed4() may store.
+inline constexpr std::size_t kFixed4Most = 32;
+// v with four decimals at p, as append_fixed4() writes it, when v is one of the values written
+// without std::to_chars (0 <= v * 10^4 < 2^52, not on a half); else nothing, and null.
+char* write_fixed4(char* p, double v) noexcept;
+
 // Literals, numbers and short texts gathered on the stack and appended to `out` a block at a
 // time, rather than one std::string append each. flush() appends what was gathered and hands
 // `out` over for anything else; the last one ends the text (a destructor that appended could
@@ -71,6 +77,13 @@ class Pieces {
   Pieces& dec(T v) {
     room(21);
     p_ = write_integer(p_, v);
+    return *this;
+  }
+  // v with four decimals (append_fixed4()).
+  Pieces& fixed4(double v) {
+    room(kFixed4Most);
+    if (char* end = write_fixed4(p_, v)) p_ = end;
+    else append_fixed4(flush(), v);
     return *this;
   }
   // What write(p) writes at p, given room for `most` bytes; write returns the end.
