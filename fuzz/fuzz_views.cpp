@@ -4,7 +4,8 @@
 // well-formed; when it is, decode(), the dynamic decoder and every accessor of
 // the view must return the same values field by field; so must the payload struct's
 // layout view (View<PointerSize>), which decode() reads through, and the layout
-// engine's decode_payload_generic(); check_fields() answers as visit_fields().
+// engine's decode_payload_generic(); check_fields() answers as visit_fields(), and a FieldPlan
+// writes what format_fields() writes.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -14,6 +15,7 @@
 
 #include "clretw/decode.h"
 #include "clretw/events.h"
+#include "clretw/format.h"
 #include "dyn.h"
 
 namespace {
@@ -47,6 +49,21 @@ std::vector<Entry> entries() {
                            (!walked && walked.error().message() != checked.error().message())) {
                          problem = "check_fields() and visit_fields() disagree";
                          return false;
+                       }
+                       // A FieldPlan writes and answers as format_fields() (the visitor).
+                       for (clretw::Format format : {clretw::Format::text, clretw::Format::json}) {
+                         const auto plan = clretw::FieldPlan::make(P::record(), ps, format);
+                         if (!plan) continue;
+                         std::string planned, formatted;
+                         const auto by_plan = plan->format(payload, planned);
+                         const auto by_formatter = clretw::format_fields(P::record(), payload, ps, formatted, format);
+                         if (static_cast<bool>(by_plan) != static_cast<bool>(by_formatter) ||
+                             (by_plan && *by_plan != *by_formatter) ||
+                             (!by_plan && by_plan.error().message() != by_formatter.error().message()) ||
+                             planned != formatted) {
+                           problem = "FieldPlan and format_fields() disagree";
+                           return false;
+                         }
                        }
                      }
                      auto owned = P::decode(payload, ps);
