@@ -3,7 +3,6 @@
 #include <atomic>
 #include <cstring>
 #include <cstdio>
-#include <type_traits>
 
 #include "clretw/format.h"
 #include "pieces.h"
@@ -212,7 +211,7 @@ const EventDescriber::Type& EventDescriber::identify(const EventRecord& r, Descr
 
 void EventDescriber::examine(const EventRecord& r, const Type& type, Described& d, FieldVisitor* visitor,
                              const FieldPlan* plan, std::string* planned) const {
-  const Type* t = &type;
+  const Type* t = &type;  // (as identify() found it)
   const EventLookup& l = t->lookup;
   const auto size = static_cast<std::uint32_t>(r.payload.size());
   auto outcome = [&](const Result<std::uint32_t>& walked) {
@@ -419,7 +418,9 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
     }
     case LineFormat::csv: {
       const std::string& head = describer.line_head(r, d, format);
-      Pieces(out).fixed4(ms).bytes(head.data(), head.size()).dec(r.process_id).ch(',').dec(r.thread_id).ch(',').dec(r.processor).ch(',').flush();
+      Pieces w(out);
+      w.fixed4(ms).bytes(head.data(), head.size());
+      w.dec(r.process_id).ch(',').dec(r.thread_id).ch(',').dec(r.processor).ch(',').flush();
       if (!note.empty() && !fields.empty()) {  // "fields [note]"
         fields += " [";
         fields += note;
