@@ -148,14 +148,14 @@ TEST_CASE("Escaper: the many-bytes-at-a-time scan escapes what a character-by-ch
 }
 
 TEST_CASE("UTF-16 to UTF-8 across ASCII runs: every unit kind at every position of long strings") {
-  // The converter copies ASCII four units at a time; a non-ASCII unit (BMP, surrogate pair, lone
-  // surrogate) anywhere in a run must end the block there. Checked against equals(), which
-  // decodes code point by code point on its own path.
+  // The converter copies ASCII eight units at a time (SSE2), then four; a non-ASCII unit (BMP,
+  // surrogate pair, lone surrogate) anywhere in a run must end the block there. Checked against
+  // equals(), which decodes code point by code point on its own path.
   const char16_t kinds[][2] = {{u'A', 0}, {0x7F, 0}, {0x80, 0}, {0xE9, 0}, {0x4E2D, 0}, {0xD83D, 0xDE00},
                                {0xD800, 0}, {0xDC00, 0}, {0xFFFF, 0}};
   for (const auto& kind : kinds) {
-    for (std::size_t at = 0; at < 13; ++at) {
-      std::vector<char16_t> units(13, u'x');
+    for (std::size_t at = 0; at < 29; ++at) {
+      std::vector<char16_t> units(29, u'x');
       units[at] = kind[0];
       if (kind[1] && at + 1 < units.size()) units[at + 1] = kind[1];
       std::vector<std::uint8_t> bytes;
