@@ -32,6 +32,16 @@ struct Rec {
   }
 };
 
+// The fields as a FieldPlan writes them, and what its format() answers.
+std::string planned(const RecordDesc& r, Bytes payload, unsigned ps, Format format, bool* ok = nullptr) {
+  const auto plan = FieldPlan::make(r, ps, format);
+  REQUIRE(plan);
+  std::string out;
+  const auto end = plan->format(payload, out);
+  if (ok) *ok = static_cast<bool>(end);
+  return out;
+}
+
 FieldDesc field(std::string_view name, InType t) {
   FieldDesc f;
   f.name = name;
@@ -91,10 +101,60 @@ TEST_CASE("a payload as text and as JSON") {
   CHECK(json == "{\"Reason\":\"AllocSmall\",\"Flags\":\"Default, Shared\",\"Address\":1760936689640,\"Name\":\"a\\\"b\","
                 "\"Ratio\":0.5,\"Ok\":true,\"P\":3735928559,\"Delta\":-3}");
 
+  // A FieldPlan writes the same, and on a cut payload fails writing nothing.
+  CHECK(planned(rec.r, b, 4, Format::text) == text);
+  CHECK(planned(rec.r, b, 4, Format::json) == json);
+
   std::string untouched = "x";
   b.resize(10);
   CHECK_FALSE(format_fields(rec.r, b, 4, untouched, Format::json));
   CHECK(untouched == "x");
+  bool ok = true;
+  CHECK(planned(rec.r, b, 4, Format::json, &ok).empty());
+  CHECK_FALSE(ok);
+}
+
+TEST_CASE("FieldPlan: value maps it writes itself, and those it leaves to format_value") {
+  // Names found and not found, a signed field's negative value (shown as MapDesc::format shows it,
+  // unsigned), a name with a space (quoted in text), a name with a quote (escaped in JSON).
+  static constexpr MapEntry kSpaced[] = {{1, "Two words"}};
+  static constexpr MapDesc kSpacedMap{"Spaced", false, kSpaced};
+  static constexpr MapEntry kQuoted[] = {{1, "a\"b"}};
+  static constexpr MapDesc kQuotedMap{"Quoted", false, kQuoted};
+  FieldDesc found = field("Found", InType::UInt32), missing = field("Missing", InType::UInt16);
+  FieldDesc negative = field("Negative", InType::Int32), spaced = field("Spaced", InType::UInt8);
+  FieldDesc quoted = field("Quoted", InType::UInt8);
+  found.map = missing.map = negative.map = &kReasonMap;
+  spaced.map = &kSpacedMap;
+  quoted.map = &kQuotedMap;
+  Rec rec({found, missing, negative, spaced, quoted, field("Empty", InType::UnicodeString)});
+  std::vector<std::uint8_t> b;
+  ByteWriter w(b);
+  w.put<std::uint32_t>(1);
+  w.put<std::uint16_t>(7);
+  w.put<std::int32_t>(-2);
+  w.put<std::uint8_t>(1);
+  w.put<std::uint8_t>(1);
+  w.put<std::uint16_t>(0);
+  for (Format format : {Format::text, Format::json}) {
+    std::string visited;
+    REQUIRE(format_fields(rec.r, b, 8, visited, format));
+    CHECK(planned(rec.r, b, 8, format) == visited);
+  }
+  CHECK(planned(rec.r, b, 8, Format::text) ==
+        "Found=Induced Missing=7 Negative=18446744073709551614 Spaced=\"Two words\" Quoted=a\"b Empty=\"\"");
+  CHECK(planned(rec.r, b, 8, Format::json) ==
+        "{\"Found\":\"Induced\",\"Missing\":\"7\",\"Negative\":\"18446744073709551614\",\"Spaced\":\"Two words\","
+        "\"Quoted\":\"a\\\"b\",\"Empty\":\"\"}");
+  // No plan for arrays or structs, or for pointer sizes other than 4 and 8.
+  FieldDesc counted = field("Counted", InType::UInt8);
+  counted.count = {Extent::Kind::constant, 2};
+  CHECK_FALSE(FieldPlan::make(Rec({counted}).r, 8, Format::json));
+  CHECK_FALSE(FieldPlan::make(rec.r, 2, Format::json));
+  // An empty record: {} in JSON, nothing in text.
+  Rec none({});
+  CHECK(planned(none.r, {}, 8, Format::json) == "{}");
+  CHECK(planned(none.r, {}, 8, Format::text).empty());
 }
 
 TEST_CASE("JSON keys: names that need escaping, and names longer than the key buffer, as names that do not") {
@@ -108,6 +168,7 @@ TEST_CASE("JSON keys: names that need escaping, and names longer than the key bu
   REQUIRE(format_fields(rec.r, b, 8, json, Format::json));
   CHECK(json == "{\"Plain\":1,\"a\\\"b\\\\c\\u0001\":2,\"" + long_name + "\":3,\"" + std::string(70, 'q') +
                     "\\\"\":4,\"\":5}");
+  CHECK(planned(rec.r, b, 8, Format::json) == json);  // keys longer than its fixed-size copy too
 }
 
 TEST_CASE("NaN and infinities: names in text, quoted names in JSON, which has no literal for them") {

@@ -209,10 +209,9 @@ const EventDescriber::Type& EventDescriber::identify(const EventRecord& r, Descr
   return *t;
 }
 
-void EventDescriber::examine(const EventRecord& r, const Type& type, Described& d, FieldVisitor* visitor,
+void EventDescriber::examine(const EventRecord& r, const Type& t, Described& d, FieldVisitor* visitor,
                              const FieldPlan* plan, std::string* planned) const {
-  const Type* t = &type;  // (as identify() found it)
-  const EventLookup& l = t->lookup;
+  const EventLookup& l = t.lookup;
   const auto size = static_cast<std::uint32_t>(r.payload.size());
   auto outcome = [&](const Result<std::uint32_t>& walked) {
     if (!walked) {
@@ -226,7 +225,7 @@ void EventDescriber::examine(const EventRecord& r, const Type& type, Described& 
   };
   if (l.event) {
     // Checking only, a fixed layout is a length comparison.
-    const std::uint32_t fixed = r.pointer_size == 8 ? t->fixed_size[1] : r.pointer_size == 4 ? t->fixed_size[0] : kVariable;
+    const std::uint32_t fixed = r.pointer_size == 8 ? t.fixed_size[1] : r.pointer_size == 4 ? t.fixed_size[0] : kVariable;
     if (!visitor && !plan && fixed != kVariable && size >= fixed && r.payload.size() < kVariable) {
       d.kind = Described::Kind::decoded;
       d.consumed = fixed;
@@ -242,7 +241,7 @@ void EventDescriber::examine(const EventRecord& r, const Type& type, Described& 
     }
     return;
   }
-  if (t->self_described) {
+  if (t.self_described) {
     const SelfDescription* m = r.self_description;
     d.self_description = m;
     outcome(visitor ? m->visit(r.payload, *visitor) : m->check(r.payload));

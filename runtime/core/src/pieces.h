@@ -3,7 +3,7 @@
 // lines, FieldPlan's fields).
 #pragma once
 
-#include <bit>
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -36,7 +36,7 @@ char* write_fixed4(char* p, double v) noexcept;
 // throw).
 class Pieces {
  public:
-  // Bytes that short() may copy from its source: a source shorter than this must be followed
+  // Bytes that short_text() may copy from its source: a source shorter than this must be followed
   // by that many readable bytes.
   static constexpr std::size_t kShort = 32;
 
@@ -95,12 +95,9 @@ class Pieces {
   }
   // 0x and lowercase hex digits, as append_hex() writes them.
   Pieces& hex(std::uint64_t v) {
-    static constexpr char kDigits[] = "0123456789abcdef";
     room(18);
-    const unsigned n = v ? (67 - static_cast<unsigned>(std::countl_zero(v))) / 4 : 1;  // digits
-    p_[0] = '0', p_[1] = 'x';
-    for (unsigned i = 0; i < n; ++i) p_[1 + n - i] = kDigits[(v >> (4 * i)) & 15];
-    p_ += 2 + n;
+    *p_++ = '0', *p_++ = 'x';
+    p_ = std::to_chars(p_, p_ + 16, v, 16).ptr;
     return *this;
   }
   std::string& flush() {
