@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "shared_cases.h"
 #include "clretw/describe.h"
 #include "clretw/events.h"
 #include "clretw/format.h"
@@ -759,10 +760,10 @@ void report(const Summary& total, const std::string& decoders) {
 
 }  // namespace
 
-TEST_CASE("conformance with TraceEvent on the real traces: decoders generated from ClrEtwAll.runtime-main.man") {
+CLRETW_SHARED_CASE("conformance with TraceEvent on the real traces: decoders generated from ClrEtwAll.runtime-main.man") {
   const std::string shared = clretw::test::shared_dir();
   if (shared.empty()) {
-    MESSAGE("SKIPPED: ../shared/traces is absent");
+    clretw::test::skip("../shared/traces is absent");
     return;
   }
   g_builtin = false;
@@ -772,10 +773,10 @@ TEST_CASE("conformance with TraceEvent on the real traces: decoders generated fr
          "runtime-main");
 }
 
-TEST_CASE("conformance with TraceEvent on the real traces: the built-in decoders, with no manifest at hand") {
+CLRETW_SHARED_CASE("conformance with TraceEvent on the real traces: the built-in decoders, with no manifest at hand") {
   const std::string shared = clretw::test::shared_dir();
   if (shared.empty()) {
-    MESSAGE("SKIPPED: ../shared/traces is absent");
+    clretw::test::skip("../shared/traces is absent");
     return;
   }
   g_builtin = true;

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "shared_cases.h"
 #include "clretw/gen/diff.h"
 #include "files.h"
 #include "reference.h"
@@ -85,10 +86,10 @@ TEST_CASE("unreadable input is status 2 with a located message") {
   CHECK(run.diags.items()[0].code == "M008");
 }
 
-TEST_CASE("the real release chain: events added and every breaking change") {
+CLRETW_SHARED_CASE("the real release chain: events added and every breaking change") {
   const std::string shared = clretw::test::shared_dir();
   if (shared.empty()) {
-    MESSAGE("SKIPPED: " << CLRETW_SHARED_DIR << " is absent; the ClrEtwAll.man release chain was not compared");
+    clretw::test::skip(CLRETW_SHARED_DIR " is absent; the ClrEtwAll.man release chain was not compared");
     return;
   }
   struct Step {

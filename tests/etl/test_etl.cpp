@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "shared_cases.h"
 #include "clretw/describe.h"
 #include "clretw/etl.h"
 #include "clretw/events.h"
@@ -455,11 +456,11 @@ TEST_CASE("ETL: inputs the fuzzer found (tests/etl/regressions) end cleanly") {
   CHECK(n >= 1);
 }
 
-TEST_CASE("ETL: the shared real files decode completely, in time order") {
+CLRETW_SHARED_CASE("ETL: the shared real files decode completely, in time order") {
   for (const char* name : {"gcevents.etl", "net.4.5.2.x64.etl"}) {
     const Buf f = load_shared(name);
     if (f.empty()) {
-      MESSAGE("SKIPPED: ../shared/etl/" << name << " not present");
+      clretw::test::skip(std::string("../shared/etl/") + name + " is absent");
       continue;
     }
     CAPTURE(name);

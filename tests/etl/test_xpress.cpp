@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "shared_cases.h"
 #include "../../runtime/etl/src/xpress.h"
 
 namespace {
@@ -159,7 +160,7 @@ std::vector<EtlBuffer> etl_buffers(bool& found) {
   std::ifstream f(path, std::ios::binary);
   found = static_cast<bool>(f);
   if (!found) {
-    MESSAGE("SKIPPED: " << path.string() << " is absent; the tests on real compressed ETL buffers did not run");
+    clretw::test::skip(path.string() + " is absent; the tests on real compressed ETL buffers did not run");
     return {};
   }
   const Buf file((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -402,7 +403,7 @@ TEST_CASE("xpress: truncated and malformed input") {
   }
 }
 
-TEST_CASE("xpress: the compressed buffers of a real ETL file") {
+CLRETW_SHARED_CASE("xpress: the compressed buffers of a real ETL file") {
   bool found = false;
   const auto all = etl_buffers(found);
   if (!found) return;
@@ -436,7 +437,7 @@ TEST_CASE("xpress: the compressed buffers of a real ETL file") {
   CHECK(ours_total < packed_total * 3 / 2);
 }
 
-TEST_CASE("xpress: damage to a real buffer") {
+CLRETW_SHARED_CASE("xpress: damage to a real buffer") {
   bool found = false;
   const auto bufs = compressed_buffers(found);
   if (!found) return;

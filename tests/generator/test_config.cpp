@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "shared_cases.h"
 #include "clretw/gen/config.h"
 #include "clretw/gen/frontend.h"
 #include "clretw/gen/schema_builder.h"
@@ -231,10 +232,10 @@ TEST_CASE("every event of the built-in manifests, asked for alone, is recorded w
   CHECK(check_every_event(builtin()) == events);
 }
 
-TEST_CASE("every event of the real ClrEtwAll.man files is recorded with the setting printed for it") {
+CLRETW_SHARED_CASE("every event of the real ClrEtwAll.man files is recorded with the setting printed for it") {
   const fs::path dir = fs::path(CLRETW_SHARED_DIR) / "manifests";
   if (!fs::exists(dir / "ClrEtwAll.runtime-main.man")) {
-    MESSAGE("SKIPPED: " << dir.string() << " is absent");
+    clretw::test::skip(dir.string() + " is absent");
     return;
   }
   for (const char* name : {"coreclr-1.0", "coreclr-2.1", "coreclr-3.1", "runtime-2020", "runtime-main"}) {

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #endif
 
+#include "shared_cases.h"
 #include "clretw/gen/docs.h"
 #include "clretw/gen/frontend.h"
 #include "files.h"
@@ -320,10 +321,10 @@ TEST_CASE("two manifests declaring one provider: an error, no pages") {
   CHECK(d.items().back().code == "M101");
 }
 
-TEST_CASE("the real ClrEtwAll.man files: every event version has its section") {
+CLRETW_SHARED_CASE("the real ClrEtwAll.man files: every event version has its section") {
   const fs::path dir = fs::path(CLRETW_SHARED_DIR) / "manifests";
   if (!fs::exists(dir / "ClrEtwAll.runtime-main.man")) {
-    MESSAGE("SKIPPED: " << dir.string() << " is absent; no pages were made for the runtime's manifests");
+    clretw::test::skip(dir.string() + " is absent; no pages were made for the runtime's manifests");
     return;
   }
   for (const char* name : {"ClrEtwAll.coreclr-1.0.man", "ClrEtwAll.runtime-main.man"}) {

@@ -1,6 +1,7 @@
 // The fix-up overlay.
 #include <doctest/doctest.h>
 
+#include "shared_cases.h"
 #include "clretw/gen/fixups.h"
 #include "clretw/gen/loader.h"
 #include "clretw/gen/schema_builder.h"
@@ -49,10 +50,10 @@ TEST_CASE("the built-in CLR overlay parses and fixes StackWalk") {
   CHECK(fixed == 4);
 }
 
-TEST_CASE("StackWalk is fixed in every provider of the real manifests") {
+CLRETW_SHARED_CASE("StackWalk is fixed in every provider of the real manifests") {
   const std::string shared = clretw::test::shared_dir();
   if (shared.empty()) {
-    MESSAGE("SKIPPED: ../shared/manifests is absent");
+    clretw::test::skip("../shared/manifests is absent");
     return;
   }
   Diagnostics d;

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "shared_cases.h"
 #include "clretw/gen/loader.h"
 #include "clretw/text.h"
 #include "files.h"
@@ -153,10 +154,10 @@ TEST_CASE("a manifest that is not a manifest") {
   CHECK(m->providers.empty());
 }
 
-TEST_CASE("the real ClrEtwAll.man files load with nothing dropped") {
+CLRETW_SHARED_CASE("the real ClrEtwAll.man files load with nothing dropped") {
   const std::string shared = clretw::test::shared_dir();
   if (shared.empty()) {
-    MESSAGE("SKIPPED: ../shared/manifests is absent");
+    clretw::test::skip("../shared/manifests is absent");
     return;
   }
   struct Expect {

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <string>
 
+#include "shared_cases.h"
+
 // --- README example begins ---------------------------------------------------------
 #include <clretw/open.h>     // open_trace: .nettrace, .netperf, .etl
 #include <clretw/profile.h>  // Symbolizer, StackProfile
@@ -31,11 +33,11 @@ int hot_methods(const std::string& path, std::ostream& out) {
 }
 // --- README example ends -----------------------------------------------------------
 
-TEST_CASE("README stacks example: the hot methods of objver4") {
+CLRETW_SHARED_CASE("README stacks example: the hot methods of objver4") {
   const std::filesystem::path trace =
       std::filesystem::path(CLRETW_SHARED_DIR) / "traces" / "eventpipe-dotnetcore3.0-win-x64-objver4.nettrace";
   if (!std::filesystem::exists(trace)) {
-    MESSAGE("SKIPPED: ../shared is absent");
+    clretw::test::skip(trace.string() + " is absent");
     return;
   }
   std::ostringstream out;
@@ -45,3 +47,4 @@ TEST_CASE("README stacks example: the hot methods of objver4") {
   CHECK(top.find("     17847   50.8%      17950   51.1%  System.Xml.Linq.XNamespace.EnsureNamespace(") != std::string::npos);
   CHECK(std::count(top.begin(), top.end(), '\n') == 11);
 }
+

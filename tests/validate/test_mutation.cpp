@@ -18,6 +18,7 @@
 #include <random>
 #include <sstream>
 
+#include "shared_cases.h"
 #include "clretw/gen/validate.h"
 #include "files.h"
 #include "reference.h"
@@ -177,10 +178,10 @@ TEST_CASE("mutants of the built-in manifest") {
   mutate_manifest(fs::path(CLRETW_SOURCE_DIR) / "manifest" / "ClrEtwBuiltin.man", 300, 1);
 }
 
-TEST_CASE("mutants of the real CLR manifests") {
+CLRETW_SHARED_CASE("mutants of the real CLR manifests") {
   const std::string shared = clretw::test::shared_dir();
   if (shared.empty()) {
-    MESSAGE("SKIPPED: " << CLRETW_SHARED_DIR << " is absent; the real ClrEtwAll.man files were not mutated");
+    clretw::test::skip(CLRETW_SHARED_DIR " is absent; the real ClrEtwAll.man files were not mutated");
     return;
   }
   const std::pair<const char*, int> manifests[] = {
