@@ -25,8 +25,8 @@ namespace clretw {
 
 namespace {
 
-// printf's formatting onto a stream (the stats table, progress, the profile's summary: a few
-// lines per trace).
+// printf's formatting onto a stream's buffer (the stats table, progress, the profile's summary: a
+// few lines per trace).
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
@@ -44,13 +44,13 @@ void put(std::ostream& out, const char* format, ...) {
   }
   if (static_cast<std::size_t>(n) < sizeof small) {
     va_end(again);
-    out.write(small, n);
+    out.rdbuf()->sputn(small, n);
     return;
   }
   std::string big(static_cast<std::size_t>(n) + 1, '\0');
   std::vsnprintf(big.data(), big.size(), format, again);
   va_end(again);
-  out.write(big.data(), n);
+  out.rdbuf()->sputn(big.data(), n);
 }
 
 struct Counter {
