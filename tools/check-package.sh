@@ -41,7 +41,7 @@ run_reader() {
 note "cmake --install to a temporary prefix"
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 for f in bin/clretw-gen bin/clretw-dump bin/clretw-trace bin/clretw-sample include/clretw/events.h \
-         include/clretw/nettrace.h lib/cmake/clretw/clretwConfig.cmake lib/cmake/clretw/clretwConfigVersion.cmake \
+         include/clretw/nettrace.h include/clretw/print.h include/clretw/carried.h lib/cmake/clretw/clretwConfig.cmake lib/cmake/clretw/clretwConfigVersion.cmake \
          lib/cmake/clretw/ClretwGenerate.cmake lib/pkgconfig/clretw.pc; do
   [ -e "$work/prefix/$f" ] || fail "the install lacks $f"
 done
@@ -92,6 +92,21 @@ if command -v pkg-config >/dev/null 2>&1; then
   c++ -std=c++20 -Wall -Wextra -Wpedantic -Werror -O1 "$src/examples/read-trace/main.cpp" -o "$work/read-pc" \
       $(pkg-config --cflags --libs clretw) || fail "compiling with pkg-config --cflags --libs clretw"
   run_reader "$work/read-pc"
+  # clretw::print from the install: clretw-dump's --stats in a few lines.
+  cat >"$work/print.cpp" <<'EOF'
+#include <clretw/events.h>
+#include <clretw/print.h>
+int main(int argc, char** argv) {
+  clretw::PrintOptions o;
+  o.stats = true;
+  clretw::EventPrinter printer(o, {&clretw::catalog()});
+  return argc == 2 ? printer.print_file(argv[1]) : 2;
+}
+EOF
+  # shellcheck disable=SC2046
+  c++ -std=c++20 -Wall -Wextra -Wpedantic -Werror -O1 "$work/print.cpp" -o "$work/print-pc" \
+      $(pkg-config --cflags --libs clretw) || fail "compiling clretw::print's example with pkg-config"
+  "$work/print-pc" "$work/sample.nettrace" | grep -q "^events: $events in file" || fail "clretw::print's example: no '$events in file'"
 else
   echo "SKIPPED: pkg-config is not installed"
 fi

@@ -12,11 +12,11 @@ if ! command -v "$cxx" >/dev/null 2>&1; then
   echo "SKIPPED: no mingw-w64 cross compiler ($cxx); the Windows transport was not compile-checked"
   exit 0
 fi
-for f in client ipc transport transport_windows; do
+for f in client ipc launch transport transport_windows; do
   "$cxx" -std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -Werror -Iruntime/core/include -Iruntime/nettrace/include \
     -Iruntime/diagnostics/include "runtime/diagnostics/src/$f.cpp"
 done
-for f in etl_reader xpress; do
+for f in carried_manifests etl_reader xpress; do
   "$cxx" -std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -Werror -Iruntime/core/include -Iruntime/etl/include "runtime/etl/src/$f.cpp"
 done
 echo "check-windows: runtime/diagnostics and runtime/etl compile for Windows ($("$cxx" -dumpversion), mingw-w64), no warnings"

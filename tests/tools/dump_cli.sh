@@ -3,7 +3,7 @@
 # a damaged trace, a manifest given at run time, bad usage.
 #   dump_cli.sh CLRETW_DUMP CLRETW_SAMPLE WORK_DIR MANIFEST_DIR [SHARED_DIR]
 set -u
-dump=$1 sample=$2 work=$3 manifests=$4 shared=${5:-}
+dump=$1 sample=$2 work=$3 manifests=$4 shared=${5:-} generator=${6:-yes}
 mkdir -p "$work"
 fail=0
 check() {  # check DESCRIPTION COMMAND...: the command must succeed
@@ -85,8 +85,15 @@ check "damaged trace: exit 1 (got $status)" test "$status" -eq 1
 check "damaged trace: error names the block and byte" grep -q 'Block #[0-9]* at byte [0-9]*' "$work/cut.err"
 check "damaged trace: events before the damage are counted" grep -q 'in file (before the damage)' "$work/cut.out"
 
-# Decoding with a manifest at run time (the built-in ones, loaded from XML).
-check "--manifest decodes the same" sh -c "\"\$1\" --stats --manifest \"\$2/ClrEtwBuiltin.man\" \"\$3\" | grep -q '1005 decoded'" _ "$dump" "$manifests" "$trace"
+# Decoding with a manifest at run time (the built-in ones, loaded from XML); a build without the
+# generator refuses it: exit 2, saying why.
+if [ "$generator" = yes ]; then
+  check "--manifest decodes the same" sh -c "\"\$1\" --stats --manifest \"\$2/ClrEtwBuiltin.man\" \"\$3\" | grep -q '1005 decoded'" _ "$dump" "$manifests" "$trace"
+else
+  "$dump" --stats --manifest "$manifests/ClrEtwBuiltin.man" "$trace" > /dev/null 2> "$work/nogen.err"
+  check "--manifest without the generator: exit 2" test $? -eq 2
+  check "--manifest without the generator: says it needs it" grep -q -- "--manifest .*needs clretw's generator" "$work/nogen.err"
+fi
 
 "$dump" /nonexistent.nettrace 2>/dev/null
 check "missing trace: exit 2" test $? -eq 2
@@ -102,6 +109,7 @@ if [ -n "$shared" ] && [ -d "$shared/traces" ]; then
     out=$("$dump" --stats "$t")
     check "$(basename "$t"): built-in decoders decode every event" sh -c "printf '%s' \"\$1\" | grep -Eq 'events: ([0-9]+) in file, \\1 counted = \\1 decoded \\+ 0 unknown \\+ 0 malformed'" _ "$out"
     check "$(basename "$t"): no event decoded with trailing bytes" sh -c "printf '%s' \"\$1\" | grep -q 'decoded with trailing bytes (newer versions): 0;'" _ "$out"
+    [ "$generator" = yes ] || continue
     all=$("$dump" --stats --manifest "$shared/manifests/ClrEtwAll.runtime-main.man" "$t")
     check "$(basename "$t") with runtime-main: all decoded" sh -c "printf '%s' \"\$1\" | grep -Eq 'events: ([0-9]+) in file, \\1 counted = \\1 decoded \\+ 0 unknown \\+ 0 malformed'" _ "$all"
   done
@@ -129,11 +137,18 @@ check "empty file: says so" grep -q 'the file is empty' "$work/empty.err"
 # kernel's Process events; --filter and JSON work as for nettrace.
 etl="$shared/etl/net.4.5.2.x64.etl"
 if [ -n "$shared" ] && [ -f "$etl" ]; then
-  st=$("$dump" --stats "$etl")
+  st=$("$dump" --stats "$etl" 2> "$work/etl-stats.err")
   check "ETL: the summary line" sh -c "printf '%s' \"\$1\" | grep -q 'etl, pointer size 8, 8 processors, 360 buffers (359 compressed)'" _ "$st"
   check "ETL: 0 malformed" sh -c "printf '%s' \"\$1\" | grep -Eq 'events: 179474 in file, 179474 counted = [0-9]+ decoded \+ [0-9]+ unknown \+ 0 malformed'" _ "$st"
-  check "ETL: TplEventSource decoded from its manifest in the trace" sh -c "printf '%s' \"\$1\" | grep -q ' 3  System.Threading.Tasks.TplEventSource/TaskExecute/Start (8 v0)\$'" _ "$st"
-  check "ETL: PerfView's own events decoded from its manifest in the trace" sh -c "printf '%s' \"\$1\" | grep -q ' 53  PerfView/PerfViewLog (22 v0)\$'" _ "$st"
+  if [ "$generator" = yes ]; then
+    check "ETL: TplEventSource decoded from its manifest in the trace" sh -c "printf '%s' \"\$1\" | grep -q ' 3  System.Threading.Tasks.TplEventSource/TaskExecute/Start (8 v0)\$'" _ "$st"
+    check "ETL: PerfView's own events decoded from its manifest in the trace" sh -c "printf '%s' \"\$1\" | grep -q ' 53  PerfView/PerfViewLog (22 v0)\$'" _ "$st"
+    check "ETL: nothing said of the manifests in the trace" test ! -s "$work/etl-stats.err"
+  else  # their events stay unknown, counted all the same; each manifest is named once, as needing the generator
+    check "ETL without the generator: TplEventSource's manifest needs it" sh -c "test \$(grep -c \"System.Threading.Tasks.TplEventSource (.*) in the trace needs clretw's generator\" '$work/etl-stats.err') -eq 1"
+    check "ETL without the generator: PerfView's manifest needs it" sh -c "test \$(grep -c \"provider PerfView (.*) in the trace needs clretw's generator\" '$work/etl-stats.err') -eq 1"
+    check "ETL without the generator: PerfView's events stay unknown" sh -c "printf '%s' \"\$1\" | grep -q ' 53  a8a71ac1-040f-54a2-07ca-00a89b5ab761/EventID(22) (22 v0 unknown)\$'" _ "$st"
+  fi
   check "ETL: kernel samples decoded" sh -c "printf '%s' \"\$1\" | grep -q ' 79528  Windows Kernel/PerfInfo/Sample (3886 v2)\$'" _ "$st"
   js=$("$dump" --format json --filter 'Windows Kernel/Process/DCStart' --limit 2 "$etl")
   check "ETL: process names in JSON" sh -c "printf '%s' \"\$1\" | grep -q '\"pid\":4,\"process\":\"System\"'" _ "$js"

@@ -1,4 +1,5 @@
 // clretw-dump: decode trace files (.nettrace, .netperf, .etl) to text, JSON or CSV, or count their events.
+// The printing is clretw/print.h's; this is its command line.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -7,14 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "clretw/describe.h"
 #include "clretw/events.h"
-#include "clretw/gen/fixups.h"
-#include "clretw/gen/frontend.h"
-#include "clretw/gen/loader.h"
-#include "clretw/open.h"
-#include "common/event_printer.h"
+#include "clretw/print.h"
 #include "common/guarded_main.h"
+#include "common/print_options.h"
+#if CLRETW_WITH_GENERATOR
+#include "clretw/gen/carried.h"
+#endif
 
 namespace {
 
@@ -24,39 +24,8 @@ struct Options {
   std::vector<std::string> traces;
   bool sorted = false;
   std::vector<std::string> manifests;
-  tools::PrintOptions print;
+  tools::PrintArgs print;
 };
-
-// Returns 0 (read to the end), 1 (damaged: events before the damage were shown) or 2 (cannot open).
-int dump(const std::string& path, const Options& o, const std::vector<const Catalog*>& catalogs, bool first) {
-  OpenOptions oo;
-  oo.sorted = o.sorted;
-  auto opened = open_trace(path, oo);
-  if (!opened) {
-    std::cerr << "clretw-dump: " << path << ": " << opened.error().message() << "\n";
-    return 2;
-  }
-  tools::PrintOptions print = o.print;
-  if (print.trace_name.empty()) print.trace_name = path.substr(path.find_last_of("/\\") + 1);
-  // (A pipe or standard input is read once: --resolve then names frames by what it has seen so
-  // far, as a live session does.)
-  if (!print.resolve || print.stats || print.quiet || !seekable_path(path))
-    return tools::print_events(**opened, path, print, catalogs, first, "clretw-dump");
-  // --resolve: the method events of the whole file first (rundown comes at its end), then the events
-  // with their stacks named as of each event's time. Damage shows in the second pass.
-  Symbolizer symbols;
-  for (;;) {
-    auto next = (*opened)->next();
-    if (!next || !*next) break;
-    symbols.observe(**next);
-  }
-  opened = open_trace(path, oo);
-  if (!opened) {
-    std::cerr << "clretw-dump: " << path << ": " << opened.error().message() << "\n";
-    return 2;
-  }
-  return tools::print_events(**opened, path, print, catalogs, first, "clretw-dump", &symbols);
-}
 
 }  // namespace
 
@@ -89,25 +58,35 @@ int run(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
 
-  // Catalogs, in order of precedence: manifests loaded now (with the CLR fix-ups), then the built-in decoders.
-  std::vector<gen::LoadedManifest> manifests;
+  // Catalogs, in order of precedence: manifests loaded now (with the CLR fix-ups), then the built-in
+  // decoders; the manifests an ETL file carries come after them, loaded by the generator's front end.
+  std::vector<std::shared_ptr<const Catalog>> manifests;
   std::vector<const Catalog*> catalogs;
+  OpenOptions open;
+  open.sorted = o.sorted;
+#if CLRETW_WITH_GENERATOR
   for (const std::string& path : o.manifests) {
-    gen::Diagnostics diags;
-    auto l = gen::load(path, {}, diags);
-    if (!l) {
-      std::cerr << gen::format_gcc(diags);
-      return 2;
-    }
-    for (const gen::Diagnostic& d : diags.items())
-      if (d.severity == gen::Severity::error) std::cerr << gen::format_gcc(d);
-    catalogs.push_back(&l->schema->catalog());
-    manifests.push_back(std::move(*l));
+    std::string report;
+    manifests.push_back(gen::load_catalog(path, report));
+    std::cerr << report;
+    if (!manifests.back()) return 2;
+    catalogs.push_back(manifests.back().get());
   }
+  const gen::CarriedManifestLoader loader;
+  open.manifest_loader = &loader;
+#else
+  if (!o.manifests.empty()) {
+    std::cerr << "clretw-dump: --manifest " << o.manifests.front()
+              << ": loading a manifest needs clretw's generator, which this build leaves out (CLRETW_GENERATOR=OFF)\n";
+    return 2;
+  }
+#endif
   catalogs.push_back(&clretw::catalog());
 
+  o.print.print.tool = "clretw-dump";
+  EventPrinter printer(o.print.print, catalogs);
   int status = 0;
-  for (std::size_t i = 0; i < o.traces.size(); ++i) status = std::max(status, dump(o.traces[i], o, catalogs, i == 0));
+  for (const std::string& path : o.traces) status = std::max(status, printer.print_file(path, open));
   return status;
 }
 

@@ -5,10 +5,13 @@
 #include <cstdio>
 
 #include "clretw/format.h"
-#include "pieces.h"
+#include "numbers.h"
 
 namespace clretw {
 
+using detail::AddressTexts;
+using detail::append_decimal;
+using detail::append_ms_padded;
 using detail::Pieces;
 
 namespace {
@@ -26,47 +29,6 @@ void append_csv(std::string& out, std::string_view s) {
     out.push_back(c);
   }
   out.push_back('"');
-}
-
-template <class T>
-void append_decimal(std::string& out, T v) {
-  char buf[24];
-  out.append(buf, detail::write_integer(buf, v));
-}
-
-// The decimal texts of stack addresses seen lately. Stacks repeat the frames of the stacks before
-// them (a hot path is sampled again and again), and an address found here costs a probe and one
-// copy instead of sixteen digits' arithmetic. Direct-mapped: a new address takes its slot.
-class AddressTexts {
- public:
-  static constexpr std::size_t kMost = 23;  // bytes write() may store at p
-  // Writes `address` in decimal at p, which has room for kMost bytes; returns the end.
-  char* write(char* p, std::uint64_t address) noexcept {
-    Entry& e = entries_[(address * 0x9E3779B97F4A7C15ull) >> (64 - kBits)];
-    if (e.address != address || e.size == 0) {
-      e.address = address;
-      e.size = static_cast<std::uint8_t>(write_decimal(e.text, address) - e.text);
-    }
-    std::memcpy(p, e.text, sizeof e.text);
-    return p + e.size;
-  }
-
- private:
-  static constexpr unsigned kBits = 10;
-  struct Entry {
-    std::uint64_t address;
-    std::uint8_t size;  // 0: empty
-    char text[kMost];   // write_decimal's 20 bytes, and an entry of 32 bytes
-  };
-  Entry entries_[std::size_t{1} << kBits];
-};
-
-// Milliseconds with four decimals ("%.4f"), right-aligned in 12 columns (a text line's start).
-void append_ms_padded(std::string& out, double ms) {
-  const std::size_t start = out.size();
-  append_fixed4(out, ms);
-  const std::size_t n = out.size() - start;
-  if (n < 12) out.insert(start, 12 - n, ' ');
 }
 
 // A string literal, its length known at compile time.

@@ -1,6 +1,5 @@
 #include "clretw/format.h"
 
-#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -8,156 +7,9 @@
 #include <vector>
 
 #include "clretw/layout.h"
-#include "pieces.h"
+#include "numbers.h"
 
 namespace clretw {
-
-void append_hex(std::string& out, std::uint64_t v) {
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v, 16);
-  out += "0x";
-  out.append(buf, r.ptr);
-}
-
-namespace {
-
-constexpr char kPairs[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-// x < 10^8 as eight digit values (0 to 9, not yet characters), one per byte, in the order they
-// are written: the first in the lowest byte. All digits at once, in lanes of one 64-bit word: two
-// halves of four digits in 32-bit lanes, divided by 100 into four pairs in 16-bit lanes, divided
-// by 10 into eight bytes. Each multiplication's products stay inside their lane (below 2^27 for
-// the first, 2^14 for the second), and the reciprocals are exact for the lane's values
-// (10486 / 2^20 for v / 100 with v < 10^4, 103 / 2^10 for v / 10 with v < 100).
-inline std::uint64_t eight_digits(std::uint32_t x) noexcept {
-  const std::uint64_t halves = (x / 10000) | std::uint64_t{x % 10000} << 32;
-  const std::uint64_t hundreds = (halves * 10486 >> 20) & 0x0000007F0000007Full;
-  const std::uint64_t pairs = hundreds | (halves - hundreds * 100) << 16;
-  const std::uint64_t tens = (pairs * 103 >> 10) & 0x000F000F000F000Full;
-  return tens | (pairs - tens * 10) << 8;
-}
-
-// Stores the first n of the eight digits at p as characters (eight bytes are written).
-void store_digits(char* p, std::uint64_t digits, unsigned n) noexcept {
-  digits += 0x3030303030303030ull;  // '0'
-  if constexpr (std::endian::native == std::endian::little) {
-    digits >>= 8 * (8 - n);  // the leading zeros are the low bytes
-  } else {
-    std::uint64_t swapped = 0;  // the first digit to the highest byte, which is stored first
-    for (int i = 0; i < 8; ++i) swapped |= (digits >> (8 * i) & 0xFF) << (8 * (7 - i));
-    digits = swapped << 8 * (8 - n);
-  }
-  std::memcpy(p, &digits, 8);
-}
-
-// x < 10^8 without leading zeros. Stores eight bytes at p; returns the end of the digits.
-char* write_head(char* p, std::uint32_t x) noexcept {
-  if (x < 10) {
-    *p = static_cast<char>('0' + x);
-    return p + 1;
-  }
-  const std::uint64_t digits = eight_digits(x);
-  const auto n = 8 - static_cast<unsigned>(std::countr_zero(digits)) / 8;  // x > 0: some digit is not 0
-  store_digits(p, digits, n);
-  return p + n;
-}
-
-#ifdef CLRETW_SSE2
-// 10^8 <= v < 10^16 (a return address, a heap address): sixteen digits at once in the 16-bit
-// lanes of one SSE2 register, then the leading zeros dropped. The two halves of eight digits are
-// split by 10^4 into four groups, each group by 100 into two pairs, each pair by 10 into two
-// bytes. The reciprocals are exact for these values: 0xD1B71759 / 2^45 for x / 10^4 with
-// x < 10^8, 5243 / 2^19 for x / 100 with x < 10^4, 6554 / 2^16 for x / 10 with x < 100.
-// Stores sixteen bytes at p.
-char* write_sixteen(char* p, std::uint64_t v) noexcept {
-  const auto halves = _mm_set_epi64x(static_cast<long long>(v % 100'000'000), static_cast<long long>(v / 100'000'000));
-  const __m128i q = _mm_srli_epi64(_mm_mul_epu32(halves, _mm_set1_epi32(static_cast<int>(0xD1B71759u))), 45);
-  const __m128i r = _mm_sub_epi32(halves, _mm_mul_epu32(q, _mm_set1_epi32(10000)));
-  // The four groups, in order, in the first four 16-bit lanes.
-  const __m128i groups = _mm_shuffle_epi32(_mm_or_si128(q, _mm_slli_epi64(r, 16)), _MM_SHUFFLE(3, 1, 2, 0));
-  const __m128i twice = _mm_unpacklo_epi16(groups, groups);  // each group in two lanes
-  const __m128i hundreds = _mm_srli_epi16(_mm_mulhi_epu16(twice, _mm_set1_epi16(5243)), 3);
-  const __m128i rest = _mm_sub_epi16(twice, _mm_mullo_epi16(hundreds, _mm_set1_epi16(100)));
-  const __m128i even = _mm_set1_epi32(0xFFFF);
-  const __m128i pairs = _mm_or_si128(_mm_and_si128(even, hundreds), _mm_andnot_si128(even, rest));  // in order
-  const __m128i tens = _mm_mulhi_epu16(pairs, _mm_set1_epi16(6554));
-  // A pair's lane as two bytes, tens first: (pair << 8) - tens * (10 << 8) + tens.
-  const __m128i digits = _mm_sub_epi16(_mm_slli_epi16(pairs, 8), _mm_mullo_epi16(tens, _mm_set1_epi16(2559)));
-  const __m128i chars = _mm_add_epi8(digits, _mm_set1_epi8('0'));
-  const auto zeros = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(chars, _mm_set1_epi8('0'))));
-  const auto lead = static_cast<unsigned>(std::countr_zero(~zeros));  // at most 7: v >= 10^8
-  alignas(16) char buf[32] = {};
-  _mm_store_si128(reinterpret_cast<__m128i*>(buf), chars);
-  std::memcpy(p, buf + lead, 16);
-  return p + 16 - lead;
-}
-#endif
-
-}  // namespace
-
-char* write_decimal(char* p, std::uint64_t v) noexcept {
-  if (v < 100'000'000) return write_head(p, static_cast<std::uint32_t>(v));
-#ifdef CLRETW_SSE2
-  if (v < 10'000'000'000'000'000) return write_sixteen(p, v);
-#endif
-  const auto low = static_cast<std::uint32_t>(v % 100'000'000);
-  v /= 100'000'000;
-  if (v < 100'000'000) {
-    p = write_head(p, static_cast<std::uint32_t>(v));
-  } else {  // 17 to 20 digits
-    p = write_head(p, static_cast<std::uint32_t>(v / 100'000'000));
-    store_digits(p, eight_digits(static_cast<std::uint32_t>(v % 100'000'000)), 8);
-    p += 8;
-  }
-  store_digits(p, eight_digits(low), 8);
-  return p + 8;
-}
-
-namespace detail {
-
-char* write_fixed4(char* p, double v) noexcept {
-  // v * 10^4 rounded to the nearest integer, in integer arithmetic. Below 2^52 every k + 1/2 is a
-  // double, so the rounded product lies on the same side of it as the exact one, or on it:
-  // only a product that lands on a half is left to std::to_chars (as are huge or negative
-  // values, -0 and NaN).
-  const double scaled = v * 10000.0;
-  if (scaled < 0x1p52 && scaled >= 0 && !std::signbit(scaled)) {
-    const auto whole = static_cast<std::uint64_t>(scaled);
-    const double fraction = scaled - static_cast<double>(whole);  // exact below 2^52
-    if (fraction != 0.5) {
-      const std::uint64_t n = whole + (fraction > 0.5);
-      p = write_decimal(p, n / 10000);
-      *p = '.';
-      const auto decimals = static_cast<unsigned>(n % 10000);
-      std::memcpy(p + 1, kPairs + 2 * (decimals / 100), 2);
-      std::memcpy(p + 3, kPairs + 2 * (decimals % 100), 2);
-      return p + 5;
-    }
-  }
-  return nullptr;
-}
-
-}  // namespace detail
-
-void append_fixed4(std::string& out, double v) {
-  char buf[detail::kFixed4Most];
-  if (char* end = detail::write_fixed4(buf, v)) {
-    out.append(buf, end);
-    return;
-  }
-  char wide[320];  // DBL_MAX has 309 digits before the point
-  const auto r = std::to_chars(wide, wide + sizeof wide, v, std::chars_format::fixed, 4);
-  out.append(wide, r.ptr);
-}
-
-void append_double(std::string& out, double v) {
-  char buf[40];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, r.ptr);
-}
 
 namespace {
 
@@ -246,12 +98,6 @@ void append_quoted_utf16(std::string& out, Utf16View text) {
   out.push_back('"');
 }
 
-template <class T>
-void append_int(std::string& out, T v) {
-  char buf[24];
-  if constexpr (std::is_unsigned_v<T>) out.append(buf, write_decimal(buf, v));
-  else out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
-}
 
 }  // namespace
 
@@ -273,8 +119,8 @@ void format_value(const Scalar& s, std::string& out, Format fmt) {
       } else if (!json && shows_hex(f)) {
         append_hex(out, u);
       } else {
-        if (sign) append_int(out, s.as_int());
-        else append_int(out, u);
+        if (sign) detail::append_decimal(out, s.as_int());
+        else detail::append_decimal(out, u);
       }
       return;
     }

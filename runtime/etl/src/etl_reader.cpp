@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "clretw/etl.h"
+#include "carried_manifests.h"
 #include "clretw/text.h"
 #include "xpress.h"
 
@@ -134,6 +135,8 @@ struct Reader::Impl {
   std::map<std::array<std::uint8_t, 16>, std::string> guid_names;
   std::map<std::uint16_t, std::string> kernel_names;  // hook id -> "Group/opcode"
   std::array<std::string, 256> opcode_names;
+  ManifestChunks manifests;  // the EventSource manifests the file carries
+  Reader* owner = nullptr;   // lists those completed
 
   // --- input -------------------------------------------------------------------
   bool read_at(std::uint64_t off, void* dst, std::size_t n) {
@@ -516,6 +519,10 @@ struct Reader::Impl {
     return {};
   }
 
+  void take_manifest_chunk() {
+    if (auto m = manifests.take(record, options.manifest_loader)) owner->carry(std::move(*m));
+  }
+
   Result<const EventRecord*> next() {
     if (failed) return error;
     if (advance) {
@@ -546,6 +553,7 @@ struct Reader::Impl {
     ++stats.events;
     ++stats.by_kind[static_cast<std::uint8_t>(s.kind)];
     if (!record.stack.empty()) ++stats.stacks;
+    if (record.id == ManifestChunks::kManifestEvent) take_manifest_chunk();
     advance = &s;
     return &record;
   }
@@ -604,7 +612,7 @@ Status Reader::Impl::parse_logfile() {
   return {};
 }
 
-Reader::Reader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Reader::Reader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) { impl_->owner = this; }
 Reader::~Reader() = default;
 
 Result<std::unique_ptr<Reader>> Reader::open_file(const std::string& path, ReaderOptions options) {

@@ -111,7 +111,9 @@ Result<std::unique_ptr<TraceSource>> open_trace(const std::string& path, OpenOpt
         close_unread();
         return Error{Errc::bad_format, 0, {}, "an ETL file is read from a file on disk, not from a pipe or standard input"};
       }
-      auto r = etl::Reader::open_file(path);
+      etl::ReaderOptions eo;
+      eo.manifest_loader = options.manifest_loader;
+      auto r = etl::Reader::open_file(path, eo);
       if (!r) return std::move(r).error();
       return std::unique_ptr<TraceSource>(std::move(*r));
     }

@@ -7,8 +7,12 @@
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "clretw/carried.h"
 #include "clretw/record.h"
 #include "clretw/result.h"
 
@@ -34,6 +38,31 @@ class TraceSource {
   // One line about the trace: its format and version, pointer size, process...
   virtual std::string summary() const = 0;
   virtual SourceCounts counts() const = 0;
+
+  // The manifests the trace carries (an ETL file's EventSource manifests), in the order they
+  // completed; the list grows only in next(), as they come. Events of a provider whose manifest
+  // loaded decode with its catalog from then on, when a user adds the catalog after its own:
+  //   if (source.carried_count() != seen) { /* a describer on your catalogs + carried_catalogs() */ }
+  const std::vector<CarriedManifest>& carried_manifests() const noexcept { return carried_; }
+  std::size_t carried_count() const noexcept { return carried_count_; }  // their number: cheap to ask per event
+  // The catalogs of those that loaded, in the same order.
+  std::vector<const Catalog*> carried_catalogs() const {
+    std::vector<const Catalog*> out;
+    for (const CarriedManifest& m : carried_)
+      if (m.catalog) out.push_back(m.catalog.get());
+    return out;
+  }
+
+ protected:
+  // A source that has put a carried manifest together lists it.
+  void carry(CarriedManifest m) {
+    carried_.push_back(std::move(m));
+    ++carried_count_;
+  }
+
+ private:
+  std::vector<CarriedManifest> carried_;
+  std::size_t carried_count_ = 0;
 };
 
 }  // namespace clretw

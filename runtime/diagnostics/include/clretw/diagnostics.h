@@ -13,12 +13,15 @@
 // closes it (after StopTracing, or when the process exits).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "clretw/guid.h"
@@ -158,6 +161,76 @@ class ReversePort {
   ReversePort(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
   int fd_ = -1;
   std::string path_;
+};
+
+// --- clretw-trace's mechanics, for any tracer -------------------------------------
+
+// A program started to be traced from its first instruction: its runtime connects to a reverse
+// diagnostic port (DOTNET_DiagnosticPorts=PORT,suspend,connect) and waits there until a session is
+// on and resume() lets it go:
+//   auto child = Launched::launch({"dotnet", "app.dll"}, false);
+//   auto first = child->connect(std::chrono::seconds(30));     // (advertised pid, client)
+//   auto session = first->second.start_session(options);
+//   child->resume(std::chrono::seconds(30));
+//   ... read the session ...; child->wait();
+// POSIX (fork and exec); on Windows launch() returns an error.
+class Launched {
+ public:
+  // Listens on a port in the temporary directory and starts `command` (its first word looked up
+  // on PATH) with the port in its environment; the child's standard streams go to /dev/null
+  // unless `show_io`.
+  static Result<Launched> launch(const std::vector<std::string>& command, bool show_io);
+  ~Launched();  // a child not waited for is killed
+  Launched(Launched&&) noexcept;
+  Launched& operator=(Launched&&) noexcept;
+
+  // The runtime's first connection: the process it advertises and a client whose first command
+  // (start_session) goes on that connection. On failure the child is killed.
+  Result<std::pair<ReversePort::Advertised, Client>> connect(std::chrono::milliseconds timeout);
+  // Once the session is on: the runtime's next connection, and ResumeRuntime on it. On failure
+  // the child is killed.
+  Status resume(std::chrono::milliseconds timeout);
+  // Waits for the child to end, sending it SIGINT first when `interrupt`: its exit status, 128 +
+  // the signal that ended it, or -1 when there is no child.
+  int wait(bool interrupt = false);
+  void kill() noexcept;  // SIGKILL, and waits
+  long pid() const noexcept { return pid_; }
+
+ private:
+  Launched(ReversePort port, long pid) : port_(std::move(port)), pid_(pid) {}
+  std::optional<ReversePort> port_;
+  long pid_ = -1;
+};
+
+// Stops a session (StopTracing) from a thread of its own after `duration`, or once `*interrupted`
+// is set (a signal handler's flag), whichever comes first; the reader goes on draining the stream
+// (the rundown comes after StopTracing) until the runtime ends it.
+class SessionStopper {
+ public:
+  SessionStopper(Session& session, std::optional<std::chrono::milliseconds> duration, const std::atomic<bool>* interrupted);
+  ~SessionStopper();
+  SessionStopper(const SessionStopper&) = delete;
+  SessionStopper& operator=(const SessionStopper&) = delete;
+  // Ends the thread (the session is not stopped when it has not been yet: it ended by itself):
+  // StopTracing's error, or "" when it did not fail.
+  std::string finish();
+
+ private:
+  std::atomic<bool> done_{false};
+  std::string error_;
+  std::thread thread_;
+};
+
+// A stream's bytes, also written to `out` as they are read (a live session decoded and saved at
+// once); `out` null: passed through only. A failed write is an io_error.
+class TeeStream final : public nettrace::ByteStream {
+ public:
+  TeeStream(nettrace::ByteStream& in, std::FILE* out) : in_(in), out_(out) {}
+  Result<std::size_t> read_some(void* dst, std::size_t n) override;
+
+ private:
+  nettrace::ByteStream& in_;
+  std::FILE* out_;
 };
 
 }  // namespace clretw::diagnostics

@@ -18,6 +18,10 @@
 //
 // Damage (a header that runs past its buffer, a buffer cut short, bad compressed data) ends the
 // trace after every complete event before it, with an error naming the buffer and the byte.
+//
+// EventSource providers write their manifests into the file (events 0xFFFE, in chunks): the
+// reader puts each together and lists it in carried_manifests() when its last chunk has come,
+// loaded through ReaderOptions::manifest_loader when one is given (see clretw/carried.h).
 #pragma once
 
 #include <cstdint>
@@ -25,6 +29,7 @@
 #include <string>
 
 #include "clretw/bytes.h"
+#include "clretw/carried.h"
 #include "clretw/guid.h"
 #include "clretw/record.h"
 #include "clretw/result.h"
@@ -85,6 +90,9 @@ struct Stats {
 struct ReaderOptions {
   bool sorted = true;                      // merge processors by timestamp; false: file order
   std::uint32_t max_buffer_size = 16u << 20;  // larger buffers are treated as damage
+  // Loads the EventSource manifests the file carries (events 0xFFFE) as they complete; they are
+  // listed by carried_manifests() either way. Must outlive the reader.
+  const ManifestLoader* manifest_loader = nullptr;
 };
 
 // Kernel events (SYSTEM, COMPACT and PERFINFO headers) come from the kernel logger's provider,

@@ -25,6 +25,10 @@ TraceFormat detect_format(Bytes first_bytes) noexcept;
 
 struct OpenOptions {
   bool sorted = false;  // nettrace: timestamp order between sequence points; ETL is always merged by time
+  // Loads the manifests a trace carries (ETL: EventSource manifests, events 0xFFFE) as they
+  // complete; see TraceSource::carried_manifests(). Must outlive the source. Null: they are
+  // listed as needing a loader (the generator's: clretw::gen::CarriedManifestLoader).
+  const ManifestLoader* manifest_loader = nullptr;
 };
 
 // Opens `path` as a nettrace, NetPerf or ETL source. "-" is standard input. A path that is not

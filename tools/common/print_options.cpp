@@ -1,0 +1,89 @@
+#include "common/print_options.h"
+
+#include <charconv>
+#include <optional>
+#include <string_view>
+
+namespace clretw::tools {
+
+namespace {
+
+// "123" or "0x7B" (blanks around it allowed); nullopt for anything else or more than 64 bits.
+std::optional<std::uint64_t> parse_mask(std::string_view t) {
+  while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
+  int base = 10;
+  if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+    base = 16;
+    t.remove_prefix(2);
+  }
+  if (t.empty() || t[0] == '-' || t[0] == '+') return std::nullopt;
+  std::uint64_t v = 0;
+  const auto r = std::from_chars(t.data(), t.data() + t.size(), v, base);
+  if (r.ec != std::errc{} || r.ptr != t.data() + t.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+void add_print_options(CLI::App& app, PrintArgs& a) {
+  PrintOptions& o = a.print;
+  app.add_option("-f,--format", a.format,
+                 "Output: text (default), json (one object per line) or csv; or the sampled stacks as folded\n"
+                 "(one line per distinct stack per thread, 'Thread (tid);root;...;leaf count', for flamegraph.pl\n"
+                 "and inferno) or speedscope (speedscope.app's JSON, one profile per thread), frames named from\n"
+                 "the trace's method events (see --top)")
+      ->check(CLI::IsMember({"text", "json", "csv", "folded", "speedscope"}));
+  app.add_option("--top", o.top,
+                 "Print the N methods with the most exclusive samples, with inclusive samples, instead of events.\n"
+                 "Samples are the CPU samples (EventPipe's sample profiler) unless --filter or --id choose other\n"
+                 "events (e.g. --filter '*/GC/AllocationTick' for allocation stacks)")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--resolve", o.resolve,
+               "Text and JSON: print each event's stack frames by name, innermost first ('frames', beside the\n"
+               "addresses in 'stack'); a file is read twice: first for its method events, rundown included");
+  app.add_option("--sample-interval", o.sample_interval_ms,
+                 "Milliseconds one sample stands for in speedscope's weights (EventPipe's default: 1)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--filter", o.filters, "Only events whose Provider/Name matches this glob, e.g. '*/GC/*' (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--id", o.ids, "Only events with this id, 0 to 65535 (repeatable)")
+      ->allow_extra_args(false)
+      ->check(CLI::Range(0, 65535));
+  app.add_option_function<std::string>(
+         "--keywords",
+         [&o](const std::string& text) {
+           auto mask = parse_mask(text);
+           if (!mask || !*mask) throw CLI::ValidationError("--keywords", "'" + text + "' is not a non-zero keyword mask (e.g. 0x1 or 1)");
+           o.keywords = *mask;
+         },
+         "Only events with any of these keyword bits (e.g. 0x1)");
+  app.add_option("--level", o.level, "Only events of this level or more severe (5 = verbose ... 1 = critical)")
+      ->check(CLI::Range(0, 255));
+  app.add_option("--from", o.from, "Only events at or after this time (ms since the trace start)");
+  app.add_option("--to", o.to, "Only events at or before this time (ms since the trace start)");
+  app.add_flag("--stats", o.stats, "Print counts per provider/event, lost, unknown and malformed events instead of events");
+  app.add_option("--limit", o.limit, "Stop after this many events (per trace); 0: no limit")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--no-progress", a.no_progress, "Do not show progress on stderr (shown only when stderr is a terminal)");
+}
+
+void check_print_options(const CLI::App& app, PrintArgs& a) {
+  PrintOptions& o = a.print;
+  o.format = parse_output_format(a.format).value_or(OutputFormat::text);
+  o.progress = !a.no_progress;
+  if (app.count("--from") && app.count("--to") && o.from > o.to)
+    throw CLI::ValidationError("--from", std::to_string(o.from) + " is after --to " + std::to_string(o.to));
+  for (const std::string& f : o.filters)
+    if (f.empty()) throw CLI::ValidationError("--filter", "an empty pattern matches no event");
+  if (o.stats && o.profile())
+    throw CLI::ValidationError("--stats", "counts events; it does not combine with --top or --format " + a.format);
+  if (o.top && app.count("--format") && a.format != "text")
+    throw CLI::ValidationError("--top", "prints a table; it does not combine with --format " + a.format);
+  if (o.resolve && (a.format == "csv" || o.profile()))
+    throw CLI::ValidationError("--resolve", "names the stacks of text and JSON lines; --format " + a.format +
+                                                " is not one of them" + (o.profile() ? " (profiles are always named)" : ""));
+}
+
+}  // namespace clretw::tools
