@@ -1,5 +1,6 @@
 #!/bin/sh
-# Runs the libFuzzer harnesses, each for a bounded time, on seed corpora made here.
+# Runs the libFuzzer harnesses, each for a bounded time, on seed corpora made here, as many at once
+# as the machine has cores (FUZZ_JOBS overrides).
 #   fuzz/run.sh BUILD_DIR SECONDS [WORK_DIR] [-- LIBFUZZER_OPTIONS...]
 # BUILD_DIR is a clang build with -DCLRETW_FUZZ=ON. Seeds: the traces in ../shared/traces
 # (when present: the small .nettrace files whole, the first events of the NetPerf file) and
@@ -78,23 +79,36 @@ PY
 fi
 printf 'abcabcabcabcabcabcabcabc' > "$work/seeds-xpress/text"
 
-status=0
-run() {  # run NAME MAX_LEN
+jobs=${FUZZ_JOBS:-$(nproc)}
+# fuzz NAME MAX_LEN [OPTIONS...]: one harness; its outcome in $work/NAME.status.
+fuzz() {
   name=$1 max_len=$2
   shift 2
-  echo "== fuzz_$name: ${seconds}s"
-  if ! "$build/fuzz/fuzz_$name" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
+  if "$build/fuzz/fuzz_$name" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
        -print_final_stats=1 -artifact_prefix="$work/$name-" "$@" "$work/$name" "$work/seeds-$name" 2> "$work/$name.log"; then
-    tail -n 60 "$work/$name.log"
+    echo 0 > "$work/$name.status"
+  else
+    echo 1 > "$work/$name.status"
+  fi
+}
+status=0
+report() {  # report NAME: its figures, and its log's end when it found something
+  echo "== fuzz_$1: ${seconds}s $(grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$work/$1.log" | tr '\n' ' ')"
+  if [ "$(cat "$work/$1.status")" != 0 ]; then
+    tail -n 60 "$work/$1.log"
     status=1
   fi
-  grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$work/$name.log" | tr '\n' ' '
-  echo
 }
-run nettrace 65536 "$@"
-run views 4096 "$@"
-run manifest 262144 "$@"
-run ipc 65536 "$@"
-run etl 65536 "$@"
-run xpress 70000 "$@"
+running=""
+for spec in nettrace:65536 views:4096 manifest:262144 ipc:65536 etl:65536 xpress:70000; do
+  fuzz "${spec%%:*}" "${spec#*:}" "$@" &
+  running="$running ${spec%%:*}"
+  if [ "$(echo $running | wc -w)" -ge "$jobs" ]; then
+    wait
+    for name in $running; do report "$name"; done
+    running=""
+  fi
+done
+wait
+for name in $running; do report "$name"; done
 exit $status

@@ -5,7 +5,7 @@
 # are installed if possible (a failure only warns): node/npm for the SARIF schema and
 # speedscope checks, chromium to render speedscope output, clang, the sanitizer runtime.
 set -eu
-required="g++ cmake make libpugixml-dev doctest-dev libkainjow-mustache-dev libcli11-dev libbenchmark-dev"
+required="g++ cmake make ninja-build libpugixml-dev doctest-dev libkainjow-mustache-dev libcli11-dev libbenchmark-dev"
 optional=""
 if [ "${1:-}" = --optional ]; then
   shift
@@ -21,6 +21,7 @@ present() {
   case "$1" in
     nodejs) command -v node >/dev/null 2>&1 ;;
     npm|clang|cmake|make) command -v "$1" >/dev/null 2>&1 ;;
+    ninja-build) command -v ninja >/dev/null 2>&1 ;;
     *) return 1 ;;
   esac
 }

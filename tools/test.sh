@@ -1,39 +1,71 @@
 #!/bin/sh
-# Builds and runs every test, from nothing: installs what is missing, configures with
-# warnings as errors, builds, runs CTest. Reads ../shared (real manifests and traces)
-# when it is there; those tests are skipped, with a message, when it is not.
-#   tools/test.sh [--compiler gcc|clang] [--sanitize] [--build-dir DIR]
+# Builds and runs every test, from nothing: installs what is missing, configures with warnings as
+# errors, builds, runs CTest. Reads ../shared (real manifests and traces) when it is there; the
+# tests that need it are reported as skipped when it is not, and so are those that need `dotnet`.
+#   tools/test.sh [--compiler gcc|clang] [--sanitize] [--core] [--build-dir DIR] [--build-only]
+#                 [-- CTEST_ARGUMENTS...]
+# The plain build is -O2 (as the benchmarks measure) without debug information, which would more
+# than double the compile time of the generated decoders; test programs compile at -O0.
+# --sanitize   AddressSanitizer + UndefinedBehaviorSanitizer, at -O1 (the generated code at -O0);
+#              with clang also the libFuzzer harnesses (fuzz/run.sh runs them). The decoders of the
+#              real ClrEtwAll.man files and the benchmarks are left to the plain build.
+# --core       without the generator (CLRETW_GENERATOR=OFF, pugixml out of reach): the runtime, the
+#              built-in decoders and the tools stand alone.
+# --build-only configure and build, run nothing.
 set -eu
 cd "$(dirname "$0")/.."
 compiler=gcc
 sanitize=OFF
+core=OFF
 build=""
+run_tests=1
 while [ $# -gt 0 ]; do
   case "$1" in
-    --compiler) compiler=$2; shift 2 ;;
+    --compiler) [ $# -ge 2 ] || set -- --usage; compiler=$2; shift 2 ;;
     --sanitize) sanitize=ON; shift ;;
-    --build-dir) build=$2; shift 2 ;;
-    *) echo "usage: tools/test.sh [--compiler gcc|clang] [--sanitize] [--build-dir DIR]" >&2; exit 2 ;;
+    --core) core=ON; shift ;;
+    --build-dir) [ $# -ge 2 ] || set -- --usage; build=$2; shift 2 ;;
+    --build-only) run_tests=0; shift ;;
+    --) shift; break ;;
+    *) echo "usage: tools/test.sh [--compiler gcc|clang] [--sanitize] [--core] [--build-dir DIR] [--build-only] [-- CTEST_ARGUMENTS...]" >&2
+       exit 2 ;;
   esac
 done
+case "$compiler" in
+  gcc) cxx=g++ ;;
+  clang) cxx=clang++ ;;
+  *) echo "tools/test.sh: --compiler is gcc or clang, not '$compiler'" >&2; exit 2 ;;
+esac
 extra="nodejs npm chromium"
 [ "$compiler" = clang ] && extra="$extra clang"
 [ "$sanitize" = ON ] && [ "$compiler" = clang ] && extra="$extra libclang-rt-dev"
 # shellcheck disable=SC2086
 tools/deps.sh --optional $extra
-if [ "$compiler" = clang ] && ! command -v clang++ >/dev/null 2>&1; then
-  echo "clretw: clang++ is not available" >&2
+if ! command -v "$cxx" >/dev/null 2>&1; then
+  echo "tools/test.sh: $cxx is not available" >&2
   exit 1
 fi
 # The SARIF schema check uses ajv from the npm registry (versions pinned in the lock file).
-if command -v npm >/dev/null 2>&1 && [ ! -d tests/validate/node_modules ]; then
+if [ "$core" = OFF ] && command -v npm >/dev/null 2>&1 && [ ! -d tests/validate/node_modules ]; then
   npm ci --prefix tests/validate --no-audit --no-fund --loglevel=error || echo "clretw: npm ci failed; the SARIF schema test will be skipped"
 fi
-[ -n "$build" ] || build="build-test-$compiler$( [ "$sanitize" = ON ] && echo -asan || true )"
-cxx=g++
-[ "$compiler" = clang ] && cxx=clang++
-cmake -S . -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLRETW_WERROR=ON \
-      -DCLRETW_SANITIZE="$sanitize" >/dev/null
+suffix="$compiler$( [ "$sanitize" = ON ] && echo -asan || true)$( [ "$core" = ON ] && echo -core || true)"
+[ -n "$build" ] || build="build-test-$suffix"
+options="-DCMAKE_CXX_COMPILER=$cxx -DCLRETW_WERROR=ON -DCMAKE_BUILD_TYPE=Release"
+if [ "$sanitize" = ON ]; then
+  flags="-O1"
+  [ "$compiler" = clang ] && flags="$flags -gline-tables-only" || flags="$flags -g1"
+  options="$options -DCLRETW_SANITIZE=ON -DCLRETW_BUILD_BENCH=OFF -DCLRETW_TEST_REAL_MANIFESTS=OFF"
+  [ "$compiler" = clang ] && options="$options -DCLRETW_FUZZ=ON"
+else
+  flags="-O2"
+fi
+[ "$core" = ON ] && options="$options -DCLRETW_GENERATOR=OFF -DCMAKE_DISABLE_FIND_PACKAGE_pugixml=ON"
+generator=""
+command -v ninja >/dev/null 2>&1 && [ ! -f "$build/Makefile" ] && generator="-G Ninja"
+# shellcheck disable=SC2086
+cmake -S . -B "$build" $generator $options "-DCMAKE_CXX_FLAGS_RELEASE=$flags -DNDEBUG" >/dev/null
 cmake --build "$build" -j "$(nproc)"
+[ "$run_tests" = 1 ] || exit 0
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-ctest --test-dir "$build" -j "$(nproc)" --output-on-failure
+ctest --test-dir "$build" -j "$(nproc)" --output-on-failure "$@"
