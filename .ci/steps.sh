@@ -14,15 +14,22 @@ step() {
   id=$1 what=$2
   shift 2
   t0=$(date +%s)
-  set +e
-  ("$@") >"$ci_logs/$id.log" 2>&1
-  status=$?
-  set -e
+  status=0
+  (
+    s=0
+    "$@" || s=$?
+    times >"$ci_logs/$id.times"  # the second line: the command's user and system CPU time
+    exit $s
+  ) >"$ci_logs/$id.log" 2>&1 || status=$?
   seconds=$(($(date +%s) - t0))
+  cpu=$(sed -n '2p' "$ci_logs/$id.times" 2>/dev/null | awk '{ n = 0
+    for (i = 1; i <= 2; ++i) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] }
+    printf "%.0f", n }')
   if [ "$status" -eq 0 ]; then outcome=ok; else outcome=FAILED; fi
   # One write per report, so that the lanes' reports do not interleave.
   {
-    printf '== %-6s %4d s  %s  (%s; at %d s)\n' "$outcome" "$seconds" "$what" "$id" "$(($(date +%s) - ci_start))"
+    printf '== %-6s %4d s  %s  (%s; CPU %s s; at %d s)\n' "$outcome" "$seconds" "$what" "$id" "${cpu:-?}" \
+      "$(($(date +%s) - ci_start))"
     grep -E '^(SKIPPED|ci:)' "$ci_logs/$id.log" | sed 's/^/     /' || true
     if [ "$status" -ne 0 ]; then
       echo "     status $status; the end of ci-logs/$id.log:"
@@ -30,15 +37,15 @@ step() {
     fi
   } >"$ci_logs/$id.report"
   cat "$ci_logs/$id.report"
-  printf '%s|%s|%s\n' "$outcome" "$seconds" "$what" >>"$ci_logs/steps"
+  printf '%s|%s|%s|%s\n' "$outcome" "$seconds" "${cpu:-?}" "$what" >>"$ci_logs/steps"
   return "$status"
 }
 
 summary() {
   echo
-  printf '%-7s %7s  %s\n' outcome seconds step
-  while IFS='|' read -r outcome seconds what; do
-    printf '%-7s %7s  %s\n' "$outcome" "$seconds" "$what"
+  printf '%-7s %7s %7s  %s\n' outcome seconds CPU step
+  while IFS='|' read -r outcome seconds cpu what; do
+    printf '%-7s %7s %7s  %s\n' "$outcome" "$seconds" "$cpu" "$what"
   done <"$ci_logs/steps"
   total=$(($(date +%s) - ci_start))
   failed=$(grep -c '^FAILED' "$ci_logs/steps" || true)
