@@ -1,8 +1,9 @@
 # Writes a C++ source that embeds text files, so clretw-gen carries its
-# templates and the CLR fix-up overlay, and the built-in manifests, and runs from any directory.
-#   cmake -DOUT=embedded.cpp -DTEMPLATES="a.mustache;b.mustache" -DFIXUPS=clr-fixups.xml -P Embed.cmake
-#   cmake -DOUT=embedded_manifests.cpp -DMANIFESTS="a.man;b.man" -P Embed.cmake
-# (the manifests in a source of their own: only what reads them links them in).
+# templates, the CLR fix-up overlay and the built-in manifests, and runs from any directory.
+#   cmake -DOUT=embedded_templates.cpp -DTEMPLATES="a.mustache;b.mustache" -P Embed.cmake  (the C++ emitter's)
+#   cmake -DOUT=embedded_fixups.cpp -DFIXUPS=clr-fixups.xml -P Embed.cmake                   (the front end's)
+#   cmake -DOUT=embedded_manifests.cpp -DMANIFESTS="a.man;b.man" -P Embed.cmake              (clretw-gen config's)
+# (each in a source of its own, in the stage that reads it).
 set(delim "clretw_embed")
 function(_raw var file)
   file(READ "${file}" text)
@@ -85,6 +86,19 @@ const std::size_t kBuiltinManifestCount = ${count};
   return()
 endif()
 
+if(DEFINED FIXUPS)
+  _raw(fixups "${FIXUPS}")
+  _write_if_changed("// Generated at build time by cmake/Embed.cmake. Do not edit.
+namespace clretw::gen {
+
+extern const char* const kClrFixupsText;
+const char* const kClrFixupsText = ${fixups};
+
+}  // namespace clretw::gen
+")
+  return()
+endif()
+
 set(names "")
 set(texts "")
 list(LENGTH TEMPLATES count)
@@ -94,7 +108,6 @@ foreach(t IN LISTS TEMPLATES)
   string(APPEND names "    \"${name}\",\n")
   string(APPEND texts "    ${raw},\n")
 endforeach()
-_raw(fixups "${FIXUPS}")
 
 set(content "// Generated at build time by cmake/Embed.cmake. Do not edit.
 #include <cstddef>
@@ -104,14 +117,12 @@ namespace clretw::gen {
 extern const char* const kTemplateNames[];
 extern const char* const kTemplateTexts[];
 extern const std::size_t kTemplateCount;
-extern const char* const kClrFixupsText;
 
 const char* const kTemplateNames[] = {
 ${names}};
 const char* const kTemplateTexts[] = {
 ${texts}};
 const std::size_t kTemplateCount = ${count};
-const char* const kClrFixupsText = ${fixups};
 
 }  // namespace clretw::gen
 ")

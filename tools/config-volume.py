@@ -2,14 +2,14 @@
 """Measures how many events of each kind the real .NET runtime writes for tests/dotnet/workload, for
 clretw-gen config's ranking of the events a setting enables beyond those asked for.
 
-  tools/config-volume.py CLRETW_DUMP [WORKLOAD_DLL] > generator/src/config_volume.inc
+  tools/config-volume.py CLRETW_DUMP [WORKLOAD_DLL] > generator/emit/src/config_volume.inc
 
 For every keyword of the runtime and private providers in manifest/ClrEtwBuiltin.man, runs one round of
 the workload under EventPipe with that keyword alone at level 5 (and once with the sample profiler),
 counts the events with `clretw-dump --stats` and keeps, per provider and event name, the most any run
 produced (one keyword at a time: some keywords change what others write, as GCSampledObjectAllocation*
 replaces GC/AllocationTick). Without WORKLOAD_DLL the workload is built into a temporary directory.
-Prints the rows of generator/src/config_volume.inc (config.cpp's table), most frequent first per provider.
+Prints the rows of generator/emit/src/config_volume.inc (config.cpp's table), most frequent first per provider.
 """
 import os
 import re

@@ -2,7 +2,8 @@
 //
 // A generated view merges every version of one event. Its factory checks the
 // payload once: in generated straight-line code where the generator could write
-// the layout out (quick(), ending in verified()), else with the layout engine
+// the layout out (quick(), which calls the check<PointerSize>() of the version's
+// payload struct (layout_view.h) and ends in verified()), else with the layout engine
 // (layout.h's walk(), through init()); afterwards each accessor is a table
 // lookup (field location for this version and pointer size) and an unaligned
 // load. Where a string's text ends and where the next element of a

@@ -108,7 +108,7 @@ struct ConfigCommand {
 int run_config(const ConfigCommand& command, std::ostream& out, std::ostream& err);
 
 // How many times one round of the workload of tests/dotnet produced the event in
-// runs with one keyword on, at most (generator/src/config_volume.inc, made by
+// runs with one keyword on, at most (generator/emit/src/config_volume.inc, made by
 // tools/config-volume.py); nullopt when it was never seen. Noisiest first means:
 // the larger this count, then the higher level (verbose first), then by name.
 std::optional<std::uint64_t> reference_volume(std::string_view provider, std::string_view display_name);

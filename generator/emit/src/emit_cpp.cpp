@@ -204,7 +204,8 @@ class Emitter {
 
   std::optional<EmitResult> run() {
     const auto& templates = options_.templates.empty() ? builtin_templates() : options_.templates;
-    for (const char* name : {"provider.h.mustache", "provider.cpp.mustache", "events.h.mustache", "all.cpp.mustache"}) {
+    for (const char* name : {"provider.h.mustache", "provider.cpp.mustache", "events.h.mustache", "all.cpp.mustache",
+                             "struct_check.mustache", "check_steps.mustache", "layout_view.mustache"}) {
       if (!templates.count(name)) {
         report(diags_, RuleId::unreadable_file, name, {}, std::string("template '") + name + "' is missing");
         return std::nullopt;
@@ -286,7 +287,7 @@ class Emitter {
   }
 
   std::string render(const std::map<std::string, std::string>& templates, const std::string& name, const mst::data& d) {
-    mst::mustache tmpl(templates.at(name));
+    mst::mustache tmpl(standalone(templates.at(name)));
     tmpl.set_custom_escape([](const std::string& s) { return s; });
     if (!tmpl.is_valid()) {
       report(diags_, RuleId::xml_syntax, name, {}, "template error: " + tmpl.error_message());
@@ -295,12 +296,68 @@ class Emitter {
     mst::data ctx = d;
     for (const auto& [tname, text] : templates) {
       if (tname.size() > 9 && tname.compare(tname.size() - 9, 9, ".mustache") == 0 && tname.find('.') == tname.size() - 9) {
-        const std::string body = text;
+        const std::string body = standalone(text);
         ctx.set(tname.substr(0, tname.size() - 9), mst::partial([body] { return body; }));
       }
     }
     std::string out = tmpl.render(ctx);
     if (!tmpl.is_valid()) report(diags_, RuleId::xml_syntax, name, {}, "template error: " + tmpl.error_message());
+    return unstandalone(out);
+  }
+
+  // Standalone lines as the mustache spec has them: a line that holds nothing but one section,
+  // inverted section, end of section, partial, comment or delimiter tag (and blanks) is not
+  // written. kainjow mustache drops such a line only when it renders the section, never that of
+  // a partial or delimiter tag; so each one is marked here (kStandalone after the tag) and
+  // unstandalone() drops the lines the marks end up on.
+  static constexpr char kStandalone = '\x01';  // never in generated text (cpp_string() escapes it)
+
+  static std::string standalone(const std::string& text) {
+    std::string out, open = "{{", close = "}}";
+    for (std::size_t b = 0; b < text.size();) {
+      std::size_t e = text.find('\n', b);
+      e = e == std::string::npos ? text.size() : e + 1;
+      const std::string_view line(text.data() + b, e - b);
+      b = e;
+      const std::size_t first = line.find_first_not_of(" \t");
+      const std::size_t last = line.find_last_not_of(" \t\r\n");
+      const bool tag = first != std::string_view::npos && line.compare(first, open.size(), open) == 0 &&
+                       last + 1 >= close.size() && line.compare(last + 1 - close.size(), close.size(), close) == 0 &&
+                       first + open.size() < last + 1 - close.size() &&
+                       std::string_view("#^/>!=").find(line[first + open.size()]) != std::string_view::npos &&
+                       line.find(open, first + open.size()) == std::string_view::npos;
+      if (!tag) {
+        out += line;
+        continue;
+      }
+      const std::string_view t = line.substr(first, last + 1 - first);
+      out += t;
+      out += kStandalone;
+      out += line.substr(last + 1);
+      if (t[open.size()] == '=') {  // {{=<% %>=}}: the delimiters from here on
+        const std::string_view inner = t.substr(open.size() + 1, t.size() - open.size() - close.size() - 2);
+        const std::size_t space = inner.find(' ');
+        open = std::string(inner.substr(0, space));
+        close = std::string(inner.substr(inner.find_first_not_of(' ', space)));
+      }
+    }
+    return out;
+  }
+
+  static std::string unstandalone(const std::string& text) {
+    std::string out;
+    for (std::size_t b = 0; b < text.size();) {
+      std::size_t e = text.find('\n', b);
+      e = e == std::string::npos ? text.size() : e + 1;
+      std::string line = text.substr(b, e - b);
+      b = e;
+      if (line.find(kStandalone) == std::string::npos) {
+        out += line;
+        continue;
+      }
+      std::erase(line, kStandalone);
+      if (line.find_first_not_of(" \t\r\n") != std::string::npos) out += line;
+    }
     return out;
   }
 
@@ -428,7 +485,7 @@ class Emitter {
       const bool has_check = c.template_records.count(r) && c.layout_views.count(r) &&
                              !(r->layout[0].fixed() && r->layout[1].fixed());
       rd.set("has_check", has_check);
-      if (has_check) rd.set("check", "&::clretw::check_layout<" + c.ns + "::templates::" + c.record_struct.at(r) + ">");
+      if (has_check) rd.set("check_struct", c.ns + "::templates::" + c.record_struct.at(r));
       c.records.push_back(rd);
     }
     d.set("records", c.records);
@@ -610,14 +667,19 @@ class Emitter {
     d.set("nsegs", std::to_string(r.layout[1].segments.size()));
     mst::data fields{mst::data::type::list};
     for (const FieldDesc& f : r.fields) {
-      std::string init = "{.name = " + cpp_string(f.name) + ", .type = ::clretw::InType::" + intype_enumerator(f.type);
-      if (f.out != OutType::Default) init += ", .out = ::clretw::OutType::" + outtype_enumerator(f.out);
-      if (f.count.kind != Extent::Kind::none) init += ", .count = " + extent_init(f.count);
-      if (f.length.kind != Extent::Kind::none) init += ", .length = " + extent_init(f.length);
-      if (f.map) init += ", .map = &" + c.map_const.at(f.map);
-      if (f.members) init += ", .members = &" + c.record_const.at(f.members);
       mst::data x;
-      x.set("init", init + "}");
+      x.set("name_literal", cpp_string(f.name));
+      x.set("intype", intype_enumerator(f.type));
+      x.set("has_out", f.out != OutType::Default);
+      x.set("outtype", outtype_enumerator(f.out));
+      x.set("has_count", f.count.kind != Extent::Kind::none);
+      x.set("count", extent_init(f.count));
+      x.set("has_length", f.length.kind != Extent::Kind::none);
+      x.set("length", extent_init(f.length));
+      x.set("has_map", f.map != nullptr);
+      x.set("map", f.map ? c.map_const.at(f.map) : std::string());
+      x.set("has_members", f.members != nullptr);
+      x.set("members", f.members ? c.record_const.at(f.members) : std::string());
       fields.push_back(x);
     }
     d.set("fields", fields);
@@ -666,154 +728,281 @@ class Emitter {
     d.set("display", display);
     d.set("where", where(c, loc.line));
     // What the struct declares and uses unqualified in its body, and its own name.
-    NameScope members({"record", "decode", "encode", "for_each_field", "fields", "visit", "View"},
+    NameScope members({"record", "decode", "encode", "for_each_field", "fields", "visit", "check", "View"},
                       "struct " + c.ns.substr(2) + "::templates::" + name, &renames_);
     members.reserve(name, "the struct itself");
     mst::data list{mst::data::type::list};
     std::vector<std::string> mnames;
+    std::vector<mst::data> tie;
+    std::vector<std::size_t> widths;
     for (std::size_t i = 0; i < r.fields.size(); ++i) {
       const FieldDesc& f = r.fields[i];
       mst::data m;
       m.set("type", member_type(c, f));
       mnames.push_back(members.take_name(f.name, "_", c.field_origin.at(&f)));
       m.set("mname", mnames.back());
-      m.set("index", std::to_string(i));
       m.set("comment", member_comment(r, f));
       list.push_back(m);
+      mst::data t;
+      t.set("mname", mnames.back());
+      tie.push_back(t);
+      widths.push_back(mnames.back().size() + 4);  // "s.NAME, "
     }
     d.set("members", list);
     d.set("has_members", !r.fields.empty());
-    const std::string view = layout_view(c, r, name, mnames);
-    if (!view.empty()) c.layout_views.insert(&r);
-    d.set("layout_view", view);
-    d.set("has_layout_view", !view.empty());
+    d.set("tie", lines_of(tie, widths));
+    const std::optional<mst::data> check = struct_check(r);
+    d.set("has_check", check.has_value());
+    if (check) d.set("check", *check);
+    mst::data view;
+    const bool has_view = layout_view(c, r, name, mnames, view);
+    if (has_view) c.layout_views.insert(&r);
+    d.set("has_layout_view", has_view);
+    d.set("view", view);
     c.structs.push_back(d);
     return name;
   }
 
-  // The layout view of record r, nested in its owning struct: View<PointerSize> reads one
-  // version's layout in place. Its check is quick_case()'s straight-line code for each
-  // pointer size, and every accessor a load at an offset known here (or at a segment start
-  // the check found, plus one). Empty for a record with a part quick_case() leaves to the
-  // layout engine, a string array, a byte array with a count, or a struct array whose
-  // elements vary in size: the event views read those.
-  std::string layout_view(Ctx& c, const RecordDesc& r, const std::string& sname, const std::vector<std::string>& mnames) {
-    std::string checks[2];
-    for (unsigned psi = 0; psi < 2; ++psi)
-      if (!quick_case(r, psi ? 8u : 4u, checks[psi])) return {};
+  // Items of a list in lines of about kLineItems characters (`widths`: each item's), for a
+  // template to write: each line {items, more: another line follows, indent: of the next line
+  // where the template does not fix it}, each item with `sep` (a separator and a space follow it
+  // on its line) or `eol` (a separator ends the line).
+  static mst::data lines_of(const std::vector<mst::data>& items, const std::vector<std::size_t>& widths,
+                            const std::string& indent = {}) {
+    static constexpr std::size_t kLineItems = 90;
+    mst::data lines{mst::data::type::list};
+    std::vector<std::pair<std::size_t, std::size_t>> spans;  // [begin, end) of each line
+    std::size_t width = 0;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (spans.empty() || (width + widths[i] > kLineItems && i > spans.back().first)) {
+        spans.emplace_back(i, i);
+        width = 0;
+      }
+      spans.back().second = i + 1;
+      width += widths[i];
+    }
+    for (std::size_t l = 0; l < spans.size(); ++l) {
+      mst::data line;
+      mst::data list{mst::data::type::list};
+      for (std::size_t i = spans[l].first; i < spans[l].second; ++i) {
+        mst::data item = items[i];
+        const bool last_on_line = i + 1 == spans[l].second;
+        item.set("sep", !last_on_line);
+        item.set("eol", last_on_line && l + 1 < spans.size());
+        list.push_back(item);
+      }
+      line.set("items", list);
+      line.set("more", l + 1 < spans.size());
+      line.set("indent", indent);
+      lines.push_back(line);
+    }
+    return lines;
+  }
+
+  // One step of a layout's straight-line check (clretw::LayoutCursor, layout_view.h).
+  struct Step {
+    enum class Kind { segment, skip, array, utf16z, ansiz };
+    Kind kind = Kind::segment;
+    std::uint64_t n = 0;            // segment: its index; array: a constant count
+    std::uint64_t bytes = 0;        // segment: its fixed part; skip, array: the item size
+    unsigned count_width = 0;       // array: bytes of its count field (0: a constant count)
+    std::uint32_t count_seg = 0, count_off = 0;  // array: where the count field is
+    bool operator==(const Step&) const = default;
+  };
+
+  // The straight-line check of r's layout at pointer size ps: accepts exactly what walk()
+  // accepts and fills the segment starts as walk() does. Layouts whose variable items are
+  // NUL-terminated strings or arrays of fixed-size elements (scalars, strings of constant
+  // length, fixed-size structs) with a constant count or a count field before them are
+  // written out; for the others (false) the layout engine decides.
+  static bool check_steps(const RecordDesc& r, unsigned ps, std::vector<Step>& steps) {
+    const Layout& l = r.layout_for(ps);
+    for (std::uint32_t s = 0; s < l.segments.size(); ++s) {
+      const Segment& sg = l.segments[s];
+      steps.push_back(Step{Step::Kind::segment, s, sg.fixed, 0, 0, 0});
+      if (sg.var_field == kNoField) break;
+      const FieldDesc& f = r.fields[sg.var_field];
+      const std::uint32_t elem = element_size(f, ps);
+      if (elem != kVariable) {
+        Step a{Step::Kind::array, 0, elem, 0, 0, 0};
+        switch (f.count.kind) {
+          case Extent::Kind::none: a.kind = Step::Kind::skip; break;
+          case Extent::Kind::constant: a.n = f.count.value; break;
+          case Extent::Kind::field: {
+            const FieldPlace& at = l.places[f.count.value];
+            if (at.seg > s || !(at.size == 1 || at.size == 2 || at.size == 4 || at.size == 8)) return false;
+            a.count_width = at.size;
+            a.count_seg = at.seg;
+            a.count_off = at.off;
+            break;
+          }
+        }
+        if (elem != 0) steps.push_back(a);
+      } else if ((f.type == InType::UnicodeString || f.type == InType::AnsiString) &&
+                 f.length.kind == Extent::Kind::none && f.count.kind == Extent::Kind::none) {
+        steps.push_back(Step{f.type == InType::UnicodeString ? Step::Kind::utf16z : Step::Kind::ansiz, 0, 0, 0, 0, 0});
+      } else {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // A number that may differ by pointer size, as an expression of PointerSize.
+  static std::string by_ps(std::uint64_t v4, std::uint64_t v8) {
+    return v4 == v8 ? std::to_string(v8) : "(PointerSize == 8 ? " + std::to_string(v8) + "u : " + std::to_string(v4) + "u)";
+  }
+
+  // The steps for pointer sizes 4 and 8 (the same steps, but for sizes and offsets) as a template
+  // writes them (check_steps.mustache), in lines.
+  static mst::data steps_data(const std::vector<Step>& s4, const std::vector<Step>& s8, std::size_t indent) {
+    std::vector<mst::data> items;
+    std::vector<std::size_t> widths;
+    for (std::size_t i = 0; i < s8.size(); ++i) {
+      const Step& a = s4[i];
+      const Step& s = s8[i];
+      mst::data d;
+      d.set("segment", s.kind == Step::Kind::segment);
+      d.set("skip", s.kind == Step::Kind::skip);
+      d.set("array", s.kind == Step::Kind::array);
+      d.set("utf16z", s.kind == Step::Kind::utf16z);
+      d.set("ansiz", s.kind == Step::Kind::ansiz);
+      d.set("n", std::to_string(s.n));
+      d.set("bytes", by_ps(a.bytes, s.bytes));
+      d.set("by_field", s.count_width != 0);
+      d.set("count_type", s.count_width ? uint_type(s.count_width) : std::string());
+      d.set("count_seg", std::to_string(s.count_seg));
+      d.set("count_off", by_ps(a.count_off, s.count_off));
+      d.set("has_count_off", a.count_off != 0 || s.count_off != 0);
+      items.push_back(d);
+      const std::size_t numbers = a.bytes == s.bytes && a.count_off == s.count_off ? 0 : 24;
+      widths.push_back(numbers + (s.kind == Step::Kind::segment ? 26 : s.kind == Step::Kind::array ? (s.count_width ? 60 : 24) : 16));
+    }
+    return lines_of(items, widths, std::string(indent, ' '));
+  }
+
+  // Whether two checks are the same steps but for sizes and offsets (one check with expressions of
+  // PointerSize writes both).
+  static bool same_but_numbers(const std::vector<Step>& a, const std::vector<Step>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (a[i].kind != b[i].kind || a[i].n != b[i].n || a[i].count_width != b[i].count_width || a[i].count_seg != b[i].count_seg)
+        return false;
+    return true;
+  }
+
+  // A payload struct's check<PointerSize>() (struct_check.mustache): one chain of steps when both
+  // pointer sizes have the same steps (their sizes and offsets as expressions of PointerSize
+  // where they differ), else one per pointer size (a pointer size whose layout the layout engine
+  // checks has none); none when neither has one.
+  static std::optional<mst::data> struct_check(const RecordDesc& r) {
+    std::vector<Step> steps[2];
+    bool ok[2];
+    for (unsigned psi = 0; psi < 2; ++psi) ok[psi] = check_steps(r, psi ? 8u : 4u, steps[psi]);
+    if (!ok[0] && !ok[1]) return std::nullopt;
+    mst::data d;
+    const bool same = ok[0] && ok[1] && same_but_numbers(steps[0], steps[1]);
+    d.set("same", same);
+    d.set("both", ok[0] && ok[1] && !same);
+    d.set("only8", ok[1] && !ok[0]);
+    d.set("only4", ok[0] && !ok[1]);
+    // Continuation lines start under the first step: after "    return " or, in a branch, "      return ".
+    const std::size_t indent = same || !ok[0] || !ok[1] ? 11 : 13;
+    if (same) {
+      d.set("steps", steps_data(steps[0], steps[1], indent));
+    } else {
+      d.set("steps", steps_data(steps[ok[1] ? 1 : 0], steps[ok[1] ? 1 : 0], indent));
+      d.set("steps4", steps_data(steps[0], steps[0], indent));
+    }
+    return d;
+  }
+
+  // The layout view of record r, nested in its owning struct (layout_view.mustache):
+  // View<PointerSize> reads one version's layout in place, checked by the struct's check(),
+  // and every accessor is a load at an offset known here (or at a segment start the check
+  // found, plus one). None (false) for a record with a part the check leaves to the layout
+  // engine, a string array, a byte array with a count, or a struct array whose elements vary
+  // in size: the event views read those.
+  bool layout_view(Ctx& c, const RecordDesc& r, const std::string& sname, const std::vector<std::string>& mnames,
+                   mst::data& out) {
+    for (unsigned psi = 0; psi < 2; ++psi) {
+      std::vector<Step> steps;
+      if (!check_steps(r, psi ? 8u : 4u, steps)) return false;
+    }
     const Layout& l4 = r.layout_for(4);
     const Layout& l8 = r.layout_for(8);
-    if (l4.segments.size() != l8.segments.size()) return {};
+    if (l4.segments.size() != l8.segments.size()) return false;
     const std::size_t segs = l8.segments.size();
-    // A value that may differ by pointer size, as an expression of PointerSize.
-    auto by_ps = [](std::uint64_t v4, std::uint64_t v8) {
-      return v4 == v8 ? std::to_string(v8) : "(PointerSize == 8 ? " + std::to_string(v8) + "u : " + std::to_string(v4) + "u)";
-    };
     NameScope scope({"View", "verify", "payload", "consumed", "trailing_bytes", "for_each_field", "copy_to", "check", "at", "kSize",
-                     "PointerSize", "p_", "size_", "end_", "seg_", "d_", "n_", "pos_"},
+                     "PointerSize", "p_", "size_", "end_", "seg_", "d_", "n_", "pos_", "fields"},
                     "class " + c.ns.substr(2) + "::templates::" + sname + "::View", &renames_);
-    std::string accessors, visits, copies;
+    mst::data accessors{mst::data::type::list};
+    std::vector<mst::data> values;
+    std::vector<std::size_t> widths;
     for (std::uint32_t i = 0; i < r.fields.size(); ++i) {
       const FieldDesc& f = r.fields[i];
       const FieldPlace& p4 = l4.places[i];
       const FieldPlace& p8 = l8.places[i];
-      if (p4.seg != p8.seg) return {};
-      const std::string at = "p_" + (p8.seg ? " + seg_[" + std::to_string(p8.seg) + "]" : std::string()) +
+      if (p4.seg != p8.seg) return false;
+      const std::string at = "this->p_" + (p8.seg ? " + this->seg_[" + std::to_string(p8.seg) + "]" : std::string()) +
                              (p4.off || p8.off ? " + " + by_ps(p4.off, p8.off) : std::string());
       // The field's size in bytes: fixed, or up to the next segment (a variable part ends its segment).
       std::string size;
       if (p4.size != kVariable && p8.size != kVariable) size = by_ps(p4.size, p8.size);
       else if (p4.size == kVariable && p8.size == kVariable && p8.seg + 1 < segs)
-        size = "(seg_[" + std::to_string(p8.seg + 1) + "]" + (p8.seg ? " - seg_[" + std::to_string(p8.seg) + "]" : std::string()) +
+        size = "(this->seg_[" + std::to_string(p8.seg + 1) + "]" + (p8.seg ? " - this->seg_[" + std::to_string(p8.seg) + "]" : std::string()) +
                (p4.off || p8.off ? " - " + by_ps(p4.off, p8.off) : std::string()) + ")";
-      else return {};
+      else return false;
       const bool array = f.count.kind != Extent::Kind::none;
-      std::string type, body;
+      mst::data a;
+      for (const char* kind : {"scalar", "array", "bytes", "elements", "utf16", "ansi"}) a.set(kind, false);
+      a.set("at", at);
+      a.set("size", size);
+      a.set("terminated", f.length.kind == Extent::Kind::none ? "true" : "false");
       if (f.type == InType::Struct) {
         const std::uint32_t e4 = element_size(f, 4), e8 = element_size(f, 8);
-        if (!f.members || !c.layout_views.count(f.members) || e4 == kVariable || e8 == kVariable || e4 == 0 || e8 == 0) return {};
-        type = "::clretw::ElementRange<" + c.ns + "::templates::" + c.record_struct.at(f.members) + "::View<PointerSize>>";
-        body = "return {" + at + ", " + size + " / " + by_ps(e4, e8) + "};";
+        if (!f.members || !c.layout_views.count(f.members) || e4 == kVariable || e8 == kVariable || e4 == 0 || e8 == 0) return false;
+        a.set("type", "::clretw::ElementRange<" + c.ns + "::templates::" + c.record_struct.at(f.members) + "::View<PointerSize>>");
+        a.set("elements", true);
+        a.set("width", by_ps(e4, e8));
       } else if (f.type == InType::UnicodeString || f.type == InType::AnsiString) {
-        if (array) return {};
-        const bool terminated = f.length.kind == Extent::Kind::none;
-        const std::string text = "::clretw::string_text(" + at + ", " + size + ", " + (f.type == InType::UnicodeString ? "2" : "1") +
-                                 ", " + (terminated ? "true" : "false") + ")";
-        if (f.type == InType::UnicodeString) {
-          type = "::clretw::Utf16View";
-          body = "return {" + at + ", " + text + " / 2};";
-        } else {
-          type = "::std::string_view";
-          body = "return {reinterpret_cast<const char*>(" + at + "), " + text + "};";
-        }
+        if (array) return false;
+        a.set("type", f.type == InType::UnicodeString ? "::clretw::Utf16View" : "::std::string_view");
+        a.set(f.type == InType::UnicodeString ? "utf16" : "ansi", true);
       } else if (f.type == InType::Binary || f.type == InType::Sid) {
-        if (array || f.type == InType::Sid) return {};
-        type = "::clretw::Bytes";
-        body = "return {" + at + ", " + size + "};";
+        if (array || f.type == InType::Sid) return false;
+        a.set("type", "::clretw::Bytes");
+        a.set("bytes", true);
       } else {
         const std::string t = f.map && is_integer(f.type) ? c.ns + "::" + c.map_enum.at(f.map) : scalar_cpp_type(f.type);
         const unsigned w4 = scalar_size(f.type, 4), w8 = scalar_size(f.type, 8);
-        if (w4 == 0 || w8 == 0) return {};
-        const std::string width = w4 == w8 ? std::to_string(w8) : "PointerSize";
+        if (w4 == 0 || w8 == 0) return false;
         if (array) {
-          type = "::clretw::ArrayView<" + t + ">";
-          body = "return {" + at + ", " + size + " / " + by_ps(w4, w8) + ", " + by_ps(w4, w8) + "};";
+          a.set("type", "::clretw::ArrayView<" + t + ">");
+          a.set("array", true);
+          a.set("width", by_ps(w4, w8));
         } else {
-          type = t;
-          body = "return ::clretw::load_value_w<" + t + ", " + width + ">(" + at + ");";
+          a.set("type", t);
+          a.set("scalar", true);
+          a.set("width", w4 == w8 ? std::to_string(w8) : std::string("PointerSize"));
         }
       }
       const std::string aname = scope.take(mnames[i], "_", c.field_origin.at(&f));
-      accessors += "    // " + member_comment(r, f) + "\n    " + type + " " + aname + "() const noexcept { " + body + " }\n";
-      // Accessors through this->: a parameter or local may bear a field's name.
-      const std::string call = "this->" + aname + "()";
-      visits += "      f(" + cpp_string(f.name) + ", " + call + ");\n";
-      const std::string m = "out." + mnames[i];
-      if (f.type == InType::Struct) {
-        copies += "      {\n        const auto r = " + call + ";\n        " + m + ".resize(r.size());\n"
-                  "        for (::std::size_t k = 0; k < r.size(); ++k) r[k].copy_to(" + m + "[k]);\n      }\n";
-      } else if (f.type == InType::UnicodeString) {
-        copies += "      " + call + ".append_utf8(" + m + ");\n";
-      } else if (f.type == InType::AnsiString || f.type == InType::Binary || array) {
-        copies += "      {\n        const auto v = " + call + ";\n        " + m + ".assign(v.begin(), v.end());\n      }\n";
-      } else {
-        copies += "      " + m + " = " + call + ";\n";
-      }
+      a.set("aname", aname);
+      accessors.push_back(a);
+      mst::data v;
+      v.set("aname", aname);
+      values.push_back(v);
+      widths.push_back(aname.size() + 8);  // "&View::NAME, "
     }
-    std::string out;
-    out += "  /// " + sname + " read in place, laid out for pointers of PointerSize bytes (4 or 8):\n"
-           "  /// verify() checks the payload once, and each accessor is a load at an offset fixed at\n"
-           "  /// generation time. Bytes after the layout (what a newer version appended) are skipped.\n"
-           "  template <unsigned PointerSize>\n  class View {\n"
-           "    static_assert(PointerSize == 4 || PointerSize == 8, \"pointers are 4 or 8 bytes\");\n\n   public:\n"
-           "    static ::std::optional<View> verify(::clretw::Bytes payload) noexcept {\n"
-           "      View v;\n      if (!v.check(payload)) return ::std::nullopt;\n      return v;\n    }\n"
-           "    ::clretw::Bytes payload() const noexcept { return {p_, size_}; }\n"
-           "    // The bytes the layout accounts for, and those after it.\n"
-           "    ::std::size_t consumed() const noexcept { return end_; }\n"
-           "    ::std::size_t trailing_bytes() const noexcept { return size_ - end_; }\n\n";
-    out += accessors;
-    out += "\n    // Calls f(field name, value) for every field, in wire order.\n"
-           "    template <class F>\n    void for_each_field([[maybe_unused]] F&& f) const {\n" + visits + "    }\n"
-           "    // Copies every field into an owning struct as it is after construction (what decode()\n"
-           "    // does when the payload verifies).\n"
-           "    void copy_to([[maybe_unused]] " + sname + "& out) const {\n" + copies + "    }\n\n   private:\n";
     const bool fixed = segs == 1 && l4.segments[0].var_field == kNoField && l8.segments[0].var_field == kNoField;
-    if (fixed)
-      out += "    template <class>\n    friend class ::clretw::ElementRange;\n"
-             "    static constexpr ::std::size_t kSize = " + by_ps(l4.min_size, l8.min_size) + ";\n"
-             "    static View at(const ::std::uint8_t* element) noexcept {\n"
-             "      View v;\n      v.p_ = element;\n      v.size_ = v.end_ = kSize;\n      return v;\n    }\n";
-    out += "    bool check(::clretw::Bytes payload) noexcept {\n";
-    if (!fixed) out += "      if (payload.size() >= 0xFFFFFFFFu) return false;\n";
-    out += "      [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();\n"
-           "      [[maybe_unused]] const ::std::uint64_t n_ = payload.size();\n"
-           "      ::std::uint64_t pos_ = 0;\n"
-           "      if constexpr (PointerSize == 8) {\n" + checks[1] + "      } else {\n" + checks[0] + "      }\n"
-           "      p_ = d_;\n      size_ = n_;\n      end_ = pos_;\n      return true;\n    }\n\n"
-           "    const ::std::uint8_t* p_ = nullptr;\n    ::std::size_t size_ = 0, end_ = 0;\n"
-           "    ::std::uint32_t seg_[" + std::to_string(segs) + "] = {};  // where each segment starts (the first at 0)\n  };\n";
-    return out;
+    out.set("sname", sname);
+    out.set("segs", std::to_string(segs));
+    out.set("fixed", fixed);
+    out.set("fixed_size", by_ps(l4.min_size, l8.min_size));
+    out.set("accessors", accessors);
+    out.set("values", lines_of(values, widths));
+    return true;
   }
 
   static std::string member_comment(const RecordDesc& r, const FieldDesc& f) {
@@ -833,16 +1022,21 @@ class Emitter {
   // ---- events ----------------------------------------------------------------
 
   mst::data event_desc(Ctx& c, const EventDesc& e) {
-    std::string init = "{.id = " + std::to_string(e.id) + ", .version = " + std::to_string(e.version) +
-                       ", .level = " + std::to_string(e.level) + ", .opcode = " + std::to_string(e.opcode) +
-                       ", .task = " + std::to_string(e.task) + ", .keywords = " + hex(e.keywords) +
-                       ",\n     .symbol = " + cpp_string(e.symbol) + ", .name = " + cpp_string(e.name) +
-                       ", .task_name = " + cpp_string(e.task_name) + ", .opcode_name = " + cpp_string(e.opcode_name) +
-                       ",\n     .message = " + cpp_string(e.message);
-    if (e.payload) init += ", .payload = &" + c.record_const.at(e.payload);
-    init += ", .line = " + std::to_string(e.line) + "}";
     mst::data d;
-    d.set("init", init);
+    d.set("id", std::to_string(e.id));
+    d.set("version", std::to_string(e.version));
+    d.set("level", std::to_string(e.level));
+    d.set("opcode", std::to_string(e.opcode));
+    d.set("task", std::to_string(e.task));
+    d.set("keywords", hex(e.keywords));
+    d.set("symbol_literal", cpp_string(e.symbol));
+    d.set("name_literal", cpp_string(e.name));
+    d.set("task_name_literal", cpp_string(e.task_name));
+    d.set("opcode_name_literal", cpp_string(e.opcode_name));
+    d.set("message_literal", cpp_string(e.message));
+    d.set("has_payload", e.payload != nullptr);
+    d.set("payload", e.payload ? c.record_const.at(e.payload) : std::string());
+    d.set("line", std::to_string(e.line));
     return d;
   }
 
@@ -961,27 +1155,33 @@ class Emitter {
       }
       const NameOrigin& fo = c.field_origin.at(first_slot(m).fd);
       const std::string kname = scope.take("k_" + m.accessor, "_", origin(c, "the location table of " + fo.what, fo.loc));
-      const std::string decl = "static constexpr ::clretw::FieldLoc " + kname;
       // The location expression at pointer size index `ps` ("ps8_", "0" or "1").
       std::function<std::string(const std::string&)> loc_at;
       mst::data l;
+      l.set("kname", kname);
+      l.set("nv", std::to_string(nv));
+      l.set("cell", cells[2 * p0]);
+      l.set("cell8", cells[2 * p0 + 1]);
+      l.set("one", same_versions && same_sizes);
+      l.set("per_ps", same_versions && !same_sizes);
+      l.set("per_version", !same_versions && same_sizes);
+      l.set("full", !same_versions && !same_sizes);
       if (same_versions && same_sizes) {
-        l.set("decl", decl + " = " + cells[2 * p0] + ";");
         loc_at = [kname](const std::string&) { return kname; };
       } else if (same_versions) {
-        l.set("decl", decl + "[2] = {" + cells[2 * p0] + ", " + cells[2 * p0 + 1] + "};");
         loc_at = [kname](const std::string& ps) { return kname + "[" + ps + "]"; };
-      } else if (same_sizes) {
-        std::string rows;
-        for (std::size_t v = 0; v < nv; ++v) rows += "\n      " + cells[2 * v] + ",  // v" + std::to_string(vnums[v]);
-        l.set("decl", decl + "[" + std::to_string(nv) + "] = {" + rows + "\n  };");
-        loc_at = [kname](const std::string&) { return kname + "[vi_]"; };
       } else {
-        std::string rows;
-        for (std::size_t v = 0; v < nv; ++v)
-          rows += "\n      {" + cells[2 * v] + ", " + cells[2 * v + 1] + "},  // v" + std::to_string(vnums[v]);
-        l.set("decl", decl + "[" + std::to_string(nv) + "][2] = {" + rows + "\n  };");
-        loc_at = [kname](const std::string& ps) { return kname + "[vi_][" + ps + "]"; };
+        mst::data rows{mst::data::type::list};
+        for (std::size_t v = 0; v < nv; ++v) {
+          mst::data row;
+          row.set("cell", cells[2 * v]);
+          row.set("cell8", cells[2 * v + 1]);
+          row.set("version", std::to_string(vnums[v]));
+          rows.push_back(row);
+        }
+        l.set("rows", rows);
+        if (same_sizes) loc_at = [kname](const std::string&) { return kname + "[vi_]"; };
+        else loc_at = [kname](const std::string& ps) { return kname + "[vi_][" + ps + "]"; };
       }
       locs.push_back(l);
 
@@ -1008,10 +1208,8 @@ class Emitter {
           read = "ps8_ ? get_w" + targs + ", " + std::to_string(w8) + ">(" + loc_at("1") + ") : get_w" + targs + ", " +
                  std::to_string(w4) + ">(" + loc_at("0") + ")";
       }
-      std::string body = "return " + read + ";";
+      std::string cond;  // the versions with the field, when not all: from one on, or a set of them
       if (!everywhere) {
-        // The versions with the field: from one on, or a set of them.
-        std::string cond;
         bool suffix = true;
         for (std::size_t i = 0; i < present.size(); ++i) suffix &= present[i] == p0 + i;
         suffix &= present.back() == nv - 1;
@@ -1024,13 +1222,14 @@ class Emitter {
         } else {
           for (std::size_t v : present) cond += (cond.empty() ? "vi_ == " : " || vi_ == ") + std::to_string(v);
         }
-        body = "return present_if(" + cond + ", [&] { return " + read + "; });";
       }
       mst::data a;
       a.set("aname", m.accessor);
       a.set("name_literal", cpp_string(m.name));
-      a.set("type", everywhere ? type : "::std::optional<" + type + ">");
-      a.set("body", body);
+      a.set("type", type);
+      a.set("optional", !everywhere);
+      a.set("read", read);
+      a.set("cond", cond);
       a.set("comment", accessor_comment(m, vnums, everywhere));
       accessors.push_back(a);
     }
@@ -1045,9 +1244,8 @@ class Emitter {
     d.set("accessors", accessors);
     d.set("locs", locs);
     d.set("has_fields", !merged.empty());
-    auto chomp = [](std::string text) { return text.empty() ? text : text.substr(0, text.size() - 1); };
-    d.set("quick_cases", chomp(quick_cases(records)));
-    d.set("pick_version", chomp(pick_version(vnums)));
+    d.set("cases", quick_cases(c, records));
+    pick_version(vnums, d);
     d.set("id", std::to_string(c.event_id));
     d.set("nversions", std::to_string(nv));
     c.views.push_back(d);
@@ -1070,83 +1268,64 @@ class Emitter {
     c.view_impls.push_back(impl);
   }
 
-  // The straight-line check of each version's layout at each pointer size: the cases of the
-  // generated view's quick(), which accepts exactly what walk() accepts and fills seg_ as walk()
-  // does. Layouts whose variable items are NUL-terminated strings or arrays of fixed-size
-  // elements (scalars, strings of constant length, fixed-size structs) with a constant count or
-  // a count field before them are written out; for the others quick() declines and the layout
-  // engine decides (as it does for every payload quick() rejects, to say why).
-  static std::string quick_cases(const std::vector<const RecordDesc*>& records) {
-    std::string out;
-    for (std::size_t v = 0; v < records.size(); ++v)
-      for (unsigned psi = 0; psi < 2; ++psi) {
-        std::string body;
-        if (records[v] && !quick_case(*records[v], psi ? 8u : 4u, body)) continue;
-        out += "      case " + std::to_string(2 * v + psi) + ":\n" + body + "        break;\n";
-      }
-    return out;
-  }
-
-  static bool quick_case(const RecordDesc& r, unsigned ps, std::string& body) {
-    const Layout& l = r.layout_for(ps);
-    for (std::uint32_t s = 0; s < l.segments.size(); ++s) {
-      const Segment& sg = l.segments[s];
-      const std::string fixed = std::to_string(sg.fixed);
-      if (sg.fixed) body += "        if (n_ - pos_ < " + fixed + ") return false;\n";
-      body += "        seg_[" + std::to_string(s) + "] = static_cast<::std::uint32_t>(pos_);\n";
-      if (sg.fixed) body += "        pos_ += " + fixed + ";\n";
-      if (sg.var_field == kNoField) break;
-      const FieldDesc& f = r.fields[sg.var_field];
-      const std::uint32_t elem = element_size(f, ps);
-      if (elem != kVariable) {
-        std::string count;
-        switch (f.count.kind) {
-          case Extent::Kind::none: count = "1"; break;
-          case Extent::Kind::constant: count = std::to_string(f.count.value); break;
-          case Extent::Kind::field: {
-            const FieldPlace& at = l.places[f.count.value];
-            static const char* const kTypes[] = {nullptr, "::std::uint8_t", "::std::uint16_t", nullptr, "::std::uint32_t",
-                                                 nullptr, nullptr, nullptr, "::std::uint64_t"};
-            if (at.seg > s || at.size > 8 || !kTypes[at.size]) return false;
-            count = "::clretw::load_le<" + std::string(kTypes[at.size]) + ">(d_ + seg_[" + std::to_string(at.seg) + "] + " +
-                    std::to_string(at.off) + ")";
-            break;
-          }
+  // The cases of the event view's quick() (quick.mustache): for version vi at pointer size 4
+  // (case 2 vi) and 8 (case 2 vi + 1), the check of its payload struct, which accepts exactly
+  // what walk() accepts and fills seg_ as walk() does; one case for both pointer sizes where
+  // their layouts agree. A layout without a straight-line check has no case: quick() declines,
+  // and the layout engine decides (as it does for every payload quick() rejects, to say why).
+  static mst::data quick_cases(const Ctx& c, const std::vector<const RecordDesc*>& records) {
+    mst::data cases{mst::data::type::list};
+    for (std::size_t v = 0; v < records.size(); ++v) {
+      std::vector<Step> steps[2];
+      bool ok[2] = {true, true};
+      if (records[v])
+        for (unsigned psi = 0; psi < 2; ++psi) ok[psi] = check_steps(*records[v], psi ? 8u : 4u, steps[psi]);
+      auto add = [&](std::vector<unsigned> labels, unsigned ps) {
+        mst::data k;
+        mst::data list{mst::data::type::list};
+        for (unsigned label : labels) {
+          mst::data x;
+          x.set("label", std::to_string(label));
+          list.push_back(x);
         }
-        if (elem == 0) continue;
-        const std::string e = std::to_string(elem);
-        if (f.count.kind == Extent::Kind::none) {
-          body += "        if (n_ - pos_ < " + e + ") return false;\n        pos_ += " + e + ";\n";
-        } else {
-          body += "        {\n          const ::std::uint64_t count = " + count + ";\n          if (count > (n_ - pos_) / " + e +
-                  ") return false;\n          pos_ += count * " + e + ";\n        }\n";
-        }
-      } else if ((f.type == InType::UnicodeString || f.type == InType::AnsiString) &&
-                 f.length.kind == Extent::Kind::none && f.count.kind == Extent::Kind::none) {
-        if (f.type == InType::UnicodeString)
-          body += "        {\n          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);\n"
-                  "          if (k == units) return false;\n          pos_ += 2 * k + 2;\n        }\n";
-        else
-          body += "        {\n          if (n_ == pos_) return false;\n"
-                  "          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);\n          if (!nul) return false;\n"
-                  "          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;\n        }\n";
+        k.set("labels", list);
+        k.set("no_payload", records[v] == nullptr);
+        k.set("struct", records[v] ? c.ns + "::templates::" + c.record_struct.at(records[v]) : std::string());
+        k.set("ps", std::to_string(ps));
+        cases.push_back(k);
+      };
+      const unsigned c4 = static_cast<unsigned>(2 * v), c8 = c4 + 1;
+      if (ok[0] && ok[1] && steps[0] == steps[1]) {
+        add({c4, c8}, 8);
       } else {
-        return false;
+        if (ok[0]) add({c4}, 4);
+        if (ok[1]) add({c8}, 8);
       }
     }
-    return true;
+    return cases;
   }
 
-  // The version index verify() reads a payload of `version` with: the highest version not
-  // above it, as ViewBase::make() picks (older than every version: the layout engine says so).
-  static std::string pick_version(const std::vector<unsigned>& vnums) {
-    std::string out;
+  // The version index verify() reads a payload of `version` with (pick_version.mustache): the
+  // highest version not above it, as ViewBase::make() picks (older than every version: the
+  // layout engine says so).
+  static void pick_version(const std::vector<unsigned>& vnums, mst::data& d) {
+    mst::data picks{mst::data::type::list};
+    std::optional<std::size_t> zero;
     for (std::size_t v = vnums.size(); v-- > 0;) {
-      const std::string vi = std::to_string(v);
-      if (vnums[v] == 0) return out + (out.empty() ? "    vi = " : "    else vi = ") + vi + ";\n";
-      out += (out.empty() ? "    if (version >= " : "    else if (version >= ") + std::to_string(vnums[v]) + ") vi = " + vi + ";\n";
+      if (vnums[v] == 0) {
+        zero = v;
+        break;
+      }
+      mst::data p;
+      p.set("first", picks.is_empty_list());
+      p.set("version", std::to_string(vnums[v]));
+      p.set("vi", std::to_string(v));
+      picks.push_back(p);
     }
-    return out + "    else return verify_generic(payload, version, pointer_size);\n";
+    d.set("picks", picks);
+    d.set("pick_zero", zero.has_value());
+    d.set("zero_first", picks.is_empty_list());
+    d.set("zero_vi", std::to_string(zero.value_or(0)));
   }
 
   // The newest version's slot of a merged field.
