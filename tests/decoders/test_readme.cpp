@@ -1,13 +1,47 @@
-// The README's API example, compiled and run (keep the two in step).
+// The C++ examples of README.md and docs/LIBRARY.md, compiled and run. Each block between an
+// "example begins" and an "example ends" marker must appear, byte for byte, as a ```cpp block of the
+// document the marker names (tests/docs/test_doc_examples.cpp checks it).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
-// --- README example begins ---------------------------------------------------------
+// --- README.md example begins ---------------------------------------------------------
+#include <clretw/dispatch.h>  // Dispatcher
+#include <clretw/events.h>    // the built-in decoders of every provider, and their catalog()
+#include <clretw/open.h>      // open_trace: .nettrace, .netperf, .etl
+
+#include <cstdio>
+#include <string>
+
+namespace rt = clretw::dotnet_runtime;
+
+// Prints each GC's number and reason; returns how many GCs the trace holds, or -1.
+int count_gcs(const char* path) {
+  clretw::OpenOptions options;
+  options.sorted = true;  // nettrace: time order across threads (default: file order); ETL is always time-merged
+  auto source = clretw::open_trace(path, options);
+  if (!source) return std::fprintf(stderr, "%s\n", source.error().message().c_str()), -1;
+  int gcs = 0;
+  clretw::Dispatcher dispatch({&clretw::catalog()});
+  dispatch.on<rt::GCStart>([&](const rt::GCStartView& gc, const clretw::EventRecord&) {
+    std::printf("GC #%u: %s\n", gc.Count(), std::string(rt::to_string(gc.Reason())).c_str());
+    ++gcs;
+  });
+  for (;;) {
+    auto next = (*source)->next();
+    if (!next) return std::fprintf(stderr, "%s\n", next.error().message().c_str()), -1;  // damaged
+    if (!*next) return gcs;                                                               // the end
+    dispatch.dispatch(**next);
+  }
+}
+// --- README.md example ends -----------------------------------------------------------
+
+// --- docs/LIBRARY.md example begins ---------------------------------------------------
 #include <clretw/describe.h>  // EventDescriber, format_event
 #include <clretw/dispatch.h>  // Dispatcher
 #include <clretw/events.h>    // the built-in decoders (or your generated <clretw/main/events.h>)
@@ -62,32 +96,60 @@ std::uint64_t allocated_bytes(const clretw::EventRecord& r) {
   auto tick = rt::payload::GCAllocationTick_V3::View<8>::verify(r.payload);  // std::nullopt if malformed
   return tick ? tick->AllocationAmount64() : 0;
 }
-// --- README example ends -----------------------------------------------------------
+// --- docs/LIBRARY.md example ends -----------------------------------------------------
 
-TEST_CASE("the README example runs") {
-  // A trace with one GC, one allocation and one event without a typed handler.
-  const std::string path = "readme-example.nettrace";
-  {
-    std::ofstream file(path, std::ios::binary);
-    clretw::nettrace::Writer w(file);
-    clretw::nettrace::Metadata gc, tick, stop;
-    gc.provider_name = tick.provider_name = stop.provider_name = "Microsoft-Windows-DotNETRuntime";
-    gc.event_id = 1, gc.version = 2;
-    tick.event_id = 10, tick.version = 3;
-    stop.event_id = 2, stop.version = 1;
-    const auto ids = std::vector<std::uint32_t>{w.define(gc), w.define(tick), w.define(stop)};
-    rt::payload::GCAllocationTick_V3 a;
-    a.TypeName = "System.String";
-    rt::payload::GCEnd_V1 end{.Count = 7, .Depth = 2, .ClrInstanceID = 1};
-    const std::vector<std::vector<std::uint8_t>> payloads = {gc_start_payload(), *a.encode(8), *end.encode(8)};
-    for (std::size_t i = 0; i < 3; ++i) {
-      clretw::nettrace::EventSpec e;
-      e.metadata_id = ids[i];
-      e.timestamp = 1'000'000 + static_cast<std::int64_t>(i) * 10'000;
-      e.payload = payloads[i];
-      w.event(e);
-    }
+// --- docs/LIBRARY.md example begins ---------------------------------------------------
+#include <clretw/events.h>  // catalog()
+#include <clretw/print.h>   // EventPrinter, PrintOptions
+
+// What `clretw-dump --format json --filter '*/GC/*' TRACE` prints, from a program.
+int print_gc_events(const std::string& path, std::ostream& out) {
+  clretw::PrintOptions options;
+  options.format = clretw::OutputFormat::json;
+  options.filters = {"*/GC/*"};
+  clretw::EventPrinter printer(options, {&clretw::catalog()}, out);
+  return printer.print_file(path);  // 0 read to the end, 1 damaged (the error on stderr), 2 cannot open
+}
+// --- docs/LIBRARY.md example ends -----------------------------------------------------
+
+namespace {
+
+// A trace with one GC, one allocation and one event without a typed handler.
+void write_example_trace(const std::string& path) {
+  std::ofstream file(path, std::ios::binary);
+  clretw::nettrace::Writer w(file);
+  clretw::nettrace::Metadata gc, tick, stop;
+  gc.provider_name = tick.provider_name = stop.provider_name = "Microsoft-Windows-DotNETRuntime";
+  gc.event_id = 1, gc.version = 2;
+  tick.event_id = 10, tick.version = 3;
+  stop.event_id = 2, stop.version = 1;
+  const auto ids = std::vector<std::uint32_t>{w.define(gc), w.define(tick), w.define(stop)};
+  rt::payload::GCAllocationTick_V3 a;
+  a.TypeName = "System.String";
+  rt::payload::GCEnd_V1 end{.Count = 7, .Depth = 2, .ClrInstanceID = 1};
+  const std::vector<std::vector<std::uint8_t>> payloads = {gc_start_payload(), *a.encode(8), *end.encode(8)};
+  for (std::size_t i = 0; i < 3; ++i) {
+    clretw::nettrace::EventSpec e;
+    e.metadata_id = ids[i];
+    e.timestamp = 1'000'000 + static_cast<std::int64_t>(i) * 10'000;
+    e.payload = payloads[i];
+    w.event(e);
   }
+}
+
+}  // namespace
+
+TEST_CASE("README.md: count_gcs counts the GCs of a trace") {
+  const std::string path = "readme-count-gcs.nettrace";
+  write_example_trace(path);
+  CHECK(count_gcs(path.c_str()) == 1);
+  CHECK(count_gcs("no-such-trace.nettrace") == -1);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("docs/LIBRARY.md: summarize prints GCs, allocations and every other event") {
+  const std::string path = "readme-example.nettrace";
+  write_example_trace(path);
   std::string out;
   CHECK(summarize(path, out) == 0);
   CHECK(out.find("GC #7 gen 2 Induced\n") == 0);
@@ -97,7 +159,21 @@ TEST_CASE("the README example runs") {
   std::remove(path.c_str());
 }
 
-TEST_CASE("the README's layout view example reads a GCAllocationTick") {
+TEST_CASE("docs/LIBRARY.md: print_gc_events prints the GC events as clretw-dump does") {
+  const std::string path = "readme-print.nettrace";
+  write_example_trace(path);
+  std::ostringstream out;
+  CHECK(print_gc_events(path, out) == 0);
+  const std::string json = out.str();
+  CHECK(std::count(json.begin(), json.end(), '\n') == 3);  // GC/Start, GC/AllocationTick, GC/Stop
+  CHECK(json.find("{\"provider\":\"Microsoft-Windows-DotNETRuntime\",\"id\":1,\"version\":2,\"name\":\"GC/Start\"") == 0);
+  CHECK(json.find("\"TypeName\":\"System.String\"") != std::string::npos);
+  std::ostringstream none;
+  CHECK(print_gc_events("no-such-trace.nettrace", none) == 2);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("docs/LIBRARY.md: allocated_bytes reads a GCAllocationTick through its layout view") {
   rt::payload::GCAllocationTick_V3 a;
   a.AllocationAmount64 = 123456789012;
   a.TypeName = "System.Byte[]";

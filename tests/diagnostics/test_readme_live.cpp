@@ -1,5 +1,6 @@
-// The README's live-session example, compiled and run against a fake runtime that serves a
-// session's stream of GCStart events and ends it when StopTracing comes (keep the two in step).
+// docs/LIBRARY.md's live-session example, compiled and run against a fake runtime that serves a
+// session's stream of GCStart events and ends it when StopTracing comes. tests/docs/test_doc_examples.cpp
+// checks that the block between the markers is, byte for byte, a ```cpp block of docs/LIBRARY.md.
 #include <doctest/doctest.h>
 
 #include <sys/socket.h>
@@ -13,7 +14,7 @@
 #include "../../runtime/diagnostics/src/ipc.h"
 #include "clretw/events.h"
 
-// --- README example begins ---------------------------------------------------------
+// --- docs/LIBRARY.md example begins --------------------------------------------------
 #include <clretw/diagnostics.h>  // Client, Session, SessionOptions
 #include <clretw/dispatch.h>     // Dispatcher
 #include <clretw/events.h>       // the built-in decoders
@@ -23,7 +24,7 @@
 namespace rt = clretw::dotnet_runtime;
 namespace diag = clretw::diagnostics;
 
-// Prints the GCs of a running process as they happen, for `seconds`.
+// Prints the GCs of a running process as they happen, for `duration`.
 int watch_gcs(diag::Client& client, std::chrono::milliseconds duration, std::string& out) {
   diag::SessionOptions options;
   options.providers = {{"Microsoft-Windows-DotNETRuntime", /*GC keyword*/ 0x1, /*informational*/ 4, {}}};
@@ -54,7 +55,7 @@ int watch_gcs(diag::Client& client, std::chrono::milliseconds duration, std::str
   return status;
 }
 // In a program: auto client = diag::Client::for_pid(pid); watch_gcs(*client, std::chrono::seconds(5), text);
-// --- README example ends -----------------------------------------------------------
+// --- docs/LIBRARY.md example ends ----------------------------------------------------
 
 namespace {
 
@@ -92,7 +93,7 @@ void send_bytes(int fd, const void* p, std::size_t n) {
 
 }  // namespace
 
-TEST_CASE("README: watching the GCs of a live process") {
+TEST_CASE("docs/LIBRARY.md: watch_gcs prints the GCs of a live process") {
   // Three GCs, written as the runtime writes them.
   std::ostringstream trace;
   clretw::nettrace::WriterOptions wo;

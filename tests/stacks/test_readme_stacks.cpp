@@ -1,4 +1,5 @@
-// The README's stacks example, compiled and run on a real trace (keep the two in step).
+// docs/LIBRARY.md's stacks example, compiled and run on a real trace. tests/docs/test_doc_examples.cpp
+// checks that the block between the markers is, byte for byte, a ```cpp block of docs/LIBRARY.md.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -9,7 +10,7 @@
 
 #include "shared_cases.h"
 
-// --- README example begins ---------------------------------------------------------
+// --- docs/LIBRARY.md example begins --------------------------------------------------
 #include <clretw/open.h>     // open_trace: .nettrace, .netperf, .etl
 #include <clretw/profile.h>  // Symbolizer, StackProfile
 
@@ -31,9 +32,9 @@ int hot_methods(const std::string& path, std::ostream& out) {
   profile.write_top(out, 10);
   return 0;
 }
-// --- README example ends -----------------------------------------------------------
+// --- docs/LIBRARY.md example ends ----------------------------------------------------
 
-CLRETW_SHARED_CASE("README stacks example: the hot methods of objver4") {
+CLRETW_SHARED_CASE("docs/LIBRARY.md: hot_methods prints the hot methods of objver4") {
   const std::filesystem::path trace =
       std::filesystem::path(CLRETW_SHARED_DIR) / "traces" / "eventpipe-dotnetcore3.0-win-x64-objver4.nettrace";
   if (!std::filesystem::exists(trace)) {
