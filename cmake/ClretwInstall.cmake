@@ -1,6 +1,7 @@
 # Install rules: the runtime libraries and headers, the built-in decoders, the
 # tools, a CMake package (find_package(clretw) with clretw_generate()), a
-# pkg-config file, and a Debian package through cpack -G DEB.
+# pkg-config file, the documentation and examples, and a Debian package through
+# cpack -G DEB.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -32,7 +33,11 @@ endif()
 if(TARGET clretw-dump)
   install(TARGETS clretw-dump clretw-trace clretw-sample RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 endif()
+# The documentation and the examples, laid out as in the source tree so that README.md's links to docs/ and
+# examples/ hold: share/doc/clretw/{README.md,docs/,examples/}.
 install(FILES "${CLRETW_SOURCE_DIR}/README.md" DESTINATION "${CMAKE_INSTALL_DOCDIR}")
+install(DIRECTORY "${CLRETW_SOURCE_DIR}/docs/" DESTINATION "${CMAKE_INSTALL_DOCDIR}/docs")
+install(DIRECTORY "${CLRETW_SOURCE_DIR}/examples/" DESTINATION "${CMAKE_INSTALL_DOCDIR}/examples")
 install(DIRECTORY "${CLRETW_SOURCE_DIR}/manifest/" DESTINATION "${CMAKE_INSTALL_DATADIR}/clretw/manifest"
         FILES_MATCHING PATTERN "*.man" PATTERN "*.xml")
 
