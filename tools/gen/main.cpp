@@ -49,10 +49,7 @@ int generate(const GenerateOptions& o) {
   Diagnostics diags;
   FrontEndOptions fo;
   std::optional<FixupSet> custom;
-  if (!choose_fixups(o.fixups, o.no_fixups, custom, fo, diags)) {
-    std::cerr << "clretw-gen generate: --fixups " << o.fixups << ":\n" << format_gcc(diags);
-    return 2;
-  }
+  if (!choose_fixups("clretw-gen generate", o.fixups, o.no_fixups, custom, fo, diags, std::cerr)) return 2;
   EmitOptions eo;
   eo.root_namespace = o.ns;
   if (!o.templates.empty()) {
@@ -64,16 +61,8 @@ int generate(const GenerateOptions& o) {
     eo.templates = *t;
   }
 
-  std::vector<LoadedManifest> loaded;
   bool failed_to_read = false;
-  for (const std::string& path : o.manifests) {
-    auto l = load(path, fo, diags);
-    if (!l) {
-      failed_to_read |= clretw::gen::unreadable(diags);  // else malformed XML: an error (status 1)
-      continue;
-    }
-    loaded.push_back(std::move(*l));
-  }
+  const std::vector<LoadedManifest> loaded = load_all(o.manifests, fo, diags, failed_to_read);
   for (const Diagnostic& d : diags.items())
     if (d.severity != Severity::note || o.verbose) std::cerr << format_gcc(d);
   if (failed_to_read) return 2;

@@ -577,19 +577,10 @@ int run_docs(const DocsOptions& o) {
   Diagnostics diags;
   FrontEndOptions fo;
   std::optional<FixupSet> custom;
-  if (!choose_fixups(o.fixups, o.no_fixups, custom, fo, diags)) {
-    std::cerr << "clretw-gen docs: --fixups " << o.fixups << ":\n" << format_gcc(diags);
-    return 2;
-  }
+  if (!choose_fixups("clretw-gen docs", o.fixups, o.no_fixups, custom, fo, diags, std::cerr)) return 2;
 
-  std::vector<LoadedManifest> loaded;
   bool cannot_read = false;
-  for (const std::string& path : o.manifests) {
-    if (auto l = load(path, fo, diags))
-      loaded.push_back(std::move(*l));
-    else
-      cannot_read = cannot_read || unreadable(diags);
-  }
+  const std::vector<LoadedManifest> loaded = load_all(o.manifests, fo, diags, cannot_read);
   std::vector<DocsSource> sources;
   for (const LoadedManifest& l : loaded)
     sources.push_back(
