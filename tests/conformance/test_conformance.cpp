@@ -753,11 +753,8 @@ void report(const Summary& total, const std::string& decoders) {
 }  // namespace
 
 CLRETW_SHARED_CASE("conformance with TraceEvent on the real traces: decoders generated from ClrEtwAll.runtime-main.man") {
-  const std::string shared = clretw::test::shared_dir();
-  if (shared.empty()) {
-    clretw::test::skip("../shared/traces is absent");
-    return;
-  }
+  const std::string shared = clretw::test::shared_dir_or_skip("../shared/traces is absent");
+  if (shared.empty()) return;
   g_builtin = false;
   // The built-in catalog after runtime-main's: SampleProfiler, which no ClrEtwAll.man describes.
   report(conformance(shared, {&clretw::runtime_main::catalog(), &clretw::catalog()},
@@ -766,11 +763,8 @@ CLRETW_SHARED_CASE("conformance with TraceEvent on the real traces: decoders gen
 }
 
 CLRETW_SHARED_CASE("conformance with TraceEvent on the real traces: the built-in decoders, with no manifest at hand") {
-  const std::string shared = clretw::test::shared_dir();
-  if (shared.empty()) {
-    clretw::test::skip("../shared/traces is absent");
-    return;
-  }
+  const std::string shared = clretw::test::shared_dir_or_skip("../shared/traces is absent");
+  if (shared.empty()) return;
   g_builtin = true;
   const Summary s = conformance(shared, {&clretw::catalog()}, [](auto f) { clretw::for_each_event_version(f); });
   g_builtin = false;
