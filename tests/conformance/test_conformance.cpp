@@ -330,6 +330,36 @@ std::optional<std::uint64_t> num(const Record& r, const char* name) {
   const Value* v = find_field(r, name);
   return v && v->number ? v->number : std::nullopt;
 }
+// The fields' values added up, an absent field counting 0.
+std::uint64_t sum(const Record& r, std::initializer_list<const char*> fields) {
+  std::uint64_t s = 0;
+  for (const char* f : fields) s += num(r, f).value_or(0);
+  return s;
+}
+std::optional<std::uint64_t> total_heap_size(const Record& r, std::size_t) {
+  return sum(r, {"GenerationSize0", "GenerationSize1", "GenerationSize2", "GenerationSize3", "GenerationSize4"});
+}
+std::optional<std::uint64_t> total_promoted(const Record& r, std::size_t) {
+  return sum(r,
+             {"TotalPromotedSize0", "TotalPromotedSize1", "TotalPromotedSize2", "TotalPromotedSize3", "TotalPromotedSize4"});
+}
+// TraceEvent's GenData: GC/PerHeapHistory's quantities per generation (an element of its Values).
+std::optional<std::uint64_t> obj_space_before(const Record& e, std::size_t = 0) {
+  return num(e, "SizeBefore").value_or(0) - sum(e, {"FreeListBefore", "FreeObjBefore"});
+}
+std::optional<std::uint64_t> fragmentation(const Record& e, std::size_t = 0) {
+  return sum(e, {"FreeListAfter", "FreeObjAfter"});
+}
+std::optional<std::uint64_t> obj_size_after(const Record& e, std::size_t) {
+  return num(e, "SizeAfter").value_or(0) - *fragmentation(e);
+}
+std::optional<std::uint64_t> out_size(const Record& e, std::size_t = 0) {
+  return sum(e, {"PinnedSurv", "NonePinnedSurv"});
+}
+std::optional<std::uint64_t> surv_rate(const Record& e, std::size_t) {
+  const std::uint64_t before = *obj_space_before(e);
+  return before ? *out_size(e) * 100 / before : 0;
+}
 struct Derived {
   std::string event, field;
   Derive derive;
@@ -337,23 +367,8 @@ struct Derived {
   std::string formula;
 };
 const std::vector<Derived> kDerived = {
-    {"GC/HeapStats", "TotalHeapSize",
-     [](const Record& r, std::size_t) -> std::optional<std::uint64_t> {
-       std::uint64_t sum = 0;
-       for (const char* f : {"GenerationSize0", "GenerationSize1", "GenerationSize2", "GenerationSize3", "GenerationSize4"})
-         sum += num(r, f).value_or(0);
-       return sum;
-     },
-     {}, "GenerationSize0 + ... + GenerationSize4"},
-    {"GC/HeapStats", "TotalPromoted",
-     [](const Record& r, std::size_t) -> std::optional<std::uint64_t> {
-       std::uint64_t sum = 0;
-       for (const char* f : {"TotalPromotedSize0", "TotalPromotedSize1", "TotalPromotedSize2", "TotalPromotedSize3",
-                             "TotalPromotedSize4"})
-         sum += num(r, f).value_or(0);
-       return sum;
-     },
-     {}, "TotalPromotedSize0 + ... + TotalPromotedSize4"},
+    {"GC/HeapStats", "TotalHeapSize", total_heap_size, {}, "GenerationSize0 + ... + GenerationSize4"},
+    {"GC/HeapStats", "TotalPromoted", total_promoted, {}, "TotalPromotedSize0 + ... + TotalPromotedSize4"},
     {"Method/LoadVerbose", "OptimizationTier",
      [](const Record& r, std::size_t) -> std::optional<std::uint64_t> {
        auto flags = num(r, "MethodFlags");
@@ -362,34 +377,11 @@ const std::vector<Derived> kDerived = {
      {{"Unknown", 0}, {"MinOptJitted", 1}, {"Optimized", 2}, {"QuickJitted", 3}, {"OptimizedTier1", 4}},
      "bits 7-9 of MethodFlags (the runtime's JIT optimization tier)"},
     // GC/PerHeapHistory: one GenData per generation, computed from the manifest's Values elements.
-    {"GC/PerHeapHistory", "ObjSpaceBefore",
-     [](const Record& e, std::size_t) -> std::optional<std::uint64_t> {
-       return num(e, "SizeBefore").value_or(0) - num(e, "FreeListBefore").value_or(0) - num(e, "FreeObjBefore").value_or(0);
-     },
-     {}, "SizeBefore - FreeListBefore - FreeObjBefore"},
-    {"GC/PerHeapHistory", "Fragmentation",
-     [](const Record& e, std::size_t) -> std::optional<std::uint64_t> {
-       return num(e, "FreeListAfter").value_or(0) + num(e, "FreeObjAfter").value_or(0);
-     },
-     {}, "FreeListAfter + FreeObjAfter"},
-    {"GC/PerHeapHistory", "ObjSizeAfter",
-     [](const Record& e, std::size_t) -> std::optional<std::uint64_t> {
-       return num(e, "SizeAfter").value_or(0) - num(e, "FreeListAfter").value_or(0) - num(e, "FreeObjAfter").value_or(0);
-     },
-     {}, "SizeAfter - Fragmentation"},
-    {"GC/PerHeapHistory", "Out",
-     [](const Record& e, std::size_t) -> std::optional<std::uint64_t> {
-       return num(e, "PinnedSurv").value_or(0) + num(e, "NonePinnedSurv").value_or(0);
-     },
-     {}, "PinnedSurv + NonePinnedSurv"},
-    {"GC/PerHeapHistory", "SurvRate",
-     [](const Record& e, std::size_t) -> std::optional<std::uint64_t> {
-       const std::uint64_t before = num(e, "SizeBefore").value_or(0) - num(e, "FreeListBefore").value_or(0) -
-                                    num(e, "FreeObjBefore").value_or(0);
-       const std::uint64_t out = num(e, "PinnedSurv").value_or(0) + num(e, "NonePinnedSurv").value_or(0);
-       return before ? out * 100 / before : 0;
-     },
-     {}, "Out * 100 / ObjSpaceBefore, truncated"},
+    {"GC/PerHeapHistory", "ObjSpaceBefore", obj_space_before, {}, "SizeBefore - FreeListBefore - FreeObjBefore"},
+    {"GC/PerHeapHistory", "Fragmentation", fragmentation, {}, "FreeListAfter + FreeObjAfter"},
+    {"GC/PerHeapHistory", "ObjSizeAfter", obj_size_after, {}, "SizeAfter - Fragmentation"},
+    {"GC/PerHeapHistory", "Out", out_size, {}, "PinnedSurv + NonePinnedSurv"},
+    {"GC/PerHeapHistory", "SurvRate", surv_rate, {}, "Out * 100 / ObjSpaceBefore, truncated"},
     {"GC/PerHeapHistory", "Name",
      [](const Record&, std::size_t element) -> std::optional<std::uint64_t> { return element; },
      {{"Gen0", 0}, {"Gen1", 1}, {"Gen2", 2}, {"GenLargeObj", 3}, {"GenPinObj", 4}}, "the element's index: the generation"},
@@ -761,11 +753,8 @@ void report(const Summary& total, const std::string& decoders) {
 }  // namespace
 
 CLRETW_SHARED_CASE("conformance with TraceEvent on the real traces: decoders generated from ClrEtwAll.runtime-main.man") {
-  const std::string shared = clretw::test::shared_dir();
-  if (shared.empty()) {
-    clretw::test::skip("../shared/traces is absent");
-    return;
-  }
+  const std::string shared = clretw::test::shared_dir_or_skip("../shared/traces is absent");
+  if (shared.empty()) return;
   g_builtin = false;
   // The built-in catalog after runtime-main's: SampleProfiler, which no ClrEtwAll.man describes.
   report(conformance(shared, {&clretw::runtime_main::catalog(), &clretw::catalog()},
@@ -774,11 +763,8 @@ CLRETW_SHARED_CASE("conformance with TraceEvent on the real traces: decoders gen
 }
 
 CLRETW_SHARED_CASE("conformance with TraceEvent on the real traces: the built-in decoders, with no manifest at hand") {
-  const std::string shared = clretw::test::shared_dir();
-  if (shared.empty()) {
-    clretw::test::skip("../shared/traces is absent");
-    return;
-  }
+  const std::string shared = clretw::test::shared_dir_or_skip("../shared/traces is absent");
+  if (shared.empty()) return;
   g_builtin = true;
   const Summary s = conformance(shared, {&clretw::catalog()}, [](auto f) { clretw::for_each_event_version(f); });
   g_builtin = false;

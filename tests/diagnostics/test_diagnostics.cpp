@@ -23,6 +23,7 @@
 #include "clretw/diagnostics.h"
 #include "clretw/nettrace.h"
 #include "../../runtime/diagnostics/src/ipc.h"
+#include "metadata.h"
 
 using namespace clretw;
 namespace ipc = clretw::diagnostics::detail;
@@ -121,12 +122,8 @@ std::string written_trace(int events) {
   o.format = 5;
   o.block_bytes = 256;
   nettrace::Writer w(out, o);
-  nettrace::Metadata m;
-  m.provider_name = "Contoso-Live";
-  m.event_id = 1;
-  m.event_name = "Tick";
-  m.describes_fields = true;
-  m.fields = {nettrace::MetaField{"N", nettrace::TypeCode::Int32, {}, {}, 0}};
+  const nettrace::Metadata m = clretw::test::event_source_event(
+      "Contoso-Live", 1, "Tick", {nettrace::MetaField{"N", nettrace::TypeCode::Int32, {}, {}, 0}});
   const std::uint32_t id = w.define(m);
   for (int i = 0; i < events; ++i) {
     nettrace::EventSpec e;

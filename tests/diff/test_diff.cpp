@@ -87,11 +87,8 @@ TEST_CASE("unreadable input is status 2 with a located message") {
 }
 
 CLRETW_SHARED_CASE("the real release chain: events added and every breaking change") {
-  const std::string shared = clretw::test::shared_dir();
-  if (shared.empty()) {
-    clretw::test::skip(CLRETW_SHARED_DIR " is absent; the ClrEtwAll.man release chain was not compared");
-    return;
-  }
+  const std::string shared = clretw::test::shared_dir_or_skip(CLRETW_SHARED_DIR " is absent; the ClrEtwAll.man release chain was not compared");
+  if (shared.empty()) return;
   struct Step {
     const char* from;
     const char* to;

@@ -13,17 +13,8 @@
 #   live_check.sh CLRETW_TRACE CLRETW_DUMP WORK_DIR SOURCE_DIR
 set -u
 trace=$1 dump=$2 work=$3 src=$4
-if ! command -v dotnet >/dev/null 2>&1; then
-  echo "SKIPPED: dotnet is not on the PATH; no live process was traced"
-  exit 0
-fi
-rm -rf "$work" && mkdir -p "$work/src"
-cp "$src/tests/dotnet/workload/workload.csproj" "$src/tests/dotnet/workload/Program.cs" "$work/src/"
-if ! timeout 300 dotnet build "$work/src/workload.csproj" -c Release -o "$work/bin" --nologo -v quiet > "$work/build.log" 2>&1; then
-  cat "$work/build.log"
-  echo "FAIL: the workload does not build"
-  exit 1
-fi
+. "$src/tests/dotnet/workload.sh"
+need_workload "$work" "$src" "no live process was traced"
 fail=0
 ok() { echo "ok: $1"; }
 bad() { echo "FAIL: $1"; fail=1; }

@@ -12,17 +12,8 @@
 #   stacks_check.sh CLRETW_DUMP WORK_DIR SOURCE_DIR [CLRETW_TRACE]
 set -u
 dump=$1 work=$2 src=$3 ttool=${4:-}
-if ! command -v dotnet >/dev/null 2>&1; then
-  echo "SKIPPED: dotnet is not on the PATH; no real runtime was sampled"
-  exit 0
-fi
-rm -rf "$work" && mkdir -p "$work/src"
-cp "$src/tests/dotnet/workload/workload.csproj" "$src/tests/dotnet/workload/Program.cs" "$work/src/"
-if ! timeout 300 dotnet build "$work/src/workload.csproj" -c Release -o "$work/bin" --nologo -v quiet > "$work/build.log" 2>&1; then
-  cat "$work/build.log"
-  echo "FAIL: the workload does not build"
-  exit 1
-fi
+. "$src/tests/dotnet/workload.sh"
+need_workload "$work" "$src" "no real runtime was sampled"
 
 # The capture: the sample profiler, and Loader (0x8), Jit (0x10) and NGen (0x20) of the runtime provider.
 trace="$work/cpu.nettrace"

@@ -51,11 +51,8 @@ TEST_CASE("the built-in CLR overlay parses and fixes StackWalk") {
 }
 
 CLRETW_SHARED_CASE("StackWalk is fixed in every provider of the real manifests") {
-  const std::string shared = clretw::test::shared_dir();
-  if (shared.empty()) {
-    clretw::test::skip("../shared/manifests is absent");
-    return;
-  }
+  const std::string shared = clretw::test::shared_dir_or_skip("../shared/manifests is absent");
+  if (shared.empty()) return;
   Diagnostics d;
   auto m = load_manifest(shared + "/manifests/ClrEtwAll.runtime-main.man", d);
   REQUIRE(m);

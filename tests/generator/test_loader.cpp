@@ -155,11 +155,8 @@ TEST_CASE("a manifest that is not a manifest") {
 }
 
 CLRETW_SHARED_CASE("the real ClrEtwAll.man files load with nothing dropped") {
-  const std::string shared = clretw::test::shared_dir();
-  if (shared.empty()) {
-    clretw::test::skip("../shared/manifests is absent");
-    return;
-  }
+  const std::string shared = clretw::test::shared_dir_or_skip("../shared/manifests is absent");
+  if (shared.empty()) return;
   struct Expect {
     const char* file;
     std::size_t providers, events, templates;

@@ -76,11 +76,8 @@ TEST_CASE("writer: a manifest written and loaded again says the same, and writes
 }
 
 CLRETW_SHARED_CASE("the built-in manifest is the runtime's newest manifest plus additions where it has nothing") {
-  const std::string shared = clretw::test::shared_dir();
-  if (shared.empty()) {
-    clretw::test::skip(CLRETW_SHARED_DIR " is absent; the built-in manifest was not compared with the runtime's");
-    return;
-  }
+  const std::string shared = clretw::test::shared_dir_or_skip(CLRETW_SHARED_DIR " is absent; the built-in manifest was not compared with the runtime's");
+  if (shared.empty()) return;
   const Manifest runtime = load(fs::path(shared) / "manifests" / "ClrEtwAll.runtime-main.man");
   const Manifest builtin = load(kBuiltin);
   // Every difference must be an addition: no event's id, version, level, keywords, task, opcode or

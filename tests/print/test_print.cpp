@@ -18,6 +18,7 @@
 #include "clretw/nettrace.h"
 #include "clretw/open.h"
 #include "clretw/print.h"
+#include "metadata.h"
 
 namespace {
 
@@ -38,21 +39,12 @@ std::string small_trace() {
   nettrace::WriterOptions wo;
   wo.block_bytes = 256;  // several event blocks: damage at the end leaves the first ones whole
   nettrace::Writer w(out, wo);
-  nettrace::Metadata gc;
-  gc.provider_name = "Microsoft-Windows-DotNETRuntime";
-  gc.event_id = rt::GCStart::id;
-  gc.version = 2;
-  gc.level = 4;
-  gc.keywords = 0x1;
+  const nettrace::Metadata gc = clretw::test::clr_gc_start();
   const std::uint32_t gc_id = w.define(gc);
-  nettrace::Metadata order;
-  order.provider_name = "Shop-Api";
-  order.event_id = 7;
-  order.event_name = "OrderPlaced";
+  nettrace::Metadata order =
+      clretw::test::event_source_event("Shop-Api", 7, "OrderPlaced", {{"OrderId", nettrace::TypeCode::Int64, {}, {}, 0}});
   order.level = 2;
   order.keywords = 0x8;
-  order.describes_fields = true;
-  order.fields = {{"OrderId", nettrace::TypeCode::Int64, {}, {}, 0}};
   const std::uint32_t order_id = w.define(order);
   nettrace::Metadata unknown = gc;
   unknown.event_id = 999;

@@ -42,6 +42,13 @@ std::string planned(const RecordDesc& r, Bytes payload, unsigned ps, Format form
   return out;
 }
 
+// What map `m` prints for value `v`.
+std::string mapped(const MapDesc& m, std::uint64_t v) {
+  std::string s;
+  m.format(v, s);
+  return s;
+}
+
 FieldDesc field(std::string_view name, InType t) {
   FieldDesc f;
   f.name = name;
@@ -52,24 +59,14 @@ FieldDesc field(std::string_view name, InType t) {
 }  // namespace
 
 TEST_CASE("value maps print by name, unknown values as numbers") {
-  std::string s;
-  kReasonMap.format(1, s);
-  CHECK(s == "Induced");
-  s.clear();
-  kReasonMap.format(9, s);
-  CHECK(s == "9");
+  CHECK(mapped(kReasonMap, 1) == "Induced");
+  CHECK(mapped(kReasonMap, 9) == "9");
 }
 
 TEST_CASE("bitmaps join set flags with \", \" and show unknown bits in hex") {
-  std::string s;
-  kFlagMap.format(0x3, s);
-  CHECK(s == "Default, Executable");
-  s.clear();
-  kFlagMap.format(0x41, s);
-  CHECK(s == "Default, 0x40");
-  s.clear();
-  kFlagMap.format(0, s);
-  CHECK(s == "0");
+  CHECK(mapped(kFlagMap, 0x3) == "Default, Executable");
+  CHECK(mapped(kFlagMap, 0x41) == "Default, 0x40");
+  CHECK(mapped(kFlagMap, 0) == "0");
 }
 
 TEST_CASE("a payload as text and as JSON") {

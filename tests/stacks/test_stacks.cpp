@@ -60,17 +60,12 @@ class Records {
   std::deque<EventRecord> records_;
 };
 
-rt::payload::MethodLoadVerbose_V1 verbose(std::uint64_t id, std::uint64_t start, std::uint32_t size, std::string ns,
-                                          std::string name, std::string sig, std::uint64_t module = 0x77) {
-  rt::payload::MethodLoadVerbose_V1 m;
-  m.MethodID = id;
-  m.ModuleID = module;
-  m.MethodStartAddress = start;
-  m.MethodSize = size;
-  m.MethodNamespace = std::move(ns);
-  m.MethodName = std::move(name);
-  m.MethodSignature = std::move(sig);
-  return m;
+// A method's names and range as MethodLoadVerbose carries them, or (P) the rundown's MethodDCEndVerbose.
+template <class P = rt::payload::MethodLoadVerbose_V1>
+P verbose(std::uint64_t id, std::uint64_t start, std::uint32_t size, std::string ns, std::string name, std::string sig,
+          std::uint64_t module = 0x77) {
+  return {.MethodID = id, .ModuleID = module, .MethodStartAddress = start, .MethodSize = size,
+          .MethodNamespace = std::move(ns), .MethodName = std::move(name), .MethodSignature = std::move(sig)};
 }
 
 rt::payload::ModuleLoad_V2 module(std::uint64_t id, std::string path) {
@@ -144,20 +139,9 @@ TEST_CASE("rundown at the end names samples taken before it, and a name-less loa
   recs.add<rt::MethodLoad>(1, plain, 5);
   recs.sample(100, {0x2010, 0x3010, 0x3110});
   recs.sample(110, {0x2010, 0x3010, 0x3110});
-  rd::payload::MethodDCEndVerbose_V1 dc;
-  dc.MethodID = 0xB1;
-  dc.ModuleID = 0x77;
-  dc.MethodStartAddress = 0x2000;
-  dc.MethodSize = 0x80;
-  dc.MethodNamespace = "Lib.Worker";
-  dc.MethodName = "Spin";
-  dc.MethodSignature = "void  ()";
-  recs.add<rd::MethodDCEndVerbose>(1, dc, 500);
-  dc.MethodID = 0xB2;
-  dc.MethodStartAddress = 0x3000;
-  dc.MethodSize = 0x40;
-  dc.MethodName = "Run";
-  recs.add<rd::MethodDCEndVerbose>(1, dc, 501);
+  using DCEnd = rd::payload::MethodDCEndVerbose_V1;
+  recs.add<rd::MethodDCEndVerbose>(1, verbose<DCEnd>(0xB1, 0x2000, 0x80, "Lib.Worker", "Spin", "void  ()"), 500);
+  recs.add<rd::MethodDCEndVerbose>(1, verbose<DCEnd>(0xB2, 0x3000, 0x40, "Lib.Worker", "Run", "void  ()"), 501);
   StackProfile profile;
   CHECK(folded(recs, &profile) == "Thread (7);Lib!method 0xb3;Lib!Lib.Worker.Run();Lib!Lib.Worker.Spin() 2\n");
   const ProfileSummary& s = profile.summary();
@@ -194,14 +178,8 @@ TEST_CASE("unloads are honoured by time: reused code is named by what was there 
     Records r2;
     r2.add<rt::MethodLoadVerbose>(1, verbose(0xC1, 0x5000, 0x80, "Plugins.Old", "Run", "void  ()"), 10);
     r2.add<rt::MethodUnloadVerbose>(1, un, 30);
-    rd::payload::MethodDCEndVerbose_V1 dc;
-    dc.MethodID = 0xC2;
-    dc.MethodStartAddress = 0x5000;
-    dc.MethodSize = 0x60;
-    dc.MethodNamespace = "Plugins.New";
-    dc.MethodName = "Go";
-    dc.MethodSignature = "void  (int32)";
-    r2.add<rd::MethodDCEndVerbose>(1, dc, 90);
+    using DCEnd = rd::payload::MethodDCEndVerbose_V1;
+    r2.add<rd::MethodDCEndVerbose>(1, verbose<DCEnd>(0xC2, 0x5000, 0x60, "Plugins.New", "Go", "void  (int32)", 0), 90);
     Symbolizer s2;
     for (const EventRecord& r : r2.all()) s2.observe(r);
     CHECK(name_at(s2, 0x5010, 20) == "Plugins.Old.Run()");

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "clretw/gen/frontend.h"
+#include "shared_cases.h"
 
 namespace clretw::test {
 
@@ -39,6 +40,12 @@ std::unique_ptr<Reference> load_reference(const std::string& paths) {
 std::string shared_dir() {
   const std::string dir = CLRETW_SHARED_DIR;
   return std::filesystem::is_directory(dir + "/manifests") ? dir : std::string();
+}
+
+std::string shared_dir_or_skip(const std::string& why) {
+  std::string dir = shared_dir();
+  if (dir.empty()) skip(why);
+  return dir;
 }
 
 }  // namespace clretw::test

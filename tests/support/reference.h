@@ -27,4 +27,7 @@ std::unique_ptr<Reference> load_reference(const std::string& paths);
 // The ../shared directory configured at build time, or "" when absent.
 std::string shared_dir();
 
+// shared_dir(); when it is absent, "" having called skip(why) (the calling test case then returns).
+std::string shared_dir_or_skip(const std::string& why);
+
 }  // namespace clretw::test

@@ -25,11 +25,15 @@
 #include "clretw/nettrace.h"
 #include "../../runtime/nettrace/src/nettrace_format.h"    // the cursor, tested directly below
 #include "../../runtime/nettrace/src/nettrace_metadata.h"  // metadata records, likewise
+#include "metadata.h"
 
 using namespace clretw;
 using namespace clretw::nettrace;
 
 namespace {
+
+using clretw::test::clr_gc_start;
+using clretw::test::event_source_event;
 
 struct Written {
   std::string bytes;
@@ -41,31 +45,16 @@ struct Written {
   std::uint64_t lost = 0;
 };
 
-Metadata clr_gc_start() {
-  Metadata m;
-  m.provider_name = "Microsoft-Windows-DotNETRuntime";
-  m.event_id = 1;
-  m.version = 2;
-  m.level = 4;
-  m.keywords = 1;
-  return m;  // CLR runtime events: no name, no fields
-}
-
 Metadata event_source(unsigned format) {
-  Metadata m;
-  m.provider_name = "Contoso-Demo";
-  m.event_id = 7;
-  m.event_name = "Request";
-  m.level = 4;
-  m.opcode = 1;
-  m.has_opcode = true;
-  m.describes_fields = true;
   MetaField id{"Id", TypeCode::Int32, {}, {}, 0};
   MetaField url{"Url", TypeCode::String, {}, {}, 0};
   MetaField ok{"Ok", TypeCode::Boolean32, {}, {}, 0};
   MetaField where{"Where", TypeCode::Object, {}, {MetaField{"X", TypeCode::Int16, {}, {}, 0},
                                                   MetaField{"Label", TypeCode::String, {}, {}, 0}}, 0};
-  m.fields = {id, url, ok, where};
+  Metadata m = event_source_event("Contoso-Demo", 7, "Request", {id, url, ok, where});
+  m.level = 4;
+  m.opcode = 1;
+  m.has_opcode = true;
   if (format >= 5) {  // arrays need V2Params (V5) or V6 metadata
     MetaField sizes{"Sizes", TypeCode::Array, {MetaField{"", TypeCode::UInt16, {}, {}, 0}}, {}, 0};
     m.fields.push_back(sizes);
@@ -592,13 +581,8 @@ TEST_CASE("variable-length integers: limits and overlong encodings") {
 }
 
 TEST_CASE("a malformed metadata record says what is wrong and where") {
-  Metadata m;
+  Metadata m = event_source_event("Shop-Api", 1, "OrderPlaced", {{"OrderId", TypeCode::Int64, {}, {}, 0}});
   m.id = 7;
-  m.provider_name = "Shop-Api";
-  m.event_id = 1;
-  m.event_name = "OrderPlaced";
-  m.describes_fields = true;
-  m.fields = {{"OrderId", TypeCode::Int64, {}, {}, 0}};
   for (unsigned format : {5u, 6u}) {
     CAPTURE(format);
     const std::vector<std::uint8_t> whole =
@@ -628,11 +612,7 @@ TEST_CASE("an EventSource event whose metadata lists no fields: its payload is u
   WriterOptions o;
   o.format = 5;
   Writer w(out, o);
-  Metadata m;
-  m.provider_name = "Contoso-Bytes";
-  m.event_id = 3;
-  m.event_name = "Blob";
-  m.describes_fields = true;
+  const Metadata m = event_source_event("Contoso-Bytes", 3, "Blob");  // no parameters listed
   EventSpec e;
   e.metadata_id = w.define(m);
   e.thread_id = e.capture_thread_id = 1;

@@ -179,11 +179,8 @@ TEST_CASE("mutants of the built-in manifest") {
 }
 
 CLRETW_SHARED_CASE("mutants of the real CLR manifests") {
-  const std::string shared = clretw::test::shared_dir();
-  if (shared.empty()) {
-    clretw::test::skip(CLRETW_SHARED_DIR " is absent; the real ClrEtwAll.man files were not mutated");
-    return;
-  }
+  const std::string shared = clretw::test::shared_dir_or_skip(CLRETW_SHARED_DIR " is absent; the real ClrEtwAll.man files were not mutated");
+  if (shared.empty()) return;
   const std::pair<const char*, int> manifests[] = {
       {"coreclr-1.0", 100}, {"coreclr-2.1", 100}, {"coreclr-3.1", 100}, {"runtime-2020", 100}, {"runtime-main", 400}};
   std::uint64_t seed = 100;

@@ -180,11 +180,8 @@ TEST_CASE("valid manifests give no errors") {
 }
 
 CLRETW_SHARED_CASE("the real CLR manifests give no errors, and these warnings") {
-  const std::string shared = clretw::test::shared_dir();
-  if (shared.empty()) {
-    clretw::test::skip(CLRETW_SHARED_DIR " is absent; the real ClrEtwAll.man files were not validated");
-    return;
-  }
+  const std::string shared = clretw::test::shared_dir_or_skip(CLRETW_SHARED_DIR " is absent; the real ClrEtwAll.man files were not validated");
+  if (shared.empty()) return;
   using Counts = std::map<std::string, std::size_t>;
   // M117: InteropPrivateKeyword reuses CLR_INTEROP_KEYWORD (same mask 0x2000) of the runtime provider.
   // M302: task opcodes with value 10 (GCSuspendEEBegin and others).

@@ -17,6 +17,7 @@
 #include "clretw/gen/loader.h"
 #include "clretw/gen/merge.h"
 #include "clretw/gen/namer.h"
+#include "clretw/gen/output.h"
 #include "clretw/gen/report_formats.h"
 #include "clretw/gen/rules.h"
 #include "clretw/gen/schema_builder.h"
@@ -49,10 +50,7 @@ int generate(const GenerateOptions& o) {
   Diagnostics diags;
   FrontEndOptions fo;
   std::optional<FixupSet> custom;
-  if (!choose_fixups(o.fixups, o.no_fixups, custom, fo, diags)) {
-    std::cerr << "clretw-gen generate: --fixups " << o.fixups << ":\n" << format_gcc(diags);
-    return 2;
-  }
+  if (!choose_fixups("clretw-gen generate", o.fixups, o.no_fixups, custom, fo, diags, std::cerr)) return 2;
   EmitOptions eo;
   eo.root_namespace = o.ns;
   if (!o.templates.empty()) {
@@ -64,16 +62,8 @@ int generate(const GenerateOptions& o) {
     eo.templates = *t;
   }
 
-  std::vector<LoadedManifest> loaded;
   bool failed_to_read = false;
-  for (const std::string& path : o.manifests) {
-    auto l = load(path, fo, diags);
-    if (!l) {
-      failed_to_read |= clretw::gen::unreadable(diags);  // else malformed XML: an error (status 1)
-      continue;
-    }
-    loaded.push_back(std::move(*l));
-  }
+  const std::vector<LoadedManifest> loaded = load_all(o.manifests, fo, diags, failed_to_read);
   for (const Diagnostic& d : diags.items())
     if (d.severity != Severity::note || o.verbose) std::cerr << format_gcc(d);
   if (failed_to_read) return 2;
@@ -93,33 +83,15 @@ int generate(const GenerateOptions& o) {
     if (failed || diags.items()[i].severity != Severity::note || o.verbose) std::cerr << format_gcc(diags.items()[i]);
   if (failed) return 1;
 
-  std::size_t written = 0, stale = 0;
-  for (const EmittedFile& f : result->files) {
-    const fs::path target = fs::path(o.output) / f.path;
-    bool exists = false;
-    const std::string old = read_file(target, exists);
-    if (exists && old == f.text) continue;
-    if (o.check) {
-      std::cerr << target.string() << ": " << (exists ? "out of date" : "missing") << "\n";
-      ++stale;
-      continue;
-    }
-    std::error_code ec;
-    fs::create_directories(target.parent_path(), ec);
-    std::ofstream out(target, std::ios::binary);
-    out << f.text;
-    if (!out) {
-      std::cerr << "clretw-gen generate: --output: cannot write " << target.string() << "\n";
-      return 2;
-    }
-    ++written;
-  }
+  OutputCount count;
+  for (const EmittedFile& f : result->files)
+    if (!update_output(fs::path(o.output) / f.path, f.text, o.check, "clretw-gen generate", count, std::cerr)) return 2;
   if (!o.quiet) {
     std::printf("clretw-gen: %zu provider(s), %zu events (%zu event ids), %zu templates, %zu maps -> %s (%zu file(s) %s)\n",
                 result->providers, result->events, result->event_ids, result->templates, result->maps, o.output.c_str(),
-                o.check ? stale : written, o.check ? "out of date" : "written");
+                o.check ? count.differ : count.written, o.check ? "out of date" : "written");
   }
-  return stale ? 1 : 0;
+  return count.differ ? 1 : 0;
 }
 
 struct ValidateOptions {

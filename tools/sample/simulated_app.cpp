@@ -368,6 +368,33 @@ void tick(Trace& s, bool main_waiting) {
 // ---------------------------------------------------------------------------
 // Events.
 
+// The application's one domain, as AppDomainLoad tells of it at startup and the rundown's AppDomainDCEnd
+// at the end; P is either's V1 struct.
+template <class P>
+P app_domain(const Trace& s) {
+  using Flags = decltype(P::AppDomainFlags);
+  P d;
+  d.AppDomainID = s.ptr(kAppDomain);
+  d.AppDomainFlags = Flags::Default | Flags::Executable;
+  d.AppDomainName = "clrhost";
+  d.AppDomainIndex = 1;
+  d.ClrInstanceID = kClr;
+  return d;
+}
+
+// Module `index`'s assembly, as AssemblyLoad and the rundown's AssemblyDCEnd tell of it (their V1 structs).
+template <class P>
+P assembly(const Trace& s, unsigned index) {
+  const Module& mod = kModules[index];
+  P a;
+  a.AssemblyID = s.ptr(mod.assembly);
+  a.AppDomainID = s.ptr(kAppDomain);
+  a.BindingID = index + 1;
+  a.FullyQualifiedAssemblyName = mod.assembly_name;
+  a.ClrInstanceID = kClr;
+  return a;
+}
+
 void startup(Trace& s) {
   rt::payload::RuntimeInformationStart info;
   info.ClrInstanceID = kClr;
@@ -379,23 +406,12 @@ void startup(Trace& s) {
   info.RuntimeDllPath = "/usr/share/dotnet/shared/Microsoft.NETCore.App/8.0.0/libcoreclr.so";
   s.emit<rt::RuntimeInformationStart>(0, info, kMain);
 
-  rt::payload::AppDomainLoad_V1 domain;
-  domain.AppDomainID = s.ptr(kAppDomain);
-  domain.AppDomainFlags = rt::AppDomainFlagsMap::Default | rt::AppDomainFlagsMap::Executable;
-  domain.AppDomainName = "clrhost";
-  domain.AppDomainIndex = 1;
-  domain.ClrInstanceID = kClr;
-  s.emit<rt::AppDomainLoad>(1, domain, kMain);
+  s.emit<rt::AppDomainLoad>(1, app_domain<rt::payload::AppDomainLoad_V1>(s), kMain);
 
-  for (std::uint64_t i = 0; i < std::size(kModules); ++i) {
+  for (unsigned i = 0; i < std::size(kModules); ++i) {
     const Module& mod = kModules[i];
     if (!mod.load_event) continue;
-    rt::payload::AssemblyLoad_V1 a;
-    a.AssemblyID = s.ptr(mod.assembly);
-    a.AppDomainID = domain.AppDomainID;
-    a.BindingID = i + 1;
-    a.FullyQualifiedAssemblyName = mod.assembly_name;
-    a.ClrInstanceID = kClr;
+    const auto a = assembly<rt::payload::AssemblyLoad_V1>(s, i);
     s.emit<rt::AssemblyLoad>(1, a, kMain);
     rt::payload::ModuleLoad_V2 m;
     m.ModuleID = s.ptr(mod.id);
@@ -511,21 +527,9 @@ void rundown(Trace& s) {
     md.ModuleILPath = mod.il_path;
     md.ClrInstanceID = kClr;
     s.emit<rd::ModuleDCEnd>(2, md, kRundown);
-    rd::payload::AssemblyDCEnd_V1 a;
-    a.AssemblyID = md.AssemblyID;
-    a.AppDomainID = s.ptr(kAppDomain);
-    a.BindingID = mi + 1;
-    a.FullyQualifiedAssemblyName = mod.assembly_name;
-    a.ClrInstanceID = kClr;
-    s.emit<rd::AssemblyDCEnd>(1, a, kRundown);
+    s.emit<rd::AssemblyDCEnd>(1, assembly<rd::payload::AssemblyDCEnd_V1>(s, mi), kRundown);
   }
-  rd::payload::AppDomainDCEnd_V1 d;
-  d.AppDomainID = s.ptr(kAppDomain);
-  d.AppDomainFlags = rd::AppDomainFlagsMap::Default | rd::AppDomainFlagsMap::Executable;
-  d.AppDomainName = "clrhost";
-  d.AppDomainIndex = 1;
-  d.ClrInstanceID = kClr;
-  s.emit<rd::AppDomainDCEnd>(1, d, kRundown);
+  s.emit<rd::AppDomainDCEnd>(1, app_domain<rd::payload::AppDomainDCEnd_V1>(s), kRundown);
   s.emit<rd::DCEndComplete>(1, rd::payload::DCEndComplete_V1{.ClrInstanceID = kClr}, kRundown);
 }
 

@@ -21,6 +21,7 @@
 #include "clretw/gen/fixups.h"
 #include "clretw/gen/frontend.h"
 #include "clretw/gen/loader.h"
+#include "clretw/gen/output.h"
 #include "clretw/gen/rules.h"
 #include "clretw/gen/schema_builder.h"
 
@@ -577,19 +578,10 @@ int run_docs(const DocsOptions& o) {
   Diagnostics diags;
   FrontEndOptions fo;
   std::optional<FixupSet> custom;
-  if (!choose_fixups(o.fixups, o.no_fixups, custom, fo, diags)) {
-    std::cerr << "clretw-gen docs: --fixups " << o.fixups << ":\n" << format_gcc(diags);
-    return 2;
-  }
+  if (!choose_fixups("clretw-gen docs", o.fixups, o.no_fixups, custom, fo, diags, std::cerr)) return 2;
 
-  std::vector<LoadedManifest> loaded;
   bool cannot_read = false;
-  for (const std::string& path : o.manifests) {
-    if (auto l = load(path, fo, diags))
-      loaded.push_back(std::move(*l));
-    else
-      cannot_read = cannot_read || unreadable(diags);
-  }
+  const std::vector<LoadedManifest> loaded = load_all(o.manifests, fo, diags, cannot_read);
   std::vector<DocsSource> sources;
   for (const LoadedManifest& l : loaded)
     sources.push_back(
@@ -605,27 +597,12 @@ int run_docs(const DocsOptions& o) {
   }
 
   const fs::path dir(o.output);
-  std::size_t written = 0, differ = 0, removed = 0;
+  OutputCount count;
+  std::size_t removed = 0;
   std::set<std::string> produced;
   for (const DocFile& f : result->files) {
     produced.insert(f.path);
-    const fs::path target = dir / f.path;
-    const std::optional<std::string> old = read_bytes(target);
-    if (old && *old == f.text) continue;
-    if (o.check) {
-      std::cerr << target.string() << ": " << (old ? "out of date" : "missing") << "\n";
-      ++differ;
-      continue;
-    }
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    std::ofstream out(target, std::ios::binary);
-    out << f.text;
-    if (!out) {
-      std::cerr << "clretw-gen docs: --output: cannot write " << target.string() << "\n";
-      return 2;
-    }
-    ++written;
+    if (!update_output(dir / f.path, f.text, o.check, "clretw-gen docs", count, std::cerr)) return 2;
   }
   // Pages no provider writes any more: reported (--check), else removed when clretw-gen docs wrote them.
   std::vector<fs::path> stale;
@@ -638,7 +615,7 @@ int run_docs(const DocsOptions& o) {
     const bool ours = read_bytes(p).value_or("").starts_with(kDocsMarker);
     if (o.check) {
       std::cerr << p.string() << ": stale (no provider of these manifests has this page)\n";
-      ++differ;
+      ++count.differ;
     } else if (ours && fs::remove(p, ec)) {
       ++removed;
     } else {
@@ -650,11 +627,11 @@ int run_docs(const DocsOptions& o) {
     std::cout << "clretw-gen docs: " << result->providers << " provider(s), " << result->event_ids << " event ids, "
               << result->events << " event versions -> " << o.output << " (";
     if (o.check)
-      std::cout << differ << " file(s) out of date or stale)\n";
+      std::cout << count.differ << " file(s) out of date or stale)\n";
     else
-      std::cout << written << " file(s) written, " << removed << " removed)\n";
+      std::cout << count.written << " file(s) written, " << removed << " removed)\n";
   }
-  return differ ? 1 : 0;
+  return count.differ ? 1 : 0;
 }
 
 }  // namespace clretw::gen

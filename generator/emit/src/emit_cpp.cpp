@@ -511,16 +511,26 @@ class Emitter {
     return s + "}}";
   }
 
+  // An enumerator of a keyword, level or task (`what`): `spelling` (the manifest's name, or a shorter
+  // one) taken in `names`, the manifest's name and message as literals, and its number (a keyword's
+  // mask, a level's or task's value) as `number_key`.
+  template <class Item>
+  mst::data enumerator_of(Ctx& c, NameScope& names, const char* what, const Item& item, const std::string& spelling,
+                          const char* number_key, const std::string& number) {
+    mst::data e;
+    e.set("name", names.take_name(spelling, "_", origin(c, std::string(what) + " '" + item.name + "'", item.loc)));
+    e.set(number_key, number);
+    e.set("name_literal", cpp_string(item.name));
+    e.set("message_literal", cpp_string(item.message));
+    return e;
+  }
+
   mst::data keywords(Ctx& c) {
     mst::data list{mst::data::type::list};
     NameScope names({"None"}, "enum Keywords", &renames_);
     for (const Keyword& k : c.p->keywords) {
-      mst::data e;
-      e.set("name", names.take_name(k.name, "_", origin(c, "keyword '" + k.name + "'", k.loc)));
+      mst::data e = enumerator_of(c, names, "keyword", k, k.name, "mask", hex(k.mask));
       e.set("manifest_name", k.name);
-      e.set("mask", hex(k.mask));
-      e.set("name_literal", cpp_string(k.name));
-      e.set("message_literal", cpp_string(k.message));
       list.push_back(e);
     }
     return list;
@@ -530,13 +540,8 @@ class Emitter {
     mst::data list{mst::data::type::list};
     NameScope names({}, "enum Level", &renames_);
     auto add = [&](const Level& l) {
-      mst::data e;
-      std::string n = l.name.rfind("win:", 0) == 0 ? l.name.substr(4) : l.name;
-      e.set("name", names.take_name(n, "_", origin(c, "level '" + l.name + "'", l.loc)));
-      e.set("value", std::to_string(l.value));
-      e.set("name_literal", cpp_string(l.name));
-      e.set("message_literal", cpp_string(l.message));
-      list.push_back(e);
+      const std::string spelling = l.name.rfind("win:", 0) == 0 ? l.name.substr(4) : l.name;
+      list.push_back(enumerator_of(c, names, "level", l, spelling, "value", std::to_string(l.value)));
     };
     for (const Level& l : standard_levels()) add(l);
     for (const Level& l : c.p->levels) add(l);
@@ -546,14 +551,8 @@ class Emitter {
   mst::data tasks(Ctx& c) {
     mst::data list{mst::data::type::list};
     NameScope names({"None"}, "enum Task", &renames_);
-    for (const Task& t : c.p->tasks) {
-      mst::data e;
-      e.set("name", names.take_name(t.name, "_", origin(c, "task '" + t.name + "'", t.loc)));
-      e.set("value", std::to_string(t.value));
-      e.set("name_literal", cpp_string(t.name));
-      e.set("message_literal", cpp_string(t.message));
-      list.push_back(e);
-    }
+    for (const Task& t : c.p->tasks)
+      list.push_back(enumerator_of(c, names, "task", t, t.name, "value", std::to_string(t.value)));
     return list;
   }
 

@@ -21,11 +21,14 @@ std::optional<LoadedManifest> finish(std::optional<Manifest> m, const FrontEndOp
 
 }  // namespace
 
-bool choose_fixups(const std::string& file, bool none, std::optional<FixupSet>& custom, FrontEndOptions& options,
-                   Diagnostics& diags) {
+bool choose_fixups(std::string_view command, const std::string& file, bool none, std::optional<FixupSet>& custom,
+                   FrontEndOptions& options, Diagnostics& diags, std::ostream& err) {
   if (!file.empty()) {
     custom = load_fixups(file, diags);
-    if (!custom) return false;
+    if (!custom) {
+      err << command << ": --fixups " << file << ":\n" << format_gcc(diags);
+      return false;
+    }
     options.fixups = FrontEndOptions::Fixups::custom;
     options.custom = &*custom;
   } else if (none) {
@@ -41,6 +44,16 @@ std::optional<LoadedManifest> load(const std::string& path, const FrontEndOption
 std::optional<LoadedManifest> load_text(std::string text, const std::string& path, const FrontEndOptions& options,
                                         Diagnostics& diags) {
   return finish(load_manifest_text(std::move(text), path, diags), options, diags);
+}
+
+std::vector<LoadedManifest> load_all(const std::vector<std::string>& paths, const FrontEndOptions& options,
+                                     Diagnostics& diags, bool& unreadable_input) {
+  std::vector<LoadedManifest> loaded;
+  for (const std::string& path : paths) {
+    if (auto l = load(path, options, diags)) loaded.push_back(std::move(*l));
+    else unreadable_input |= unreadable(diags);
+  }
+  return loaded;
 }
 
 }  // namespace clretw::gen

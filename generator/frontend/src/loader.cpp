@@ -267,19 +267,49 @@ class Loader {
     return *v;
   }
 
-  void instrumentation(const pugi::xml_node& node, Manifest& m) {
+  // Each element child of `node` named one of `names` (any other is reported as unknown in <parent>).
+  template <class F>
+  void each(const pugi::xml_node& node, std::initializer_list<std::string_view> names, std::string_view parent, F&& f) {
     for (pugi::xml_node n : node.children()) {
       if (n.type() != pugi::node_element) continue;
-      if (local_name(n.name()) != "events") {
-        unknown(n, "instrumentation");
-        continue;
-      }
-      for (pugi::xml_node p : n.children()) {
-        if (p.type() != pugi::node_element) continue;
-        if (local_name(p.name()) == "provider") provider(p, m);
-        else unknown(p, "events");
-      }
+      if (std::find(names.begin(), names.end(), local_name(n.name())) == names.end()) unknown(n, parent);
+      else f(n);
     }
+  }
+
+  // Reports every element child of `n`, which has none in the schema.
+  void no_children(const pugi::xml_node& n, std::string_view parent) {
+    for (pugi::xml_node c : n.children())
+      if (c.type() == pugi::node_element) unknown(c, parent);
+  }
+
+  // The model's item for element `n`: its attributes checked against `known`, its location, the notes before it.
+  template <class T>
+  T item(const pugi::xml_node& n, std::initializer_list<std::string_view> known) {
+    check_attributes(n, known);
+    T t;
+    t.loc = loc_of(n);
+    t.note = note_of(n);
+    return t;
+  }
+
+  // <level> and <opcode> (`what`): a name, a value in 0..255, a symbol and a message.
+  template <class T>
+  void levels_or_opcodes(const pugi::xml_node& node, const char* what, std::string_view parent, std::vector<T>& out) {
+    each(node, {what}, parent, [&](const pugi::xml_node& n) {
+      T t = item<T>(n, {"name", "value", "symbol", "message"});
+      t.name = required(n, "name", what);
+      t.value = static_cast<std::uint32_t>(number(n, "value", required(n, "value", what), 255, what));
+      t.symbol = attr(n, "symbol");
+      t.message_ref = attr(n, "message");
+      out.push_back(std::move(t));
+    });
+  }
+
+  void instrumentation(const pugi::xml_node& node, Manifest& m) {
+    each(node, {"events"}, "instrumentation", [&](const pugi::xml_node& n) {
+      each(n, {"provider"}, "events", [&](const pugi::xml_node& p) { provider(p, m); });
+    });
   }
 
   void provider(const pugi::xml_node& n, Manifest& m) {
@@ -302,8 +332,8 @@ class Loader {
       auto name = local_name(c.name());
       if (name == "keywords") keywords(c, p);
       else if (name == "tasks") tasks(c, p);
-      else if (name == "opcodes") opcodes(c, p.opcodes, "opcodes");
-      else if (name == "levels") levels(c, p);
+      else if (name == "opcodes") levels_or_opcodes(c, "opcode", "opcodes", p.opcodes);
+      else if (name == "levels") levels_or_opcodes(c, "level", "levels", p.levels);
       else if (name == "channels") channels(c, p);
       else if (name == "maps") maps(c, p);
       else if (name == "templates") templates(c, p);
@@ -314,101 +344,35 @@ class Loader {
   }
 
   void keywords(const pugi::xml_node& node, Provider& p) {
-    for (pugi::xml_node n : node.children()) {
-      if (n.type() != pugi::node_element) continue;
-      if (local_name(n.name()) != "keyword") {
-        unknown(n, "keywords");
-        continue;
-      }
-      check_attributes(n, {"name", "mask", "symbol", "message"});
-      Keyword k;
-      k.loc = loc_of(n);
-      k.note = note_of(n);
+    each(node, {"keyword"}, "keywords", [&](const pugi::xml_node& n) {
+      Keyword k = item<Keyword>(n, {"name", "mask", "symbol", "message"});
       k.name = required(n, "name", "keyword");
       k.mask_text = required(n, "mask", "keyword");
       k.mask = number(n, "mask", k.mask_text, UINT64_MAX, "keyword");
       k.symbol = attr(n, "symbol");
       k.message_ref = attr(n, "message");
       p.keywords.push_back(std::move(k));
-    }
-  }
-
-  void opcodes(const pugi::xml_node& node, std::vector<Opcode>& out, std::string_view parent) {
-    for (pugi::xml_node n : node.children()) {
-      if (n.type() != pugi::node_element) continue;
-      if (local_name(n.name()) != "opcode") {
-        unknown(n, parent);
-        continue;
-      }
-      check_attributes(n, {"name", "value", "symbol", "message"});
-      Opcode o;
-      o.loc = loc_of(n);
-      o.note = note_of(n);
-      o.name = required(n, "name", "opcode");
-      o.value = static_cast<std::uint32_t>(number(n, "value", required(n, "value", "opcode"), 255, "opcode"));
-      o.symbol = attr(n, "symbol");
-      o.message_ref = attr(n, "message");
-      out.push_back(std::move(o));
-    }
+    });
   }
 
   void tasks(const pugi::xml_node& node, Provider& p) {
-    for (pugi::xml_node n : node.children()) {
-      if (n.type() != pugi::node_element) continue;
-      if (local_name(n.name()) != "task") {
-        unknown(n, "tasks");
-        continue;
-      }
-      check_attributes(n, {"name", "value", "symbol", "eventGUID", "message"});
-      Task t;
-      t.loc = loc_of(n);
-      t.note = note_of(n);
+    each(node, {"task"}, "tasks", [&](const pugi::xml_node& n) {
+      Task t = item<Task>(n, {"name", "value", "symbol", "eventGUID", "message"});
       t.name = required(n, "name", "task");
       t.value = static_cast<std::uint32_t>(number(n, "value", required(n, "value", "task"), 65535, "task"));
       t.symbol = attr(n, "symbol");
       t.event_guid = attr(n, "eventGUID");
       t.message_ref = attr(n, "message");
-      for (pugi::xml_node c : n.children()) {
-        if (c.type() != pugi::node_element) continue;
-        if (local_name(c.name()) == "opcodes") opcodes(c, t.opcodes, "opcodes");
-        else unknown(c, "task");
-      }
+      each(n, {"opcodes"}, "task", [&](const pugi::xml_node& c) { levels_or_opcodes(c, "opcode", "opcodes", t.opcodes); });
       p.tasks.push_back(std::move(t));
-    }
-  }
-
-  void levels(const pugi::xml_node& node, Provider& p) {
-    for (pugi::xml_node n : node.children()) {
-      if (n.type() != pugi::node_element) continue;
-      if (local_name(n.name()) != "level") {
-        unknown(n, "levels");
-        continue;
-      }
-      check_attributes(n, {"name", "value", "symbol", "message"});
-      Level l;
-      l.loc = loc_of(n);
-      l.note = note_of(n);
-      l.name = required(n, "name", "level");
-      l.value = static_cast<std::uint32_t>(number(n, "value", required(n, "value", "level"), 255, "level"));
-      l.symbol = attr(n, "symbol");
-      l.message_ref = attr(n, "message");
-      p.levels.push_back(std::move(l));
-    }
+    });
   }
 
   void channels(const pugi::xml_node& node, Provider& p) {
-    for (pugi::xml_node n : node.children()) {
-      if (n.type() != pugi::node_element) continue;
-      auto name = local_name(n.name());
-      if (name != "channel" && name != "importChannel") {
-        unknown(n, "channels");
-        continue;
-      }
-      check_attributes(n, {"name", "chid", "type", "symbol", "value", "message", "enabled", "isolation", "access"});
-      Channel c;
-      c.loc = loc_of(n);
-      c.note = note_of(n);
-      c.imported = name == "importChannel";
+    each(node, {"channel", "importChannel"}, "channels", [&](const pugi::xml_node& n) {
+      Channel c =
+          item<Channel>(n, {"name", "chid", "type", "symbol", "value", "message", "enabled", "isolation", "access"});
+      c.imported = local_name(n.name()) == "importChannel";
       c.name = required(n, "name", "channel");
       c.chid = attr(n, "chid");
       c.type = attr(n, "type");
@@ -416,40 +380,24 @@ class Loader {
       c.message_ref = attr(n, "message");
       if (n.attribute("value")) c.value = static_cast<std::uint32_t>(number(n, "value", attr(n, "value"), 255, "channel"));
       p.channels.push_back(std::move(c));
-    }
+    });
   }
 
   void maps(const pugi::xml_node& node, Provider& p) {
-    for (pugi::xml_node n : node.children()) {
-      if (n.type() != pugi::node_element) continue;
-      auto kind = local_name(n.name());
-      if (kind != "valueMap" && kind != "bitMap") {
-        unknown(n, "maps");
-        continue;
-      }
-      check_attributes(n, {"name", "prefix", "removePrefix"});
-      Map m;
-      m.loc = loc_of(n);
-      m.note = note_of(n);
+    each(node, {"valueMap", "bitMap"}, "maps", [&](const pugi::xml_node& n) {
+      const auto kind = local_name(n.name());
+      Map m = item<Map>(n, {"name", "prefix", "removePrefix"});
       m.bitmap = kind == "bitMap";
       m.name = required(n, "name", std::string(kind));
-      for (pugi::xml_node e : n.children()) {
-        if (e.type() != pugi::node_element) continue;
-        if (local_name(e.name()) != "map") {
-          unknown(e, kind);
-          continue;
-        }
-        check_attributes(e, {"value", "message", "symbol"});
-        MapEntry me;
-        me.loc = loc_of(e);
-        me.note = note_of(e);
+      each(n, {"map"}, kind, [&](const pugi::xml_node& e) {
+        MapEntry me = item<MapEntry>(e, {"value", "message", "symbol"});
         me.value_text = required(e, "value", "map entry");
         me.value = number(e, "value", me.value_text, UINT64_MAX, "map entry");
         me.message_ref = attr(e, "message");
         m.entries.push_back(std::move(me));
-      }
+      });
       p.maps.push_back(std::move(m));
-    }
+    });
   }
 
   void field(const pugi::xml_node& n, std::vector<Field>& out, std::string_view parent) {
@@ -483,42 +431,25 @@ class Loader {
       if (parse_outtype(f.out_type_text, ot)) f.out_type = ot;
       else if (!f.out_type_text.empty())
         report(diags_, RuleId::unknown_outtype, path_, f.loc, "field '" + f.name + "': unknown outType '" + f.out_type_text + "'");
-      for (pugi::xml_node c : n.children())
-        if (c.type() == pugi::node_element) unknown(c, "data");
+      no_children(n, "data");
     }
     out.push_back(std::move(f));
   }
 
   void templates(const pugi::xml_node& node, Provider& p) {
-    for (pugi::xml_node n : node.children()) {
-      if (n.type() != pugi::node_element) continue;
-      if (local_name(n.name()) != "template") {
-        unknown(n, "templates");
-        continue;
-      }
-      check_attributes(n, {"tid", "name"});
-      Template t;
-      t.loc = loc_of(n);
-      t.note = note_of(n);
+    each(node, {"template"}, "templates", [&](const pugi::xml_node& n) {
+      Template t = item<Template>(n, {"tid", "name"});
       t.tid = required(n, "tid", "template");
       for (pugi::xml_node c : n.children())
         if (c.type() == pugi::node_element) field(c, t.fields, "template");
       p.templates.push_back(std::move(t));
-    }
+    });
   }
 
   void events(const pugi::xml_node& node, Provider& p) {
-    for (pugi::xml_node n : node.children()) {
-      if (n.type() != pugi::node_element) continue;
-      if (local_name(n.name()) != "event") {
-        unknown(n, "events");
-        continue;
-      }
-      check_attributes(n, {"value", "version", "level", "task", "opcode", "keywords", "template", "symbol", "message",
-                           "channel", "notLogged"});
-      Event e;
-      e.loc = loc_of(n);
-      e.note = note_of(n);
+    each(node, {"event"}, "events", [&](const pugi::xml_node& n) {
+      Event e = item<Event>(n, {"value", "version", "level", "task", "opcode", "keywords", "template", "symbol",
+                                "message", "channel", "notLogged"});
       e.value_text = required(n, "value", "event");
       e.value = static_cast<std::uint32_t>(number(n, "value", e.value_text, 65535, "event"));
       e.version_text = attr(n, "version");
@@ -533,46 +464,27 @@ class Loader {
       e.symbol = attr(n, "symbol");
       e.message_ref = attr(n, "message");
       e.channel = attr(n, "channel");
-      for (pugi::xml_node c : n.children())
-        if (c.type() == pugi::node_element) unknown(c, "event");
+      no_children(n, "event");
       p.events.push_back(std::move(e));
-    }
+    });
   }
 
   void localization(const pugi::xml_node& node, Manifest& m) {
     bool first_culture = true;
-    for (pugi::xml_node r : node.children()) {
-      if (r.type() != pugi::node_element) continue;
-      if (local_name(r.name()) != "resources") {
-        unknown(r, "localization");
-        continue;
-      }
+    each(node, {"resources"}, "localization", [&](const pugi::xml_node& r) {
       // Messages come from the first culture (en-US in the CLR manifests); others are kept out of the index.
-      for (pugi::xml_node st : r.children()) {
-        if (st.type() != pugi::node_element) continue;
-        if (local_name(st.name()) != "stringTable") {
-          unknown(st, "resources");
-          continue;
-        }
-        for (pugi::xml_node s : st.children()) {
-          if (s.type() != pugi::node_element) continue;
-          if (local_name(s.name()) != "string") {
-            unknown(s, "stringTable");
-            continue;
-          }
-          check_attributes(s, {"id", "value", "stringType"});
-          StringEntry e;
-          e.loc = loc_of(s);
-          e.note = note_of(s);
-          e.id = required(s, "id", "string");
-          e.value = attr(s, "value");
+      each(r, {"stringTable"}, "resources", [&](const pugi::xml_node& st) {
+        each(st, {"string"}, "stringTable", [&](const pugi::xml_node& n) {
+          StringEntry e = item<StringEntry>(n, {"id", "value", "stringType"});
+          e.id = required(n, "id", "string");
+          e.value = attr(n, "value");
           e.culture = attr(r, "culture");
           if (first_culture) m.string_index.emplace(e.id, m.strings.size());
           m.strings.push_back(std::move(e));
-        }
-      }
+        });
+      });
       first_culture = false;
-    }
+    });
   }
 
   const std::string& text_;

@@ -113,19 +113,36 @@ class Writer {
     return "$(string." + id + ")";
   }
 
-  void opcodes(int depth, const std::vector<Opcode>& list, const std::string& scope) {
+  // <name> around an element per item of `list` (`item` writes it at depth + 1, after its note); nothing
+  // for an empty list.
+  template <class T, class F>
+  void section(int depth, std::string_view name, const std::vector<T>& list, F&& item) {
     if (list.empty()) return;
-    open(depth, "opcodes");
-    for (const Opcode& o : list) {
-      comment(depth + 1, o.note);
-      line(depth + 1, Tag("opcode")
-                          .attr("name", o.name)
-                          .attr("value", std::to_string(o.value))
-                          .attr("symbol", o.symbol)
-                          .attr("message", message(scope + ".Opcode." + o.name, o.message))
-                          .closed());
+    open(depth, name);
+    for (const T& x : list) {
+      comment(depth + 1, x.note);
+      item(x);
     }
-    close(depth, "opcodes");
+    close(depth, name);
+  }
+
+  // A <level>, <opcode> or <keyword>: its name, `number` as attribute `number_name` (value or mask), its
+  // symbol and message; `id` is the message's string id.
+  template <class T>
+  void named(int depth, std::string_view tag, const T& x, std::string_view number_name, const std::string& number,
+             const std::string& id) {
+    line(depth, Tag(tag)
+                    .attr("name", x.name)
+                    .attr(number_name, number)
+                    .attr("symbol", x.symbol)
+                    .attr("message", message(id, x.message))
+                    .closed());
+  }
+
+  void opcodes(int depth, const std::vector<Opcode>& list, const std::string& scope) {
+    section(depth, "opcodes", list, [&](const Opcode& o) {
+      named(depth + 1, "opcode", o, "value", std::to_string(o.value), scope + ".Opcode." + o.name);
+    });
   }
 
   void fields(int depth, const std::vector<Field>& list) {
@@ -159,115 +176,70 @@ class Writer {
                 .attr("messageFileName", p.message_file)
                 .attr("message", message(s + ".Provider", p.message))
                 .opened());
-    if (!p.channels.empty()) {
-      open(4, "channels");
-      for (const Channel& c : p.channels) {
-        comment(5, c.note);
-        line(5, Tag(c.imported ? "importChannel" : "channel")
-                    .attr("name", c.name)
-                    .attr("chid", c.chid)
-                    .attr("type", c.type)
-                    .attr("symbol", c.symbol)
-                    .attr("value", c.value ? std::to_string(*c.value) : std::string())
-                    .attr("message", message(s + ".Channel." + c.name, c.message))
-                    .closed());
+    section(4, "channels", p.channels, [&](const Channel& c) {
+      line(5, Tag(c.imported ? "importChannel" : "channel")
+                  .attr("name", c.name)
+                  .attr("chid", c.chid)
+                  .attr("type", c.type)
+                  .attr("symbol", c.symbol)
+                  .attr("value", c.value ? std::to_string(*c.value) : std::string())
+                  .attr("message", message(s + ".Channel." + c.name, c.message))
+                  .closed());
+    });
+    section(4, "levels", p.levels, [&](const Level& l) {
+      named(5, "level", l, "value", std::to_string(l.value), s + ".Level." + l.name);
+    });
+    section(4, "keywords", p.keywords, [&](const Keyword& k) {
+      named(5, "keyword", k, "mask", hex(k.mask), s + ".Keyword." + k.name);
+    });
+    section(4, "tasks", p.tasks, [&](const Task& t) {
+      Tag tag("task");
+      tag.attr("name", t.name)
+          .attr("value", std::to_string(t.value))
+          .attr("symbol", t.symbol)
+          .attr("eventGUID", t.event_guid)
+          .attr("message", message(s + ".Task." + t.name, t.message));
+      if (t.opcodes.empty()) {
+        line(5, tag.closed());
+        return;
       }
-      close(4, "channels");
-    }
-    if (!p.levels.empty()) {
-      open(4, "levels");
-      for (const Level& l : p.levels) {
-        comment(5, l.note);
-        line(5, Tag("level")
-                    .attr("name", l.name)
-                    .attr("value", std::to_string(l.value))
-                    .attr("symbol", l.symbol)
-                    .attr("message", message(s + ".Level." + l.name, l.message))
-                    .closed());
-      }
-      close(4, "levels");
-    }
-    if (!p.keywords.empty()) {
-      open(4, "keywords");
-      for (const Keyword& k : p.keywords) {
-        comment(5, k.note);
-        line(5, Tag("keyword")
-                    .attr("name", k.name)
-                    .attr("mask", hex(k.mask))
-                    .attr("symbol", k.symbol)
-                    .attr("message", message(s + ".Keyword." + k.name, k.message))
-                    .closed());
-      }
-      close(4, "keywords");
-    }
-    if (!p.tasks.empty()) {
-      open(4, "tasks");
-      for (const Task& t : p.tasks) {
-        comment(5, t.note);
-        Tag tag("task");
-        tag.attr("name", t.name)
-            .attr("value", std::to_string(t.value))
-            .attr("symbol", t.symbol)
-            .attr("eventGUID", t.event_guid)
-            .attr("message", message(s + ".Task." + t.name, t.message));
-        if (t.opcodes.empty()) {
-          line(5, tag.closed());
-          continue;
-        }
-        line(5, tag.opened());
-        opcodes(6, t.opcodes, s + ".Task." + t.name);
-        close(5, "task");
-      }
-      close(4, "tasks");
-    }
+      line(5, tag.opened());
+      opcodes(6, t.opcodes, s + ".Task." + t.name);
+      close(5, "task");
+    });
     opcodes(4, p.opcodes, s);
-    if (!p.maps.empty()) {
-      open(4, "maps");
-      for (const Map& mp : p.maps) {
-        comment(5, mp.note);
-        const char* kind = mp.bitmap ? "bitMap" : "valueMap";
-        line(5, Tag(kind).attr("name", mp.name).opened());
-        for (const MapEntry& e : mp.entries) {
-          comment(6, e.note);
-          line(6, Tag("map")
-                      .attr("value", hex(e.value))
-                      .attr("message", message(s + ".Map." + mp.name + "." + hex(e.value), e.message))
-                      .closed());
-        }
-        close(5, kind);
-      }
-      close(4, "maps");
-    }
-    if (!p.templates.empty()) {
-      open(4, "templates");
-      for (const Template& t : p.templates) {
-        comment(5, t.note);
-        line(5, Tag("template").attr("tid", t.tid).opened());
-        fields(6, t.fields);
-        close(5, "template");
-      }
-      close(4, "templates");
-    }
-    if (!p.events.empty()) {
-      open(4, "events");
-      for (const Event& e : p.events) {
-        comment(5, e.note);
-        std::string keywords;
-        for (const std::string& k : e.keywords) keywords += (keywords.empty() ? "" : " ") + k;
-        line(5, Tag("event")
-                    .attr("value", std::to_string(e.value))
-                    .attr("version", std::to_string(e.version))
-                    .attr("level", e.level)
-                    .attr("task", e.task)
-                    .attr("opcode", e.opcode)
-                    .attr("keywords", keywords)
-                    .attr("template", e.template_name)
-                    .attr("channel", e.channel)
-                    .attr("symbol", e.symbol)
+    section(4, "maps", p.maps, [&](const Map& mp) {
+      const char* kind = mp.bitmap ? "bitMap" : "valueMap";
+      line(5, Tag(kind).attr("name", mp.name).opened());
+      for (const MapEntry& e : mp.entries) {
+        comment(6, e.note);
+        line(6, Tag("map")
+                    .attr("value", hex(e.value))
+                    .attr("message", message(s + ".Map." + mp.name + "." + hex(e.value), e.message))
                     .closed());
       }
-      close(4, "events");
-    }
+      close(5, kind);
+    });
+    section(4, "templates", p.templates, [&](const Template& t) {
+      line(5, Tag("template").attr("tid", t.tid).opened());
+      fields(6, t.fields);
+      close(5, "template");
+    });
+    section(4, "events", p.events, [&](const Event& e) {
+      std::string keywords;
+      for (const std::string& k : e.keywords) keywords += (keywords.empty() ? "" : " ") + k;
+      line(5, Tag("event")
+                  .attr("value", std::to_string(e.value))
+                  .attr("version", std::to_string(e.version))
+                  .attr("level", e.level)
+                  .attr("task", e.task)
+                  .attr("opcode", e.opcode)
+                  .attr("keywords", keywords)
+                  .attr("template", e.template_name)
+                  .attr("channel", e.channel)
+                  .attr("symbol", e.symbol)
+                  .closed());
+    });
     close(3, "provider");
   }
 

@@ -37,6 +37,20 @@ void append_lit(std::string& out, const char (&text)[N]) {
   out.append(text, N - 1);
 }
 
+// An event's provider, id, version and name, in that order, each after its separator in `before`;
+// the two names through `text` (JSON's escaping, CSV's quoting).
+void append_identity(std::string& out, const EventRecord& r, const Described& d, const std::string_view (&before)[4],
+                     void (*text)(std::string&, std::string_view)) {
+  out += before[0];
+  text(out, d.provider_name);
+  out += before[1];
+  append_decimal(out, r.id);
+  out += before[2];
+  append_decimal(out, r.version);
+  out += before[3];
+  text(out, d.name);
+}
+
 }  // namespace
 
 SelfDescription::SelfDescription() noexcept {
@@ -265,27 +279,14 @@ const std::string& EventDescriber::line_head(const EventRecord& r, const Describ
       append_lit(head, ")  pid=");
       break;
     case LineFormat::json:  // {"provider":...,"symbol":"...","ms":
-      append_lit(head, "{\"provider\":\"");
-      append_json_escaped(head, d.provider_name);
-      append_lit(head, "\",\"id\":");
-      append_decimal(head, r.id);
-      append_lit(head, ",\"version\":");
-      append_decimal(head, r.version);
-      append_lit(head, ",\"name\":\"");
-      append_json_escaped(head, d.name);
+      append_identity(head, r, d, {"{\"provider\":\"", "\",\"id\":", ",\"version\":", ",\"name\":\""},
+                      append_json_escaped);
       append_lit(head, "\",\"symbol\":\"");
       append_json_escaped(head, d.symbol);
       append_lit(head, "\",\"ms\":");
       break;
     case LineFormat::csv:  // ,"Provider",1,2,"Name",
-      head += ',';
-      append_csv(head, d.provider_name);
-      head += ',';
-      append_decimal(head, r.id);
-      head += ',';
-      append_decimal(head, r.version);
-      head += ',';
-      append_csv(head, d.name);
+      append_identity(head, r, d, {",", ",", ",", ","}, append_csv);
       head += ',';
       break;
   }

@@ -89,11 +89,22 @@ void put_v1_fields(ByteWriter& w, const std::vector<MetaField>& fields) {
   }
 }
 
-void put_v2_fields(ByteWriter& w, const std::vector<MetaField>& fields) {
-  w.put(static_cast<std::uint32_t>(fields.size()));
+// The count of `fields`, then each field's body as `put_body` writes it after its size. Count is the
+// integer both are written as; a V2Params size counts its own 4 bytes (`own_size`), a V6 one does not.
+template <class Count, class PutBody>
+void put_sized_fields(ByteWriter& w, const std::vector<MetaField>& fields, std::size_t own_size, PutBody put_body) {
+  w.put(static_cast<Count>(fields.size()));
   for (const MetaField& f : fields) {
     std::vector<std::uint8_t> body;
     ByteWriter b(body);
+    put_body(b, f);
+    w.put(static_cast<Count>(body.size() + own_size));
+    w.bytes(body);
+  }
+}
+
+void put_v2_fields(ByteWriter& w, const std::vector<MetaField>& fields) {
+  put_sized_fields<std::uint32_t>(w, fields, 4, [](ByteWriter& b, const MetaField& f) {
     put_utf16z(b, f.name);
     b.put(static_cast<std::uint32_t>(f.type));
     if (f.type == TypeCode::Array) {
@@ -102,9 +113,7 @@ void put_v2_fields(ByteWriter& w, const std::vector<MetaField>& fields) {
     } else if (f.type == TypeCode::Object) {
       put_v1_fields(b, f.members);
     }
-    w.put(static_cast<std::uint32_t>(body.size() + 4));
-    w.bytes(body);
-  }
+  });
 }
 
 // V6 Type: uint8 code, [Type element], [uint16 count], [FieldDescriptions members].
@@ -141,15 +150,10 @@ bool parse_v6_type(Cursor& c, MetaField& f, unsigned depth) {
 
 void put_v6_type(ByteWriter& w, const MetaField& f);
 void put_v6_fields(ByteWriter& w, const std::vector<MetaField>& fields) {
-  w.put(static_cast<std::uint16_t>(fields.size()));
-  for (const MetaField& f : fields) {
-    std::vector<std::uint8_t> body;
-    ByteWriter b(body);
+  put_sized_fields<std::uint16_t>(w, fields, 0, [](ByteWriter& b, const MetaField& f) {
     put_utf8(b, f.name);
     put_v6_type(b, f);
-    w.put(static_cast<std::uint16_t>(body.size()));
-    w.bytes(body);
-  }
+  });
 }
 void put_v6_type(ByteWriter& w, const MetaField& f) {
   w.put(static_cast<std::uint8_t>(f.type));

@@ -9,7 +9,10 @@
 
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "clretw/gen/diagnostics.h"
 #include "clretw/gen/fixups.h"
@@ -30,10 +33,10 @@ struct FrontEndOptions {
 };
 
 // The fix-ups a command's --fixups FILE / --no-fixups ask for, into `options`; `custom` keeps
-// FILE's overlay alive while `options` points at it. False when FILE cannot be used: `diags`
-// says why (the caller prints it, exit status 2).
-bool choose_fixups(const std::string& file, bool none, std::optional<FixupSet>& custom, FrontEndOptions& options,
-                   Diagnostics& diags);
+// FILE's overlay alive while `options` points at it. False when FILE cannot be used, having told
+// `err` why ("<command>: --fixups FILE:" and the diagnostics); the command exits with status 2.
+bool choose_fixups(std::string_view command, const std::string& file, bool none, std::optional<FixupSet>& custom,
+                   FrontEndOptions& options, Diagnostics& diags, std::ostream& err);
 
 struct LoadedManifest {
   std::unique_ptr<Manifest> manifest;   // resolved
@@ -46,5 +49,10 @@ struct LoadedManifest {
 std::optional<LoadedManifest> load(const std::string& path, const FrontEndOptions& options, Diagnostics& diags);
 std::optional<LoadedManifest> load_text(std::string text, const std::string& path, const FrontEndOptions& options,
                                         Diagnostics& diags);
+
+// load() of each of `paths`, in order, leaving out those that fail. `unreadable_input` is set when one
+// could not be read at all (exit status 2), not when one is not well-formed XML (an error: status 1).
+std::vector<LoadedManifest> load_all(const std::vector<std::string>& paths, const FrontEndOptions& options,
+                                     Diagnostics& diags, bool& unreadable_input);
 
 }  // namespace clretw::gen
