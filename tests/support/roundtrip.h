@@ -229,19 +229,17 @@ Result<ViewResult> view_result(Result<V> v, bool with_fields) {
   return r;
 }
 
-template <class E, class P>
-Codec codec(unsigned version) {
-  Codec c;
-  c.label = std::string(E::name) + " (event " + std::to_string(E::id) + " v" + std::to_string(version) + ")";
-  c.record = &P::record();
-  c.newest = version == E::latest_version;
-  c.make = [](std::uint64_t seed, Profile profile, unsigned ps, DynRecord& expected) -> Result<std::vector<std::uint8_t>> {
+// The operations that depend on the payload struct alone: static members of a class template, so
+// they are compiled once per struct, however many event versions share it.
+template <class P>
+struct PayloadOps {
+  static Result<std::vector<std::uint8_t>> make(std::uint64_t seed, Profile profile, unsigned ps, DynRecord& expected) {
     P p{};
     Filler(seed, profile, ps).fill(p);
     expected = struct_record(p);
     return p.encode(ps);
-  };
-  c.decode = [](Bytes payload, unsigned ps, const DynRecord& expected) -> std::string {
+  }
+  static std::string decode(Bytes payload, unsigned ps, const DynRecord& expected) {
     auto d = P::decode(payload, ps);
     if (!d) return "decode failed: " + d.error().message();
     if (auto diff = compare(expected, struct_record(*d)); !diff.empty()) return "decode: " + diff;
@@ -252,23 +250,39 @@ Codec codec(unsigned version) {
     auto again = d->encode(ps);
     if (!again || !std::equal(again->begin(), again->end(), payload.begin(), payload.end())) return "re-encoding differs";
     return {};
-  };
-  c.view = [](Bytes payload, unsigned version, unsigned ps, bool with_fields) -> Result<ViewResult> {
-    return view_result(E::View::verify(payload, version, ps), with_fields);
-  };
-  c.view_generic = [](Bytes payload, unsigned version, unsigned ps, bool with_fields) -> Result<ViewResult> {
-    return view_result(E::View::verify_generic(payload, version, ps), with_fields);
-  };
-  c.decodes = [](Bytes payload, unsigned ps) {
+  }
+  static bool decodes(Bytes payload, unsigned ps) {
     const bool fast = static_cast<bool>(P::decode(payload, ps));
     return fast || static_cast<bool>(decode_payload_generic<P>(payload, ps));
-  };
-  if constexpr (requires { typename P::template View<8>; }) {
-    c.layout = [](Bytes payload, unsigned ps, bool with_fields) {
-      return ps == 8 ? layout_result(P::template View<8>::verify(payload), with_fields)
-                     : layout_result(P::template View<4>::verify(payload), with_fields);
-    };
   }
+  // Only for structs with a layout view (codec() takes its address only then).
+  static std::optional<ViewResult> layout(Bytes payload, unsigned ps, bool with_fields) {
+    return ps == 8 ? layout_result(P::template View<8>::verify(payload), with_fields)
+                   : layout_result(P::template View<4>::verify(payload), with_fields);
+  }
+};
+
+template <class E>
+Result<ViewResult> event_view(Bytes payload, unsigned version, unsigned ps, bool with_fields) {
+  return view_result(E::View::verify(payload, version, ps), with_fields);
+}
+template <class E>
+Result<ViewResult> event_view_generic(Bytes payload, unsigned version, unsigned ps, bool with_fields) {
+  return view_result(E::View::verify_generic(payload, version, ps), with_fields);
+}
+
+template <class E, class P>
+Codec codec(unsigned version) {
+  Codec c;
+  c.label = std::string(E::name) + " (event " + std::to_string(E::id) + " v" + std::to_string(version) + ")";
+  c.record = &P::record();
+  c.newest = version == E::latest_version;
+  c.make = &PayloadOps<P>::make;
+  c.decode = &PayloadOps<P>::decode;
+  c.decodes = &PayloadOps<P>::decodes;
+  c.view = &event_view<E>;  // an event's versions share one view type
+  c.view_generic = &event_view_generic<E>;
+  if constexpr (requires { typename P::template View<8>; }) c.layout = &PayloadOps<P>::layout;
   return c;
 }
 
