@@ -146,11 +146,15 @@ TEST_CASE("every C++ example of README.md and docs/ is a block a test compiles")
                        " (copy the block between the markers into the document, or the document's into the test)");
   }
   // ...and each ```cpp block of a document is a block some test marks for it.
-  for (const auto& [doc, in] : fences)
-    for (const auto& [line, body] : in)
-      if (std::none_of(blocks.begin(), blocks.end(), [&](const Marked& m) { return m.doc == doc && m.code == body; }))
+  // (Named copies, not structured bindings: clang 14 cannot capture those in a lambda.)
+  for (const auto& doc_fences : fences)
+    for (const auto& fence : doc_fences.second) {
+      const std::string& doc = doc_fences.first;
+      const std::size_t line = fence.first;
+      if (std::none_of(blocks.begin(), blocks.end(), [&](const Marked& m) { return m.doc == doc && m.code == fence.second; }))
         errors.push_back(doc + ":" + std::to_string(line) + ": this ```cpp block is compiled by no test (mark it in one: "
                          "// --- " + doc + " example begins --- ... // --- " + doc + " example ends ---)");
+    }
 
   for (const std::string& e : errors) FAIL_CHECK(e);
   CHECK(errors.empty());
