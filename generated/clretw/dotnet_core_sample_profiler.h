@@ -89,13 +89,13 @@ enum class ThreadSampleTypeMap : ::std::uint32_t {
 // Owning payload structs, one per template. decode() copies a payload out;
 // encode() writes the exact wire bytes (clretw::decode_payload and
 // encode_payload, payload.h). Count and length fields must match the sizes of
-// the data they describe. fields(s) lists the members of s in wire order, and
+// the data they describe. fields(s, f) calls f with the members of s in wire order, and
 // for_each_field(s, f) calls f(const clretw::FieldDesc&, member) for each.
 // A struct whose layout can be checked in straight-line code has check<PointerSize>()
 // (clretw::LayoutCursor, layout_view.h), which accepts exactly what the layout engine
 // accepts; the event views below call it. Most such structs also have a layout view,
 // View<PointerSize>: their payload read in place with no copy, checked once by verify()
-// (clretw::LayoutView), with an accessor per member and fields(), its accessors in wire order.
+// (clretw::LayoutView), with an accessor per member and fields(f), which calls f with their values.
 
 namespace templates {
 
@@ -106,8 +106,8 @@ struct ThreadSample {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ThreadSample> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Type); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Type); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ThreadSample&, const ThreadSample&) = default;
@@ -123,8 +123,10 @@ struct ThreadSample {
   class View : public ::clretw::LayoutView<View<PointerSize>, ThreadSample, PointerSize, 1, 4> {
    public:
     ::clretw::dotnet_core_sample_profiler::ThreadSampleTypeMap Type() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_core_sample_profiler::ThreadSampleTypeMap, 4>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Type); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Type()); }
   };
 };
 

@@ -758,13 +758,13 @@ enum class WaitHandleWaitSourceMap : ::std::uint32_t {
 // Owning payload structs, one per template. decode() copies a payload out;
 // encode() writes the exact wire bytes (clretw::decode_payload and
 // encode_payload, payload.h). Count and length fields must match the sizes of
-// the data they describe. fields(s) lists the members of s in wire order, and
+// the data they describe. fields(s, f) calls f with the members of s in wire order, and
 // for_each_field(s, f) calls f(const clretw::FieldDesc&, member) for each.
 // A struct whose layout can be checked in straight-line code has check<PointerSize>()
 // (clretw::LayoutCursor, layout_view.h), which accepts exactly what the layout engine
 // accepts; the event views below call it. Most such structs also have a layout view,
 // View<PointerSize>: their payload read in place with no copy, checked once by verify()
-// (clretw::LayoutView), with an accessor per member and fields(), its accessors in wire order.
+// (clretw::LayoutView), with an accessor per member and fields(f), which calls f with their values.
 
 namespace templates {
 
@@ -778,8 +778,8 @@ struct EventSource {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<EventSource> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.EventID, s.EventName, s.EventSourceName, s.Payload); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.EventID, s.EventName, s.EventSourceName, s.Payload); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const EventSource&, const EventSource&) = default;
@@ -799,8 +799,10 @@ struct EventSource {
     ::clretw::Utf16View EventName() const noexcept { return {this->p_ + 4, ::clretw::string_text(this->p_ + 4, (this->seg_[1] - 4), 2, true) / 2}; }
     ::clretw::Utf16View EventSourceName() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
     ::clretw::Utf16View Payload() const noexcept { return {this->p_ + this->seg_[2], ::clretw::string_text(this->p_ + this->seg_[2], (this->seg_[3] - this->seg_[2]), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::EventID, &View::EventName, &View::EventSourceName, &View::Payload); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->EventID(), this->EventName(), this->EventSourceName(), this->Payload()); }
   };
 };
 
@@ -813,8 +815,8 @@ struct StrongNameVerification {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<StrongNameVerification> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.VerificationFlags, s.ErrorCode, s.FullyQualifiedAssemblyName); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.VerificationFlags, s.ErrorCode, s.FullyQualifiedAssemblyName); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const StrongNameVerification&, const StrongNameVerification&) = default;
@@ -832,8 +834,10 @@ struct StrongNameVerification {
     ::std::uint32_t VerificationFlags() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint32_t ErrorCode() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
     ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return {this->p_ + 8, ::clretw::string_text(this->p_ + 8, (this->seg_[1] - 8), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::VerificationFlags, &View::ErrorCode, &View::FullyQualifiedAssemblyName); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->VerificationFlags(), this->ErrorCode(), this->FullyQualifiedAssemblyName()); }
   };
 };
 
@@ -847,8 +851,8 @@ struct StrongNameVerification_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<StrongNameVerification_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.VerificationFlags, s.ErrorCode, s.FullyQualifiedAssemblyName, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.VerificationFlags, s.ErrorCode, s.FullyQualifiedAssemblyName, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const StrongNameVerification_V1&, const StrongNameVerification_V1&) = default;
@@ -867,9 +871,11 @@ struct StrongNameVerification_V1 {
     ::std::uint32_t ErrorCode() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
     ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return {this->p_ + 8, ::clretw::string_text(this->p_ + 8, (this->seg_[1] - 8), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[1]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::VerificationFlags, &View::ErrorCode, &View::FullyQualifiedAssemblyName,
-                                                                  &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->VerificationFlags(), this->ErrorCode(), this->FullyQualifiedAssemblyName(),
+                                                  this->ClrInstanceID()); }
   };
 };
 
@@ -882,8 +888,8 @@ struct AuthenticodeVerification {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<AuthenticodeVerification> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.VerificationFlags, s.ErrorCode, s.ModulePath); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.VerificationFlags, s.ErrorCode, s.ModulePath); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const AuthenticodeVerification&, const AuthenticodeVerification&) = default;
@@ -901,8 +907,10 @@ struct AuthenticodeVerification {
     ::std::uint32_t VerificationFlags() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint32_t ErrorCode() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
     ::clretw::Utf16View ModulePath() const noexcept { return {this->p_ + 8, ::clretw::string_text(this->p_ + 8, (this->seg_[1] - 8), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::VerificationFlags, &View::ErrorCode, &View::ModulePath); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->VerificationFlags(), this->ErrorCode(), this->ModulePath()); }
   };
 };
 
@@ -916,8 +924,8 @@ struct AuthenticodeVerification_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<AuthenticodeVerification_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.VerificationFlags, s.ErrorCode, s.ModulePath, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.VerificationFlags, s.ErrorCode, s.ModulePath, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const AuthenticodeVerification_V1&, const AuthenticodeVerification_V1&) = default;
@@ -936,8 +944,10 @@ struct AuthenticodeVerification_V1 {
     ::std::uint32_t ErrorCode() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
     ::clretw::Utf16View ModulePath() const noexcept { return {this->p_ + 8, ::clretw::string_text(this->p_ + 8, (this->seg_[1] - 8), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[1]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::VerificationFlags, &View::ErrorCode, &View::ModulePath, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->VerificationFlags(), this->ErrorCode(), this->ModulePath(), this->ClrInstanceID()); }
   };
 };
 
@@ -962,10 +972,10 @@ struct RuntimeInformation {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<RuntimeInformation> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.Sku, s.BclMajorVersion, s.BclMinorVersion, s.BclBuildNumber,
-                                                        s.BclQfeNumber, s.VMMajorVersion, s.VMMinorVersion, s.VMBuildNumber, s.VMQfeNumber,
-                                                        s.StartupFlags, s.StartupMode, s.CommandLine, s.ComObjectGuid, s.RuntimeDllPath); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.Sku, s.BclMajorVersion, s.BclMinorVersion, s.BclBuildNumber,
+                                                                       s.BclQfeNumber, s.VMMajorVersion, s.VMMinorVersion, s.VMBuildNumber, s.VMQfeNumber,
+                                                                       s.StartupFlags, s.StartupMode, s.CommandLine, s.ComObjectGuid, s.RuntimeDllPath); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const RuntimeInformation&, const RuntimeInformation&) = default;
@@ -996,11 +1006,13 @@ struct RuntimeInformation {
     ::clretw::Utf16View CommandLine() const noexcept { return {this->p_ + 25, ::clretw::string_text(this->p_ + 25, (this->seg_[1] - 25), 2, true) / 2}; }
     ::clretw::Guid ComObjectGuid() const noexcept { return ::clretw::load_value_w<::clretw::Guid, 16>(this->p_ + this->seg_[1]); }
     ::clretw::Utf16View RuntimeDllPath() const noexcept { return {this->p_ + this->seg_[1] + 16, ::clretw::string_text(this->p_ + this->seg_[1] + 16, (this->seg_[2] - this->seg_[1] - 16), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::Sku, &View::BclMajorVersion, &View::BclMinorVersion,
-                                                                  &View::BclBuildNumber, &View::BclQfeNumber, &View::VMMajorVersion, &View::VMMinorVersion,
-                                                                  &View::VMBuildNumber, &View::VMQfeNumber, &View::StartupFlags, &View::StartupMode,
-                                                                  &View::CommandLine, &View::ComObjectGuid, &View::RuntimeDllPath); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->Sku(), this->BclMajorVersion(), this->BclMinorVersion(),
+                                                  this->BclBuildNumber(), this->BclQfeNumber(), this->VMMajorVersion(),
+                                                  this->VMMinorVersion(), this->VMBuildNumber(), this->VMQfeNumber(), this->StartupFlags(),
+                                                  this->StartupMode(), this->CommandLine(), this->ComObjectGuid(), this->RuntimeDllPath()); }
   };
 };
 
@@ -1012,8 +1024,8 @@ struct GCStart {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCStart> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Count, s.Reason); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Count, s.Reason); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCStart&, const GCStart&) = default;
@@ -1030,8 +1042,10 @@ struct GCStart {
    public:
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::clretw::dotnet_runtime::GCReasonMap Reason() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCReasonMap, 4>(this->p_ + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Count, &View::Reason); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Count(), this->Reason()); }
   };
 };
 
@@ -1046,8 +1060,8 @@ struct GCStart_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCStart_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Count, s.Depth, s.Reason, s.Type, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Count, s.Depth, s.Reason, s.Type, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCStart_V1&, const GCStart_V1&) = default;
@@ -1067,8 +1081,10 @@ struct GCStart_V1 {
     ::clretw::dotnet_runtime::GCReasonMap Reason() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCReasonMap, 4>(this->p_ + 8); }
     ::clretw::dotnet_runtime::GCTypeMap Type() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCTypeMap, 4>(this->p_ + 12); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 16); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Count, &View::Depth, &View::Reason, &View::Type, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Count(), this->Depth(), this->Reason(), this->Type(), this->ClrInstanceID()); }
   };
 };
 
@@ -1084,8 +1100,8 @@ struct GCStart_V2 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCStart_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Count, s.Depth, s.Reason, s.Type, s.ClrInstanceID, s.ClientSequenceNumber); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Count, s.Depth, s.Reason, s.Type, s.ClrInstanceID, s.ClientSequenceNumber); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCStart_V2&, const GCStart_V2&) = default;
@@ -1106,9 +1122,11 @@ struct GCStart_V2 {
     ::clretw::dotnet_runtime::GCTypeMap Type() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCTypeMap, 4>(this->p_ + 12); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 16); }
     ::std::uint64_t ClientSequenceNumber() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 18); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Count, &View::Depth, &View::Reason, &View::Type, &View::ClrInstanceID,
-                                                                  &View::ClientSequenceNumber); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Count(), this->Depth(), this->Reason(), this->Type(), this->ClrInstanceID(),
+                                                  this->ClientSequenceNumber()); }
   };
 };
 
@@ -1120,8 +1138,8 @@ struct GCEnd {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCEnd> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Count, s.Depth); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Count, s.Depth); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCEnd&, const GCEnd&) = default;
@@ -1138,8 +1156,10 @@ struct GCEnd {
    public:
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint16_t Depth() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Count, &View::Depth); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Count(), this->Depth()); }
   };
 };
 
@@ -1152,8 +1172,8 @@ struct GCEnd_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCEnd_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Count, s.Depth, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Count, s.Depth, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCEnd_V1&, const GCEnd_V1&) = default;
@@ -1171,8 +1191,10 @@ struct GCEnd_V1 {
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint32_t Depth() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 8); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Count, &View::Depth, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Count(), this->Depth(), this->ClrInstanceID()); }
   };
 };
 
@@ -1195,11 +1217,11 @@ struct GCHeapStats {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCHeapStats> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.GenerationSize0, s.TotalPromotedSize0, s.GenerationSize1, s.TotalPromotedSize1,
-                                                        s.GenerationSize2, s.TotalPromotedSize2, s.GenerationSize3, s.TotalPromotedSize3,
-                                                        s.FinalizationPromotedSize, s.FinalizationPromotedCount, s.PinnedObjectCount,
-                                                        s.SinkBlockCount, s.GCHandleCount); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.GenerationSize0, s.TotalPromotedSize0, s.GenerationSize1, s.TotalPromotedSize1,
+                                                                       s.GenerationSize2, s.TotalPromotedSize2, s.GenerationSize3, s.TotalPromotedSize3,
+                                                                       s.FinalizationPromotedSize, s.FinalizationPromotedCount, s.PinnedObjectCount,
+                                                                       s.SinkBlockCount, s.GCHandleCount); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCHeapStats&, const GCHeapStats&) = default;
@@ -1227,12 +1249,14 @@ struct GCHeapStats {
     ::std::uint32_t PinnedObjectCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 80); }
     ::std::uint32_t SinkBlockCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 84); }
     ::std::uint32_t GCHandleCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 88); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::GenerationSize0, &View::TotalPromotedSize0, &View::GenerationSize1,
-                                                                  &View::TotalPromotedSize1, &View::GenerationSize2, &View::TotalPromotedSize2,
-                                                                  &View::GenerationSize3, &View::TotalPromotedSize3, &View::FinalizationPromotedSize,
-                                                                  &View::FinalizationPromotedCount, &View::PinnedObjectCount, &View::SinkBlockCount,
-                                                                  &View::GCHandleCount); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->GenerationSize0(), this->TotalPromotedSize0(), this->GenerationSize1(),
+                                                  this->TotalPromotedSize1(), this->GenerationSize2(), this->TotalPromotedSize2(),
+                                                  this->GenerationSize3(), this->TotalPromotedSize3(), this->FinalizationPromotedSize(),
+                                                  this->FinalizationPromotedCount(), this->PinnedObjectCount(), this->SinkBlockCount(),
+                                                  this->GCHandleCount()); }
   };
 };
 
@@ -1256,11 +1280,11 @@ struct GCHeapStats_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCHeapStats_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.GenerationSize0, s.TotalPromotedSize0, s.GenerationSize1, s.TotalPromotedSize1,
-                                                        s.GenerationSize2, s.TotalPromotedSize2, s.GenerationSize3, s.TotalPromotedSize3,
-                                                        s.FinalizationPromotedSize, s.FinalizationPromotedCount, s.PinnedObjectCount,
-                                                        s.SinkBlockCount, s.GCHandleCount, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.GenerationSize0, s.TotalPromotedSize0, s.GenerationSize1, s.TotalPromotedSize1,
+                                                                       s.GenerationSize2, s.TotalPromotedSize2, s.GenerationSize3, s.TotalPromotedSize3,
+                                                                       s.FinalizationPromotedSize, s.FinalizationPromotedCount, s.PinnedObjectCount,
+                                                                       s.SinkBlockCount, s.GCHandleCount, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCHeapStats_V1&, const GCHeapStats_V1&) = default;
@@ -1289,12 +1313,14 @@ struct GCHeapStats_V1 {
     ::std::uint32_t SinkBlockCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 84); }
     ::std::uint32_t GCHandleCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 88); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 92); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::GenerationSize0, &View::TotalPromotedSize0, &View::GenerationSize1,
-                                                                  &View::TotalPromotedSize1, &View::GenerationSize2, &View::TotalPromotedSize2,
-                                                                  &View::GenerationSize3, &View::TotalPromotedSize3, &View::FinalizationPromotedSize,
-                                                                  &View::FinalizationPromotedCount, &View::PinnedObjectCount, &View::SinkBlockCount,
-                                                                  &View::GCHandleCount, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->GenerationSize0(), this->TotalPromotedSize0(), this->GenerationSize1(),
+                                                  this->TotalPromotedSize1(), this->GenerationSize2(), this->TotalPromotedSize2(),
+                                                  this->GenerationSize3(), this->TotalPromotedSize3(), this->FinalizationPromotedSize(),
+                                                  this->FinalizationPromotedCount(), this->PinnedObjectCount(), this->SinkBlockCount(),
+                                                  this->GCHandleCount(), this->ClrInstanceID()); }
   };
 };
 
@@ -1320,12 +1346,12 @@ struct GCHeapStats_V2 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCHeapStats_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.GenerationSize0, s.TotalPromotedSize0, s.GenerationSize1, s.TotalPromotedSize1,
-                                                        s.GenerationSize2, s.TotalPromotedSize2, s.GenerationSize3, s.TotalPromotedSize3,
-                                                        s.FinalizationPromotedSize, s.FinalizationPromotedCount, s.PinnedObjectCount,
-                                                        s.SinkBlockCount, s.GCHandleCount, s.ClrInstanceID, s.GenerationSize4,
-                                                        s.TotalPromotedSize4); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.GenerationSize0, s.TotalPromotedSize0, s.GenerationSize1, s.TotalPromotedSize1,
+                                                                       s.GenerationSize2, s.TotalPromotedSize2, s.GenerationSize3, s.TotalPromotedSize3,
+                                                                       s.FinalizationPromotedSize, s.FinalizationPromotedCount, s.PinnedObjectCount,
+                                                                       s.SinkBlockCount, s.GCHandleCount, s.ClrInstanceID, s.GenerationSize4,
+                                                                       s.TotalPromotedSize4); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCHeapStats_V2&, const GCHeapStats_V2&) = default;
@@ -1356,13 +1382,15 @@ struct GCHeapStats_V2 {
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 92); }
     ::std::uint64_t GenerationSize4() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 94); }
     ::std::uint64_t TotalPromotedSize4() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 102); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::GenerationSize0, &View::TotalPromotedSize0, &View::GenerationSize1,
-                                                                  &View::TotalPromotedSize1, &View::GenerationSize2, &View::TotalPromotedSize2,
-                                                                  &View::GenerationSize3, &View::TotalPromotedSize3, &View::FinalizationPromotedSize,
-                                                                  &View::FinalizationPromotedCount, &View::PinnedObjectCount, &View::SinkBlockCount,
-                                                                  &View::GCHandleCount, &View::ClrInstanceID, &View::GenerationSize4,
-                                                                  &View::TotalPromotedSize4); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->GenerationSize0(), this->TotalPromotedSize0(), this->GenerationSize1(),
+                                                  this->TotalPromotedSize1(), this->GenerationSize2(), this->TotalPromotedSize2(),
+                                                  this->GenerationSize3(), this->TotalPromotedSize3(), this->FinalizationPromotedSize(),
+                                                  this->FinalizationPromotedCount(), this->PinnedObjectCount(), this->SinkBlockCount(),
+                                                  this->GCHandleCount(), this->ClrInstanceID(), this->GenerationSize4(),
+                                                  this->TotalPromotedSize4()); }
   };
 };
 
@@ -1375,8 +1403,8 @@ struct GCCreateSegment {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCCreateSegment> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Address, s.Size, s.Type); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Address, s.Size, s.Type); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCCreateSegment&, const GCCreateSegment&) = default;
@@ -1394,8 +1422,10 @@ struct GCCreateSegment {
     ::std::uint64_t Address() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::std::uint64_t Size() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
     ::clretw::dotnet_runtime::GCSegmentTypeMap Type() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCSegmentTypeMap, 4>(this->p_ + 16); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Address, &View::Size, &View::Type); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Address(), this->Size(), this->Type()); }
   };
 };
 
@@ -1409,8 +1439,8 @@ struct GCCreateSegment_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCCreateSegment_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Address, s.Size, s.Type, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Address, s.Size, s.Type, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCCreateSegment_V1&, const GCCreateSegment_V1&) = default;
@@ -1429,8 +1459,10 @@ struct GCCreateSegment_V1 {
     ::std::uint64_t Size() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
     ::clretw::dotnet_runtime::GCSegmentTypeMap Type() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCSegmentTypeMap, 4>(this->p_ + 16); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 20); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Address, &View::Size, &View::Type, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Address(), this->Size(), this->Type(), this->ClrInstanceID()); }
   };
 };
 
@@ -1441,8 +1473,8 @@ struct GCFreeSegment {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCFreeSegment> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Address); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Address); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCFreeSegment&, const GCFreeSegment&) = default;
@@ -1458,8 +1490,10 @@ struct GCFreeSegment {
   class View : public ::clretw::LayoutView<View<PointerSize>, GCFreeSegment, PointerSize, 1, 8> {
    public:
     ::std::uint64_t Address() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Address); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Address()); }
   };
 };
 
@@ -1471,8 +1505,8 @@ struct GCFreeSegment_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCFreeSegment_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Address, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Address, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCFreeSegment_V1&, const GCFreeSegment_V1&) = default;
@@ -1489,8 +1523,10 @@ struct GCFreeSegment_V1 {
    public:
     ::std::uint64_t Address() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 8); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Address, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Address(), this->ClrInstanceID()); }
   };
 };
 
@@ -1501,8 +1537,8 @@ struct GCNoUserData {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCNoUserData> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCNoUserData&, const GCNoUserData&) = default;
@@ -1518,8 +1554,10 @@ struct GCNoUserData {
   class View : public ::clretw::LayoutView<View<PointerSize>, GCNoUserData, PointerSize, 1, 2> {
    public:
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID()); }
   };
 };
 
@@ -1531,8 +1569,8 @@ struct GenAwareTemplate {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GenAwareTemplate> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Count, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Count, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GenAwareTemplate&, const GenAwareTemplate&) = default;
@@ -1549,8 +1587,10 @@ struct GenAwareTemplate {
    public:
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Count, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Count(), this->ClrInstanceID()); }
   };
 };
 
@@ -1561,8 +1601,8 @@ struct GCSuspendEE {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCSuspendEE> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Reason); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Reason); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCSuspendEE&, const GCSuspendEE&) = default;
@@ -1578,8 +1618,10 @@ struct GCSuspendEE {
   class View : public ::clretw::LayoutView<View<PointerSize>, GCSuspendEE, PointerSize, 1, 2> {
    public:
     ::clretw::dotnet_runtime::GCSuspendEEReasonMap Reason() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCSuspendEEReasonMap, 2>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Reason); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Reason()); }
   };
 };
 
@@ -1592,8 +1634,8 @@ struct GCSuspendEE_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCSuspendEE_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Reason, s.Count, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Reason, s.Count, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCSuspendEE_V1&, const GCSuspendEE_V1&) = default;
@@ -1611,8 +1653,10 @@ struct GCSuspendEE_V1 {
     ::clretw::dotnet_runtime::GCSuspendEEReasonMap Reason() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCSuspendEEReasonMap, 4>(this->p_); }
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 8); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Reason, &View::Count, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Reason(), this->Count(), this->ClrInstanceID()); }
   };
 };
 
@@ -1624,8 +1668,8 @@ struct GCAllocationTick {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCAllocationTick> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.AllocationAmount, s.AllocationKind); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.AllocationAmount, s.AllocationKind); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCAllocationTick&, const GCAllocationTick&) = default;
@@ -1642,8 +1686,10 @@ struct GCAllocationTick {
    public:
     ::std::uint32_t AllocationAmount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCAllocationKindMap, 4>(this->p_ + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::AllocationAmount, &View::AllocationKind); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->AllocationAmount(), this->AllocationKind()); }
   };
 };
 
@@ -1656,8 +1702,8 @@ struct GCAllocationTick_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCAllocationTick_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.AllocationAmount, s.AllocationKind, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.AllocationAmount, s.AllocationKind, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCAllocationTick_V1&, const GCAllocationTick_V1&) = default;
@@ -1675,8 +1721,10 @@ struct GCAllocationTick_V1 {
     ::std::uint32_t AllocationAmount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCAllocationKindMap, 4>(this->p_ + 4); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 8); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::AllocationAmount, &View::AllocationKind, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->AllocationAmount(), this->AllocationKind(), this->ClrInstanceID()); }
   };
 };
 
@@ -1693,9 +1741,9 @@ struct GCAllocationTick_V2 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCAllocationTick_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.AllocationAmount, s.AllocationKind, s.ClrInstanceID, s.AllocationAmount64, s.TypeID,
-                                                        s.TypeName, s.HeapIndex); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.AllocationAmount, s.AllocationKind, s.ClrInstanceID, s.AllocationAmount64, s.TypeID,
+                                                                       s.TypeName, s.HeapIndex); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCAllocationTick_V2&, const GCAllocationTick_V2&) = default;
@@ -1718,9 +1766,11 @@ struct GCAllocationTick_V2 {
     ::std::uint64_t TypeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 18); }
     ::clretw::Utf16View TypeName() const noexcept { return {this->p_ + (PointerSize == 8 ? 26u : 22u), ::clretw::string_text(this->p_ + (PointerSize == 8 ? 26u : 22u), (this->seg_[1] - (PointerSize == 8 ? 26u : 22u)), 2, true) / 2}; }
     ::std::uint32_t HeapIndex() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + this->seg_[1]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::AllocationAmount, &View::AllocationKind, &View::ClrInstanceID,
-                                                                  &View::AllocationAmount64, &View::TypeID, &View::TypeName, &View::HeapIndex); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->AllocationAmount(), this->AllocationKind(), this->ClrInstanceID(),
+                                                  this->AllocationAmount64(), this->TypeID(), this->TypeName(), this->HeapIndex()); }
   };
 };
 
@@ -1738,9 +1788,9 @@ struct GCAllocationTick_V3 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCAllocationTick_V3> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.AllocationAmount, s.AllocationKind, s.ClrInstanceID, s.AllocationAmount64, s.TypeID,
-                                                        s.TypeName, s.HeapIndex, s.Address); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.AllocationAmount, s.AllocationKind, s.ClrInstanceID, s.AllocationAmount64, s.TypeID,
+                                                                       s.TypeName, s.HeapIndex, s.Address); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCAllocationTick_V3&, const GCAllocationTick_V3&) = default;
@@ -1764,9 +1814,12 @@ struct GCAllocationTick_V3 {
     ::clretw::Utf16View TypeName() const noexcept { return {this->p_ + (PointerSize == 8 ? 26u : 22u), ::clretw::string_text(this->p_ + (PointerSize == 8 ? 26u : 22u), (this->seg_[1] - (PointerSize == 8 ? 26u : 22u)), 2, true) / 2}; }
     ::std::uint32_t HeapIndex() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + this->seg_[1]); }
     ::std::uint64_t Address() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + this->seg_[1] + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::AllocationAmount, &View::AllocationKind, &View::ClrInstanceID,
-                                                                  &View::AllocationAmount64, &View::TypeID, &View::TypeName, &View::HeapIndex, &View::Address); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->AllocationAmount(), this->AllocationKind(), this->ClrInstanceID(),
+                                                  this->AllocationAmount64(), this->TypeID(), this->TypeName(), this->HeapIndex(),
+                                                  this->Address()); }
   };
 };
 
@@ -1785,9 +1838,9 @@ struct GCAllocationTick_V4 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCAllocationTick_V4> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.AllocationAmount, s.AllocationKind, s.ClrInstanceID, s.AllocationAmount64, s.TypeID,
-                                                        s.TypeName, s.HeapIndex, s.Address, s.ObjectSize); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.AllocationAmount, s.AllocationKind, s.ClrInstanceID, s.AllocationAmount64, s.TypeID,
+                                                                       s.TypeName, s.HeapIndex, s.Address, s.ObjectSize); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCAllocationTick_V4&, const GCAllocationTick_V4&) = default;
@@ -1812,10 +1865,12 @@ struct GCAllocationTick_V4 {
     ::std::uint32_t HeapIndex() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + this->seg_[1]); }
     ::std::uint64_t Address() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + this->seg_[1] + 4); }
     ::std::uint64_t ObjectSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + this->seg_[1] + (PointerSize == 8 ? 12u : 8u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::AllocationAmount, &View::AllocationKind, &View::ClrInstanceID,
-                                                                  &View::AllocationAmount64, &View::TypeID, &View::TypeName, &View::HeapIndex, &View::Address,
-                                                                  &View::ObjectSize); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->AllocationAmount(), this->AllocationKind(), this->ClrInstanceID(),
+                                                  this->AllocationAmount64(), this->TypeID(), this->TypeName(), this->HeapIndex(),
+                                                  this->Address(), this->ObjectSize()); }
   };
 };
 
@@ -1826,8 +1881,8 @@ struct GCCreateConcurrentThread {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCCreateConcurrentThread> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCCreateConcurrentThread&, const GCCreateConcurrentThread&) = default;
@@ -1843,8 +1898,10 @@ struct GCCreateConcurrentThread {
   class View : public ::clretw::LayoutView<View<PointerSize>, GCCreateConcurrentThread, PointerSize, 1, 2> {
    public:
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID()); }
   };
 };
 
@@ -1855,8 +1912,8 @@ struct GCTerminateConcurrentThread {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCTerminateConcurrentThread> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCTerminateConcurrentThread&, const GCTerminateConcurrentThread&) = default;
@@ -1872,8 +1929,10 @@ struct GCTerminateConcurrentThread {
   class View : public ::clretw::LayoutView<View<PointerSize>, GCTerminateConcurrentThread, PointerSize, 1, 2> {
    public:
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID()); }
   };
 };
 
@@ -1884,8 +1943,8 @@ struct GCFinalizersEnd {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCFinalizersEnd> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Count); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Count); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCFinalizersEnd&, const GCFinalizersEnd&) = default;
@@ -1901,8 +1960,10 @@ struct GCFinalizersEnd {
   class View : public ::clretw::LayoutView<View<PointerSize>, GCFinalizersEnd, PointerSize, 1, 4> {
    public:
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Count); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Count()); }
   };
 };
 
@@ -1914,8 +1975,8 @@ struct GCFinalizersEnd_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCFinalizersEnd_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Count, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Count, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCFinalizersEnd_V1&, const GCFinalizersEnd_V1&) = default;
@@ -1932,8 +1993,10 @@ struct GCFinalizersEnd_V1 {
    public:
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Count, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Count(), this->ClrInstanceID()); }
   };
 };
 
@@ -1945,8 +2008,8 @@ struct GCMark {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCMark> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.HeapNum, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.HeapNum, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCMark&, const GCMark&) = default;
@@ -1963,8 +2026,10 @@ struct GCMark {
    public:
     ::std::uint32_t HeapNum() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::HeapNum, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->HeapNum(), this->ClrInstanceID()); }
   };
 };
 
@@ -1978,8 +2043,8 @@ struct GCMarkWithType {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCMarkWithType> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.HeapNum, s.ClrInstanceID, s.Type, s.Bytes); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.HeapNum, s.ClrInstanceID, s.Type, s.Bytes); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCMarkWithType&, const GCMarkWithType&) = default;
@@ -1998,8 +2063,10 @@ struct GCMarkWithType {
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 4); }
     ::clretw::dotnet_runtime::GCRootKindMap Type() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCRootKindMap, 4>(this->p_ + 6); }
     ::std::uint64_t Bytes() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 10); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::HeapNum, &View::ClrInstanceID, &View::Type, &View::Bytes); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->HeapNum(), this->ClrInstanceID(), this->Type(), this->Bytes()); }
   };
 };
 
@@ -2014,8 +2081,8 @@ struct GCJoin_V2 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCJoin_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Heap, s.JoinTime, s.JoinType, s.ClrInstanceID, s.JoinID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Heap, s.JoinTime, s.JoinType, s.ClrInstanceID, s.JoinID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCJoin_V2&, const GCJoin_V2&) = default;
@@ -2035,8 +2102,10 @@ struct GCJoin_V2 {
     ::std::uint32_t JoinType() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 12); }
     ::std::uint32_t JoinID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 14); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Heap, &View::JoinTime, &View::JoinType, &View::ClrInstanceID, &View::JoinID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Heap(), this->JoinTime(), this->JoinType(), this->ClrInstanceID(), this->JoinID()); }
   };
 };
 
@@ -2056,9 +2125,9 @@ struct GCPerHeapHistory_V3_Values {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCPerHeapHistory_V3_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.SizeBefore, s.FreeListBefore, s.FreeObjBefore, s.SizeAfter, s.FreeListAfter,
-                                                        s.FreeObjAfter, s.In, s.PinnedSurv, s.NonePinnedSurv, s.NewAllocation); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.SizeBefore, s.FreeListBefore, s.FreeObjBefore, s.SizeAfter, s.FreeListAfter,
+                                                                       s.FreeObjAfter, s.In, s.PinnedSurv, s.NonePinnedSurv, s.NewAllocation); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCPerHeapHistory_V3_Values&, const GCPerHeapHistory_V3_Values&) = default;
@@ -2083,10 +2152,12 @@ struct GCPerHeapHistory_V3_Values {
     ::std::uint64_t PinnedSurv() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 56u : 28u)); }
     ::std::uint64_t NonePinnedSurv() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 64u : 32u)); }
     ::std::uint64_t NewAllocation() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 72u : 36u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::SizeBefore, &View::FreeListBefore, &View::FreeObjBefore, &View::SizeAfter,
-                                                                  &View::FreeListAfter, &View::FreeObjAfter, &View::In, &View::PinnedSurv,
-                                                                  &View::NonePinnedSurv, &View::NewAllocation); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->SizeBefore(), this->FreeListBefore(), this->FreeObjBefore(), this->SizeAfter(),
+                                                  this->FreeListAfter(), this->FreeObjAfter(), this->In(), this->PinnedSurv(),
+                                                  this->NonePinnedSurv(), this->NewAllocation()); }
   };
 };
 
@@ -2112,11 +2183,11 @@ struct GCPerHeapHistory_V3 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCPerHeapHistory_V3> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.FreeListAllocated, s.FreeListRejected, s.EndOfSegAllocated,
-                                                        s.CondemnedAllocated, s.PinnedAllocated, s.PinnedAllocatedAdvance,
-                                                        s.RunningFreeListEfficiency, s.CondemnReasons0, s.CondemnReasons1, s.CompactMechanisms,
-                                                        s.ExpandMechanisms, s.HeapIndex, s.ExtraGen0Commit, s.Count, s.Values); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.FreeListAllocated, s.FreeListRejected, s.EndOfSegAllocated,
+                                                                       s.CondemnedAllocated, s.PinnedAllocated, s.PinnedAllocatedAdvance,
+                                                                       s.RunningFreeListEfficiency, s.CondemnReasons0, s.CondemnReasons1, s.CompactMechanisms,
+                                                                       s.ExpandMechanisms, s.HeapIndex, s.ExtraGen0Commit, s.Count, s.Values); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCPerHeapHistory_V3&, const GCPerHeapHistory_V3&) = default;
@@ -2149,12 +2220,15 @@ struct GCPerHeapHistory_V3 {
     ::std::uint64_t ExtraGen0Commit() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 74u : 50u)); }
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 82u : 54u)); }
     ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCPerHeapHistory_V3_Values::View<PointerSize>> Values() const noexcept { return {this->p_ + (PointerSize == 8 ? 86u : 58u), (this->seg_[1] - (PointerSize == 8 ? 86u : 58u)) / (PointerSize == 8 ? 80u : 40u)}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::FreeListAllocated, &View::FreeListRejected,
-                                                                  &View::EndOfSegAllocated, &View::CondemnedAllocated, &View::PinnedAllocated,
-                                                                  &View::PinnedAllocatedAdvance, &View::RunningFreeListEfficiency, &View::CondemnReasons0,
-                                                                  &View::CondemnReasons1, &View::CompactMechanisms, &View::ExpandMechanisms, &View::HeapIndex,
-                                                                  &View::ExtraGen0Commit, &View::Count, &View::Values); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->FreeListAllocated(), this->FreeListRejected(),
+                                                  this->EndOfSegAllocated(), this->CondemnedAllocated(), this->PinnedAllocated(),
+                                                  this->PinnedAllocatedAdvance(), this->RunningFreeListEfficiency(),
+                                                  this->CondemnReasons0(), this->CondemnReasons1(), this->CompactMechanisms(),
+                                                  this->ExpandMechanisms(), this->HeapIndex(), this->ExtraGen0Commit(), this->Count(),
+                                                  this->Values()); }
   };
 };
 
@@ -2173,9 +2247,9 @@ struct GCGlobalHeap_V2 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCGlobalHeap_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.FinalYoungestDesired, s.NumHeaps, s.CondemnedGeneration, s.Gen0ReductionCount,
-                                                        s.Reason, s.GlobalMechanisms, s.ClrInstanceID, s.PauseMode, s.MemoryPressure); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.FinalYoungestDesired, s.NumHeaps, s.CondemnedGeneration, s.Gen0ReductionCount,
+                                                                       s.Reason, s.GlobalMechanisms, s.ClrInstanceID, s.PauseMode, s.MemoryPressure); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCGlobalHeap_V2&, const GCGlobalHeap_V2&) = default;
@@ -2199,10 +2273,12 @@ struct GCGlobalHeap_V2 {
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 28); }
     ::clretw::dotnet_runtime::GCPauseModeMap PauseMode() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCPauseModeMap, 4>(this->p_ + 30); }
     ::std::uint32_t MemoryPressure() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 34); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::FinalYoungestDesired, &View::NumHeaps, &View::CondemnedGeneration,
-                                                                  &View::Gen0ReductionCount, &View::Reason, &View::GlobalMechanisms, &View::ClrInstanceID,
-                                                                  &View::PauseMode, &View::MemoryPressure); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->FinalYoungestDesired(), this->NumHeaps(), this->CondemnedGeneration(),
+                                                  this->Gen0ReductionCount(), this->Reason(), this->GlobalMechanisms(),
+                                                  this->ClrInstanceID(), this->PauseMode(), this->MemoryPressure()); }
   };
 };
 
@@ -2223,10 +2299,10 @@ struct GCGlobalHeap_V3 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCGlobalHeap_V3> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.FinalYoungestDesired, s.NumHeaps, s.CondemnedGeneration, s.Gen0ReductionCount,
-                                                        s.Reason, s.GlobalMechanisms, s.ClrInstanceID, s.PauseMode, s.MemoryPressure,
-                                                        s.CondemnReasons0, s.CondemnReasons1); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.FinalYoungestDesired, s.NumHeaps, s.CondemnedGeneration, s.Gen0ReductionCount,
+                                                                       s.Reason, s.GlobalMechanisms, s.ClrInstanceID, s.PauseMode, s.MemoryPressure,
+                                                                       s.CondemnReasons0, s.CondemnReasons1); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCGlobalHeap_V3&, const GCGlobalHeap_V3&) = default;
@@ -2252,10 +2328,13 @@ struct GCGlobalHeap_V3 {
     ::std::uint32_t MemoryPressure() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 34); }
     ::std::uint32_t CondemnReasons0() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 38); }
     ::std::uint32_t CondemnReasons1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 42); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::FinalYoungestDesired, &View::NumHeaps, &View::CondemnedGeneration,
-                                                                  &View::Gen0ReductionCount, &View::Reason, &View::GlobalMechanisms, &View::ClrInstanceID,
-                                                                  &View::PauseMode, &View::MemoryPressure, &View::CondemnReasons0, &View::CondemnReasons1); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->FinalYoungestDesired(), this->NumHeaps(), this->CondemnedGeneration(),
+                                                  this->Gen0ReductionCount(), this->Reason(), this->GlobalMechanisms(),
+                                                  this->ClrInstanceID(), this->PauseMode(), this->MemoryPressure(),
+                                                  this->CondemnReasons0(), this->CondemnReasons1()); }
   };
 };
 
@@ -2266,8 +2345,8 @@ struct GCGlobalHeap_V4_Values {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCGlobalHeap_V4_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Time); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Time); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCGlobalHeap_V4_Values&, const GCGlobalHeap_V4_Values&) = default;
@@ -2283,8 +2362,10 @@ struct GCGlobalHeap_V4_Values {
   class View : public ::clretw::LayoutView<View<PointerSize>, GCGlobalHeap_V4_Values, PointerSize, 1, 4> {
    public:
     ::std::uint32_t Time() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Time); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Time()); }
   };
 };
 
@@ -2307,10 +2388,10 @@ struct GCGlobalHeap_V4 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCGlobalHeap_V4> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.FinalYoungestDesired, s.NumHeaps, s.CondemnedGeneration, s.Gen0ReductionCount,
-                                                        s.Reason, s.GlobalMechanisms, s.ClrInstanceID, s.PauseMode, s.MemoryPressure,
-                                                        s.CondemnReasons0, s.CondemnReasons1, s.Count, s.Values); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.FinalYoungestDesired, s.NumHeaps, s.CondemnedGeneration, s.Gen0ReductionCount,
+                                                                       s.Reason, s.GlobalMechanisms, s.ClrInstanceID, s.PauseMode, s.MemoryPressure,
+                                                                       s.CondemnReasons0, s.CondemnReasons1, s.Count, s.Values); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCGlobalHeap_V4&, const GCGlobalHeap_V4&) = default;
@@ -2339,11 +2420,13 @@ struct GCGlobalHeap_V4 {
     ::std::uint32_t CondemnReasons1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 42); }
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 46); }
     ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCGlobalHeap_V4_Values::View<PointerSize>> Values() const noexcept { return {this->p_ + 50, (this->seg_[1] - 50) / 4}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::FinalYoungestDesired, &View::NumHeaps, &View::CondemnedGeneration,
-                                                                  &View::Gen0ReductionCount, &View::Reason, &View::GlobalMechanisms, &View::ClrInstanceID,
-                                                                  &View::PauseMode, &View::MemoryPressure, &View::CondemnReasons0, &View::CondemnReasons1,
-                                                                  &View::Count, &View::Values); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->FinalYoungestDesired(), this->NumHeaps(), this->CondemnedGeneration(),
+                                                  this->Gen0ReductionCount(), this->Reason(), this->GlobalMechanisms(),
+                                                  this->ClrInstanceID(), this->PauseMode(), this->MemoryPressure(),
+                                                  this->CondemnReasons0(), this->CondemnReasons1(), this->Count(), this->Values()); }
   };
 };
 
@@ -2359,8 +2442,8 @@ struct GCLOHCompact_Values {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCLOHCompact_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.TimePlan, s.TimeCompact, s.TimeRelocate, s.Padding, s.TotalRefs, s.ZeroRefs); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.TimePlan, s.TimeCompact, s.TimeRelocate, s.Padding, s.TotalRefs, s.ZeroRefs); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCLOHCompact_Values&, const GCLOHCompact_Values&) = default;
@@ -2381,9 +2464,11 @@ struct GCLOHCompact_Values {
     ::std::uint32_t Padding() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 12); }
     ::std::uint64_t TotalRefs() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 16); }
     ::std::uint64_t ZeroRefs() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 24u : 20u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::TimePlan, &View::TimeCompact, &View::TimeRelocate, &View::Padding, &View::TotalRefs,
-                                                                  &View::ZeroRefs); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->TimePlan(), this->TimeCompact(), this->TimeRelocate(), this->Padding(),
+                                                  this->TotalRefs(), this->ZeroRefs()); }
   };
 };
 
@@ -2396,8 +2481,8 @@ struct GCLOHCompact {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCLOHCompact> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.Count, s.Values); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.Count, s.Values); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCLOHCompact&, const GCLOHCompact&) = default;
@@ -2417,8 +2502,10 @@ struct GCLOHCompact {
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
     ::std::uint16_t Count() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 2); }
     ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCLOHCompact_Values::View<PointerSize>> Values() const noexcept { return {this->p_ + 4, (this->seg_[1] - 4) / (PointerSize == 8 ? 32u : 24u)}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::Count, &View::Values); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->Count(), this->Values()); }
   };
 };
 
@@ -2432,8 +2519,8 @@ struct GCFitBucketInfo_Values {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCFitBucketInfo_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Index, s.Padding, s.Count, s.Size); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Index, s.Padding, s.Count, s.Size); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCFitBucketInfo_Values&, const GCFitBucketInfo_Values&) = default;
@@ -2452,8 +2539,10 @@ struct GCFitBucketInfo_Values {
     ::std::uint16_t Padding() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 2); }
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
     ::std::uint64_t Size() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 8); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Index, &View::Padding, &View::Count, &View::Size); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Index(), this->Padding(), this->Count(), this->Size()); }
   };
 };
 
@@ -2468,8 +2557,8 @@ struct GCFitBucketInfo {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCFitBucketInfo> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.BucketKind, s.TotalSize, s.Count, s.Values); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.BucketKind, s.TotalSize, s.Count, s.Values); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCFitBucketInfo&, const GCFitBucketInfo&) = default;
@@ -2491,8 +2580,11 @@ struct GCFitBucketInfo {
     ::std::uint64_t TotalSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 4); }
     ::std::uint16_t Count() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 12); }
     ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCFitBucketInfo_Values::View<PointerSize>> Values() const noexcept { return {this->p_ + 14, (this->seg_[1] - 14) / (PointerSize == 8 ? 16u : 12u)}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::BucketKind, &View::TotalSize, &View::Count, &View::Values); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->BucketKind(), this->TotalSize(), this->Count(),
+                                                  this->Values()); }
   };
 };
 
@@ -2505,8 +2597,8 @@ struct FinalizeObject {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<FinalizeObject> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.TypeID, s.ObjectID, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.TypeID, s.ObjectID, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const FinalizeObject&, const FinalizeObject&) = default;
@@ -2524,8 +2616,10 @@ struct FinalizeObject {
     ::std::uint64_t TypeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
     ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + (PointerSize == 8 ? 16u : 8u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::TypeID, &View::ObjectID, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->TypeID(), this->ObjectID(), this->ClrInstanceID()); }
   };
 };
 
@@ -2537,8 +2631,8 @@ struct DestroyGCHandle {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<DestroyGCHandle> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.HandleID, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.HandleID, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const DestroyGCHandle&, const DestroyGCHandle&) = default;
@@ -2555,8 +2649,10 @@ struct DestroyGCHandle {
    public:
     ::std::uint64_t HandleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::HandleID, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->HandleID(), this->ClrInstanceID()); }
   };
 };
 
@@ -2572,8 +2668,8 @@ struct SetGCHandle {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<SetGCHandle> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.HandleID, s.ObjectID, s.Kind, s.Generation, s.AppDomainID, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.HandleID, s.ObjectID, s.Kind, s.Generation, s.AppDomainID, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const SetGCHandle&, const SetGCHandle&) = default;
@@ -2594,9 +2690,11 @@ struct SetGCHandle {
     ::std::uint32_t Generation() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 20u : 12u)); }
     ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + (PointerSize == 8 ? 24u : 16u)); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + (PointerSize == 8 ? 32u : 24u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::HandleID, &View::ObjectID, &View::Kind, &View::Generation, &View::AppDomainID,
-                                                                  &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->HandleID(), this->ObjectID(), this->Kind(), this->Generation(),
+                                                  this->AppDomainID(), this->ClrInstanceID()); }
   };
 };
 
@@ -2608,8 +2706,8 @@ struct GCTriggered {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCTriggered> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Reason, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Reason, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCTriggered&, const GCTriggered&) = default;
@@ -2626,8 +2724,10 @@ struct GCTriggered {
    public:
     ::clretw::dotnet_runtime::GCReasonMap Reason() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCReasonMap, 4>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Reason, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Reason(), this->ClrInstanceID()); }
   };
 };
 
@@ -2642,8 +2742,8 @@ struct PinObjectAtGCTime {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<PinObjectAtGCTime> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.HandleID, s.ObjectID, s.ObjectSize, s.TypeName, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.HandleID, s.ObjectID, s.ObjectSize, s.TypeName, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const PinObjectAtGCTime&, const PinObjectAtGCTime&) = default;
@@ -2664,8 +2764,11 @@ struct PinObjectAtGCTime {
     ::std::uint64_t ObjectSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + (PointerSize == 8 ? 16u : 8u)); }
     ::clretw::Utf16View TypeName() const noexcept { return {this->p_ + (PointerSize == 8 ? 24u : 16u), ::clretw::string_text(this->p_ + (PointerSize == 8 ? 24u : 16u), (this->seg_[1] - (PointerSize == 8 ? 24u : 16u)), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[1]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::HandleID, &View::ObjectID, &View::ObjectSize, &View::TypeName, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->HandleID(), this->ObjectID(), this->ObjectSize(), this->TypeName(),
+                                                  this->ClrInstanceID()); }
   };
 };
 
@@ -2679,8 +2782,8 @@ struct GCDynamicEvent {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCDynamicEvent> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Name, s.DataSize, s.Data, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Name, s.DataSize, s.Data, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCDynamicEvent&, const GCDynamicEvent&) = default;
@@ -2694,8 +2797,8 @@ struct IncreaseMemoryPressure {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<IncreaseMemoryPressure> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.BytesAllocated, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.BytesAllocated, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const IncreaseMemoryPressure&, const IncreaseMemoryPressure&) = default;
@@ -2712,8 +2815,10 @@ struct IncreaseMemoryPressure {
    public:
     ::std::uint64_t BytesAllocated() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 8); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::BytesAllocated, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->BytesAllocated(), this->ClrInstanceID()); }
   };
 };
 
@@ -2725,8 +2830,8 @@ struct DecreaseMemoryPressure {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<DecreaseMemoryPressure> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.BytesFreed, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.BytesFreed, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const DecreaseMemoryPressure&, const DecreaseMemoryPressure&) = default;
@@ -2743,8 +2848,10 @@ struct DecreaseMemoryPressure {
    public:
     ::std::uint64_t BytesFreed() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 8); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::BytesFreed, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->BytesFreed(), this->ClrInstanceID()); }
   };
 };
 
@@ -2756,8 +2863,8 @@ struct ClrWorkerThread {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ClrWorkerThread> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.WorkerThreadCount, s.RetiredWorkerThreads); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.WorkerThreadCount, s.RetiredWorkerThreads); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ClrWorkerThread&, const ClrWorkerThread&) = default;
@@ -2774,8 +2881,10 @@ struct ClrWorkerThread {
    public:
     ::std::uint32_t WorkerThreadCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint32_t RetiredWorkerThreads() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::WorkerThreadCount, &View::RetiredWorkerThreads); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->WorkerThreadCount(), this->RetiredWorkerThreads()); }
   };
 };
 
@@ -2787,8 +2896,8 @@ struct IOThread {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<IOThread> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.IOThreadCount, s.RetiredIOThreads); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.IOThreadCount, s.RetiredIOThreads); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const IOThread&, const IOThread&) = default;
@@ -2805,8 +2914,10 @@ struct IOThread {
    public:
     ::std::uint32_t IOThreadCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint32_t RetiredIOThreads() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::IOThreadCount, &View::RetiredIOThreads); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->IOThreadCount(), this->RetiredIOThreads()); }
   };
 };
 
@@ -2819,8 +2930,8 @@ struct IOThread_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<IOThread_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.IOThreadCount, s.RetiredIOThreads, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.IOThreadCount, s.RetiredIOThreads, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const IOThread_V1&, const IOThread_V1&) = default;
@@ -2838,8 +2949,10 @@ struct IOThread_V1 {
     ::std::uint32_t IOThreadCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint32_t RetiredIOThreads() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 8); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::IOThreadCount, &View::RetiredIOThreads, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->IOThreadCount(), this->RetiredIOThreads(), this->ClrInstanceID()); }
   };
 };
 
@@ -2851,8 +2964,8 @@ struct ClrThreadPoolSuspend {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ClrThreadPoolSuspend> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrThreadID, s.CpuUtilization); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrThreadID, s.CpuUtilization); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ClrThreadPoolSuspend&, const ClrThreadPoolSuspend&) = default;
@@ -2869,8 +2982,10 @@ struct ClrThreadPoolSuspend {
    public:
     ::std::uint32_t ClrThreadID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint32_t CpuUtilization() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrThreadID, &View::CpuUtilization); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrThreadID(), this->CpuUtilization()); }
   };
 };
 
@@ -2883,8 +2998,8 @@ struct ThreadPoolWorkerThread {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ThreadPoolWorkerThread> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ActiveWorkerThreadCount, s.RetiredWorkerThreadCount, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ActiveWorkerThreadCount, s.RetiredWorkerThreadCount, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ThreadPoolWorkerThread&, const ThreadPoolWorkerThread&) = default;
@@ -2902,8 +3017,10 @@ struct ThreadPoolWorkerThread {
     ::std::uint32_t ActiveWorkerThreadCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint32_t RetiredWorkerThreadCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 8); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ActiveWorkerThreadCount, &View::RetiredWorkerThreadCount, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ActiveWorkerThreadCount(), this->RetiredWorkerThreadCount(), this->ClrInstanceID()); }
   };
 };
 
@@ -2918,9 +3035,9 @@ struct ThreadPoolMinMaxThreads {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ThreadPoolMinMaxThreads> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MinWorkerThreads, s.MaxWorkerThreads, s.MinIOCompletionThreads,
-                                                        s.MaxIOCompletionThreads, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MinWorkerThreads, s.MaxWorkerThreads, s.MinIOCompletionThreads,
+                                                                       s.MaxIOCompletionThreads, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ThreadPoolMinMaxThreads&, const ThreadPoolMinMaxThreads&) = default;
@@ -2940,9 +3057,11 @@ struct ThreadPoolMinMaxThreads {
     ::std::uint16_t MinIOCompletionThreads() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 4); }
     ::std::uint16_t MaxIOCompletionThreads() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 6); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 8); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MinWorkerThreads, &View::MaxWorkerThreads, &View::MinIOCompletionThreads,
-                                                                  &View::MaxIOCompletionThreads, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MinWorkerThreads(), this->MaxWorkerThreads(), this->MinIOCompletionThreads(),
+                                                  this->MaxIOCompletionThreads(), this->ClrInstanceID()); }
   };
 };
 
@@ -2954,8 +3073,8 @@ struct ThreadPoolWorkerThreadAdjustmentSample {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentSample> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Throughput, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Throughput, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ThreadPoolWorkerThreadAdjustmentSample&, const ThreadPoolWorkerThreadAdjustmentSample&) = default;
@@ -2972,8 +3091,10 @@ struct ThreadPoolWorkerThreadAdjustmentSample {
    public:
     double Throughput() const noexcept { return ::clretw::load_value_w<double, 8>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 8); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Throughput, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Throughput(), this->ClrInstanceID()); }
   };
 };
 
@@ -2987,8 +3108,8 @@ struct ThreadPoolWorkerThreadAdjustmentAdjustment {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustment> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.AverageThroughput, s.NewWorkerThreadCount, s.Reason, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.AverageThroughput, s.NewWorkerThreadCount, s.Reason, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ThreadPoolWorkerThreadAdjustmentAdjustment&, const ThreadPoolWorkerThreadAdjustmentAdjustment&) = default;
@@ -3007,8 +3128,11 @@ struct ThreadPoolWorkerThreadAdjustmentAdjustment {
     ::std::uint32_t NewWorkerThreadCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
     ::clretw::dotnet_runtime::ThreadAdjustmentReasonMap Reason() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::ThreadAdjustmentReasonMap, 4>(this->p_ + 12); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 16); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::AverageThroughput, &View::NewWorkerThreadCount, &View::Reason, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->AverageThroughput(), this->NewWorkerThreadCount(), this->Reason(),
+                                                  this->ClrInstanceID()); }
   };
 };
 
@@ -3029,10 +3153,10 @@ struct ThreadPoolWorkerThreadAdjustmentStats {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentStats> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Duration, s.Throughput, s.ThreadWave, s.ThroughputWave, s.ThroughputErrorEstimate,
-                                                        s.AverageThroughputErrorEstimate, s.ThroughputRatio, s.Confidence, s.NewControlSetting,
-                                                        s.NewThreadWaveMagnitude, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Duration, s.Throughput, s.ThreadWave, s.ThroughputWave, s.ThroughputErrorEstimate,
+                                                                       s.AverageThroughputErrorEstimate, s.ThroughputRatio, s.Confidence, s.NewControlSetting,
+                                                                       s.NewThreadWaveMagnitude, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ThreadPoolWorkerThreadAdjustmentStats&, const ThreadPoolWorkerThreadAdjustmentStats&) = default;
@@ -3058,11 +3182,13 @@ struct ThreadPoolWorkerThreadAdjustmentStats {
     double NewControlSetting() const noexcept { return ::clretw::load_value_w<double, 8>(this->p_ + 64); }
     ::std::uint16_t NewThreadWaveMagnitude() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 72); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 74); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Duration, &View::Throughput, &View::ThreadWave, &View::ThroughputWave,
-                                                                  &View::ThroughputErrorEstimate, &View::AverageThroughputErrorEstimate,
-                                                                  &View::ThroughputRatio, &View::Confidence, &View::NewControlSetting,
-                                                                  &View::NewThreadWaveMagnitude, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Duration(), this->Throughput(), this->ThreadWave(), this->ThroughputWave(),
+                                                  this->ThroughputErrorEstimate(), this->AverageThroughputErrorEstimate(),
+                                                  this->ThroughputRatio(), this->Confidence(), this->NewControlSetting(),
+                                                  this->NewThreadWaveMagnitude(), this->ClrInstanceID()); }
   };
 };
 
@@ -3074,8 +3200,8 @@ struct ThreadPoolWork {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ThreadPoolWork> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.WorkID, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.WorkID, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ThreadPoolWork&, const ThreadPoolWork&) = default;
@@ -3092,8 +3218,10 @@ struct ThreadPoolWork {
    public:
     ::std::uint64_t WorkID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::WorkID, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->WorkID(), this->ClrInstanceID()); }
   };
 };
 
@@ -3106,8 +3234,8 @@ struct ThreadPoolIOWork {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ThreadPoolIOWork> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.NativeOverlapped, s.Overlapped, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.NativeOverlapped, s.Overlapped, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ThreadPoolIOWork&, const ThreadPoolIOWork&) = default;
@@ -3125,8 +3253,10 @@ struct ThreadPoolIOWork {
     ::std::uint64_t NativeOverlapped() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
     ::std::uint64_t Overlapped() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + (PointerSize == 8 ? 16u : 8u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::NativeOverlapped, &View::Overlapped, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->NativeOverlapped(), this->Overlapped(), this->ClrInstanceID()); }
   };
 };
 
@@ -3140,8 +3270,8 @@ struct ThreadPoolIOWorkEnqueue {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ThreadPoolIOWorkEnqueue> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.NativeOverlapped, s.Overlapped, s.MultiDequeues, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.NativeOverlapped, s.Overlapped, s.MultiDequeues, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ThreadPoolIOWorkEnqueue&, const ThreadPoolIOWorkEnqueue&) = default;
@@ -3160,8 +3290,11 @@ struct ThreadPoolIOWorkEnqueue {
     ::std::uint64_t Overlapped() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
     bool MultiDequeues() const noexcept { return ::clretw::load_value_w<bool, 4>(this->p_ + (PointerSize == 8 ? 16u : 8u)); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + (PointerSize == 8 ? 20u : 12u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::NativeOverlapped, &View::Overlapped, &View::MultiDequeues, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->NativeOverlapped(), this->Overlapped(), this->MultiDequeues(),
+                                                  this->ClrInstanceID()); }
   };
 };
 
@@ -3173,8 +3306,8 @@ struct ThreadPoolWorkingThreadCount {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ThreadPoolWorkingThreadCount> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Count, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Count, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ThreadPoolWorkingThreadCount&, const ThreadPoolWorkingThreadCount&) = default;
@@ -3191,8 +3324,10 @@ struct ThreadPoolWorkingThreadCount {
    public:
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Count, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Count(), this->ClrInstanceID()); }
   };
 };
 
@@ -3204,8 +3339,8 @@ struct ThreadStartWork {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ThreadStartWork> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ID, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ID, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ThreadStartWork&, const ThreadStartWork&) = default;
@@ -3222,8 +3357,10 @@ struct ThreadStartWork {
    public:
     ::std::uint64_t ID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ID, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ID(), this->ClrInstanceID()); }
   };
 };
 
@@ -3239,9 +3376,9 @@ struct Exception {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<Exception> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ExceptionType, s.ExceptionMessage, s.ExceptionEIP, s.ExceptionHRESULT,
-                                                        s.ExceptionFlags, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ExceptionType, s.ExceptionMessage, s.ExceptionEIP, s.ExceptionHRESULT,
+                                                                       s.ExceptionFlags, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const Exception&, const Exception&) = default;
@@ -3263,9 +3400,11 @@ struct Exception {
     ::std::uint32_t ExceptionHRESULT() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + this->seg_[2] + (PointerSize == 8 ? 8u : 4u)); }
     ::clretw::dotnet_runtime::ExceptionThrownFlagsMap ExceptionFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::ExceptionThrownFlagsMap, 2>(this->p_ + this->seg_[2] + (PointerSize == 8 ? 12u : 8u)); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[2] + (PointerSize == 8 ? 14u : 10u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ExceptionType, &View::ExceptionMessage, &View::ExceptionEIP, &View::ExceptionHRESULT,
-                                                                  &View::ExceptionFlags, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ExceptionType(), this->ExceptionMessage(), this->ExceptionEIP(),
+                                                  this->ExceptionHRESULT(), this->ExceptionFlags(), this->ClrInstanceID()); }
   };
 };
 
@@ -3279,8 +3418,8 @@ struct ExceptionHandling {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ExceptionHandling> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.EntryEIP, s.MethodID, s.MethodName, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.EntryEIP, s.MethodID, s.MethodName, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ExceptionHandling&, const ExceptionHandling&) = default;
@@ -3299,8 +3438,10 @@ struct ExceptionHandling {
     ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
     ::clretw::Utf16View MethodName() const noexcept { return {this->p_ + 16, ::clretw::string_text(this->p_ + 16, (this->seg_[1] - 16), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[1]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::EntryEIP, &View::MethodID, &View::MethodName, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->EntryEIP(), this->MethodID(), this->MethodName(), this->ClrInstanceID()); }
   };
 };
 
@@ -3312,8 +3453,8 @@ struct Contention {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<Contention> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ContentionFlags, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ContentionFlags, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const Contention&, const Contention&) = default;
@@ -3330,8 +3471,10 @@ struct Contention {
    public:
     ::clretw::dotnet_runtime::ContentionFlagsMap ContentionFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::ContentionFlagsMap, 1>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 1); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ContentionFlags, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ContentionFlags(), this->ClrInstanceID()); }
   };
 };
 
@@ -3346,8 +3489,8 @@ struct ContentionStart_V2 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ContentionStart_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ContentionFlags, s.ClrInstanceID, s.LockID, s.AssociatedObjectID, s.LockOwnerThreadID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ContentionFlags, s.ClrInstanceID, s.LockID, s.AssociatedObjectID, s.LockOwnerThreadID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ContentionStart_V2&, const ContentionStart_V2&) = default;
@@ -3367,9 +3510,11 @@ struct ContentionStart_V2 {
     ::std::uint64_t LockID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 3); }
     ::std::uint64_t AssociatedObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 11u : 7u)); }
     ::std::uint64_t LockOwnerThreadID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + (PointerSize == 8 ? 19u : 11u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ContentionFlags, &View::ClrInstanceID, &View::LockID, &View::AssociatedObjectID,
-                                                                  &View::LockOwnerThreadID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ContentionFlags(), this->ClrInstanceID(), this->LockID(),
+                                                  this->AssociatedObjectID(), this->LockOwnerThreadID()); }
   };
 };
 
@@ -3382,8 +3527,8 @@ struct ContentionStop_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ContentionStop_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ContentionFlags, s.ClrInstanceID, s.DurationNs); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ContentionFlags, s.ClrInstanceID, s.DurationNs); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ContentionStop_V1&, const ContentionStop_V1&) = default;
@@ -3401,8 +3546,10 @@ struct ContentionStop_V1 {
     ::clretw::dotnet_runtime::ContentionFlagsMap ContentionFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::ContentionFlagsMap, 1>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 1); }
     double DurationNs() const noexcept { return ::clretw::load_value_w<double, 8>(this->p_ + 3); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ContentionFlags, &View::ClrInstanceID, &View::DurationNs); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ContentionFlags(), this->ClrInstanceID(), this->DurationNs()); }
   };
 };
 
@@ -3419,9 +3566,9 @@ struct DomainModuleLoadUnload {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<DomainModuleLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ModuleID, s.AssemblyID, s.AppDomainID, s.ModuleFlags, s.Reserved1, s.ModuleILPath,
-                                                        s.ModuleNativePath); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ModuleID, s.AssemblyID, s.AppDomainID, s.ModuleFlags, s.Reserved1, s.ModuleILPath,
+                                                                       s.ModuleNativePath); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const DomainModuleLoadUnload&, const DomainModuleLoadUnload&) = default;
@@ -3444,9 +3591,11 @@ struct DomainModuleLoadUnload {
     ::std::uint32_t Reserved1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 28); }
     ::clretw::Utf16View ModuleILPath() const noexcept { return {this->p_ + 32, ::clretw::string_text(this->p_ + 32, (this->seg_[1] - 32), 2, true) / 2}; }
     ::clretw::Utf16View ModuleNativePath() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ModuleID, &View::AssemblyID, &View::AppDomainID, &View::ModuleFlags, &View::Reserved1,
-                                                                  &View::ModuleILPath, &View::ModuleNativePath); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ModuleID(), this->AssemblyID(), this->AppDomainID(), this->ModuleFlags(),
+                                                  this->Reserved1(), this->ModuleILPath(), this->ModuleNativePath()); }
   };
 };
 
@@ -3464,9 +3613,9 @@ struct DomainModuleLoadUnload_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<DomainModuleLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ModuleID, s.AssemblyID, s.AppDomainID, s.ModuleFlags, s.Reserved1, s.ModuleILPath,
-                                                        s.ModuleNativePath, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ModuleID, s.AssemblyID, s.AppDomainID, s.ModuleFlags, s.Reserved1, s.ModuleILPath,
+                                                                       s.ModuleNativePath, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const DomainModuleLoadUnload_V1&, const DomainModuleLoadUnload_V1&) = default;
@@ -3490,9 +3639,11 @@ struct DomainModuleLoadUnload_V1 {
     ::clretw::Utf16View ModuleILPath() const noexcept { return {this->p_ + 32, ::clretw::string_text(this->p_ + 32, (this->seg_[1] - 32), 2, true) / 2}; }
     ::clretw::Utf16View ModuleNativePath() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[2]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ModuleID, &View::AssemblyID, &View::AppDomainID, &View::ModuleFlags, &View::Reserved1,
-                                                                  &View::ModuleILPath, &View::ModuleNativePath, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ModuleID(), this->AssemblyID(), this->AppDomainID(), this->ModuleFlags(),
+                                                  this->Reserved1(), this->ModuleILPath(), this->ModuleNativePath(), this->ClrInstanceID()); }
   };
 };
 
@@ -3508,8 +3659,8 @@ struct ModuleLoadUnload {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ModuleLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ModuleID, s.AssemblyID, s.ModuleFlags, s.Reserved1, s.ModuleILPath, s.ModuleNativePath); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ModuleID, s.AssemblyID, s.ModuleFlags, s.Reserved1, s.ModuleILPath, s.ModuleNativePath); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ModuleLoadUnload&, const ModuleLoadUnload&) = default;
@@ -3531,9 +3682,11 @@ struct ModuleLoadUnload {
     ::std::uint32_t Reserved1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 20); }
     ::clretw::Utf16View ModuleILPath() const noexcept { return {this->p_ + 24, ::clretw::string_text(this->p_ + 24, (this->seg_[1] - 24), 2, true) / 2}; }
     ::clretw::Utf16View ModuleNativePath() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ModuleID, &View::AssemblyID, &View::ModuleFlags, &View::Reserved1, &View::ModuleILPath,
-                                                                  &View::ModuleNativePath); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ModuleID(), this->AssemblyID(), this->ModuleFlags(), this->Reserved1(),
+                                                  this->ModuleILPath(), this->ModuleNativePath()); }
   };
 };
 
@@ -3550,9 +3703,9 @@ struct ModuleLoadUnload_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ModuleLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ModuleID, s.AssemblyID, s.ModuleFlags, s.Reserved1, s.ModuleILPath, s.ModuleNativePath,
-                                                        s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ModuleID, s.AssemblyID, s.ModuleFlags, s.Reserved1, s.ModuleILPath, s.ModuleNativePath,
+                                                                       s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ModuleLoadUnload_V1&, const ModuleLoadUnload_V1&) = default;
@@ -3575,9 +3728,11 @@ struct ModuleLoadUnload_V1 {
     ::clretw::Utf16View ModuleILPath() const noexcept { return {this->p_ + 24, ::clretw::string_text(this->p_ + 24, (this->seg_[1] - 24), 2, true) / 2}; }
     ::clretw::Utf16View ModuleNativePath() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[2]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ModuleID, &View::AssemblyID, &View::ModuleFlags, &View::Reserved1, &View::ModuleILPath,
-                                                                  &View::ModuleNativePath, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ModuleID(), this->AssemblyID(), this->ModuleFlags(), this->Reserved1(),
+                                                  this->ModuleILPath(), this->ModuleNativePath(), this->ClrInstanceID()); }
   };
 };
 
@@ -3600,10 +3755,10 @@ struct ModuleLoadUnload_V2 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ModuleLoadUnload_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ModuleID, s.AssemblyID, s.ModuleFlags, s.Reserved1, s.ModuleILPath, s.ModuleNativePath,
-                                                        s.ClrInstanceID, s.ManagedPdbSignature, s.ManagedPdbAge, s.ManagedPdbBuildPath,
-                                                        s.NativePdbSignature, s.NativePdbAge, s.NativePdbBuildPath); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ModuleID, s.AssemblyID, s.ModuleFlags, s.Reserved1, s.ModuleILPath, s.ModuleNativePath,
+                                                                       s.ClrInstanceID, s.ManagedPdbSignature, s.ManagedPdbAge, s.ManagedPdbBuildPath,
+                                                                       s.NativePdbSignature, s.NativePdbAge, s.NativePdbBuildPath); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ModuleLoadUnload_V2&, const ModuleLoadUnload_V2&) = default;
@@ -3633,11 +3788,13 @@ struct ModuleLoadUnload_V2 {
     ::clretw::Guid NativePdbSignature() const noexcept { return ::clretw::load_value_w<::clretw::Guid, 16>(this->p_ + this->seg_[3]); }
     ::std::uint32_t NativePdbAge() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + this->seg_[3] + 16); }
     ::clretw::Utf16View NativePdbBuildPath() const noexcept { return {this->p_ + this->seg_[3] + 20, ::clretw::string_text(this->p_ + this->seg_[3] + 20, (this->seg_[4] - this->seg_[3] - 20), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ModuleID, &View::AssemblyID, &View::ModuleFlags, &View::Reserved1, &View::ModuleILPath,
-                                                                  &View::ModuleNativePath, &View::ClrInstanceID, &View::ManagedPdbSignature,
-                                                                  &View::ManagedPdbAge, &View::ManagedPdbBuildPath, &View::NativePdbSignature,
-                                                                  &View::NativePdbAge, &View::NativePdbBuildPath); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ModuleID(), this->AssemblyID(), this->ModuleFlags(), this->Reserved1(),
+                                                  this->ModuleILPath(), this->ModuleNativePath(), this->ClrInstanceID(),
+                                                  this->ManagedPdbSignature(), this->ManagedPdbAge(), this->ManagedPdbBuildPath(),
+                                                  this->NativePdbSignature(), this->NativePdbAge(), this->NativePdbBuildPath()); }
   };
 };
 
@@ -3651,8 +3808,8 @@ struct AssemblyLoadUnload {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<AssemblyLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.AssemblyID, s.AppDomainID, s.AssemblyFlags, s.FullyQualifiedAssemblyName); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.AssemblyID, s.AppDomainID, s.AssemblyFlags, s.FullyQualifiedAssemblyName); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const AssemblyLoadUnload&, const AssemblyLoadUnload&) = default;
@@ -3671,9 +3828,11 @@ struct AssemblyLoadUnload {
     ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
     ::clretw::dotnet_runtime::AssemblyFlagsMap AssemblyFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::AssemblyFlagsMap, 4>(this->p_ + 16); }
     ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return {this->p_ + 20, ::clretw::string_text(this->p_ + 20, (this->seg_[1] - 20), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::AssemblyID, &View::AppDomainID, &View::AssemblyFlags,
-                                                                  &View::FullyQualifiedAssemblyName); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->AssemblyID(), this->AppDomainID(), this->AssemblyFlags(),
+                                                  this->FullyQualifiedAssemblyName()); }
   };
 };
 
@@ -3689,9 +3848,9 @@ struct AssemblyLoadUnload_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<AssemblyLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.AssemblyID, s.AppDomainID, s.BindingID, s.AssemblyFlags, s.FullyQualifiedAssemblyName,
-                                                        s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.AssemblyID, s.AppDomainID, s.BindingID, s.AssemblyFlags, s.FullyQualifiedAssemblyName,
+                                                                       s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const AssemblyLoadUnload_V1&, const AssemblyLoadUnload_V1&) = default;
@@ -3712,9 +3871,11 @@ struct AssemblyLoadUnload_V1 {
     ::clretw::dotnet_runtime::AssemblyFlagsMap AssemblyFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::AssemblyFlagsMap, 4>(this->p_ + 24); }
     ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return {this->p_ + 28, ::clretw::string_text(this->p_ + 28, (this->seg_[1] - 28), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[1]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::AssemblyID, &View::AppDomainID, &View::BindingID, &View::AssemblyFlags,
-                                                                  &View::FullyQualifiedAssemblyName, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->AssemblyID(), this->AppDomainID(), this->BindingID(), this->AssemblyFlags(),
+                                                  this->FullyQualifiedAssemblyName(), this->ClrInstanceID()); }
   };
 };
 
@@ -3727,8 +3888,8 @@ struct AppDomainLoadUnload {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<AppDomainLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.AppDomainID, s.AppDomainFlags, s.AppDomainName); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.AppDomainID, s.AppDomainFlags, s.AppDomainName); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const AppDomainLoadUnload&, const AppDomainLoadUnload&) = default;
@@ -3746,8 +3907,10 @@ struct AppDomainLoadUnload {
     ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::clretw::dotnet_runtime::AppDomainFlagsMap AppDomainFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::AppDomainFlagsMap, 4>(this->p_ + 8); }
     ::clretw::Utf16View AppDomainName() const noexcept { return {this->p_ + 12, ::clretw::string_text(this->p_ + 12, (this->seg_[1] - 12), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::AppDomainID, &View::AppDomainFlags, &View::AppDomainName); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->AppDomainID(), this->AppDomainFlags(), this->AppDomainName()); }
   };
 };
 
@@ -3762,8 +3925,8 @@ struct AppDomainLoadUnload_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<AppDomainLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.AppDomainID, s.AppDomainFlags, s.AppDomainName, s.AppDomainIndex, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.AppDomainID, s.AppDomainFlags, s.AppDomainName, s.AppDomainIndex, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const AppDomainLoadUnload_V1&, const AppDomainLoadUnload_V1&) = default;
@@ -3783,9 +3946,11 @@ struct AppDomainLoadUnload_V1 {
     ::clretw::Utf16View AppDomainName() const noexcept { return {this->p_ + 12, ::clretw::string_text(this->p_ + 12, (this->seg_[1] - 12), 2, true) / 2}; }
     ::std::uint32_t AppDomainIndex() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + this->seg_[1]); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[1] + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::AppDomainID, &View::AppDomainFlags, &View::AppDomainName, &View::AppDomainIndex,
-                                                                  &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->AppDomainID(), this->AppDomainFlags(), this->AppDomainName(),
+                                                  this->AppDomainIndex(), this->ClrInstanceID()); }
   };
 };
 
@@ -3801,9 +3966,9 @@ struct AssemblyLoadStart {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<AssemblyLoadStart> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.AssemblyName, s.AssemblyPath, s.RequestingAssembly,
-                                                        s.AssemblyLoadContext, s.RequestingAssemblyLoadContext); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.AssemblyName, s.AssemblyPath, s.RequestingAssembly,
+                                                                       s.AssemblyLoadContext, s.RequestingAssemblyLoadContext); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const AssemblyLoadStart&, const AssemblyLoadStart&) = default;
@@ -3826,9 +3991,12 @@ struct AssemblyLoadStart {
     ::clretw::Utf16View RequestingAssembly() const noexcept { return {this->p_ + this->seg_[2], ::clretw::string_text(this->p_ + this->seg_[2], (this->seg_[3] - this->seg_[2]), 2, true) / 2}; }
     ::clretw::Utf16View AssemblyLoadContext() const noexcept { return {this->p_ + this->seg_[3], ::clretw::string_text(this->p_ + this->seg_[3], (this->seg_[4] - this->seg_[3]), 2, true) / 2}; }
     ::clretw::Utf16View RequestingAssemblyLoadContext() const noexcept { return {this->p_ + this->seg_[4], ::clretw::string_text(this->p_ + this->seg_[4], (this->seg_[5] - this->seg_[4]), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::AssemblyName, &View::AssemblyPath, &View::RequestingAssembly,
-                                                                  &View::AssemblyLoadContext, &View::RequestingAssemblyLoadContext); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->AssemblyName(), this->AssemblyPath(),
+                                                  this->RequestingAssembly(), this->AssemblyLoadContext(),
+                                                  this->RequestingAssemblyLoadContext()); }
   };
 };
 
@@ -3848,10 +4016,10 @@ struct AssemblyLoadStop {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<AssemblyLoadStop> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.AssemblyName, s.AssemblyPath, s.RequestingAssembly,
-                                                        s.AssemblyLoadContext, s.RequestingAssemblyLoadContext, s.Success, s.ResultAssemblyName,
-                                                        s.ResultAssemblyPath, s.Cached); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.AssemblyName, s.AssemblyPath, s.RequestingAssembly,
+                                                                       s.AssemblyLoadContext, s.RequestingAssemblyLoadContext, s.Success, s.ResultAssemblyName,
+                                                                       s.ResultAssemblyPath, s.Cached); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const AssemblyLoadStop&, const AssemblyLoadStop&) = default;
@@ -3879,10 +4047,13 @@ struct AssemblyLoadStop {
     ::clretw::Utf16View ResultAssemblyName() const noexcept { return {this->p_ + this->seg_[5] + 4, ::clretw::string_text(this->p_ + this->seg_[5] + 4, (this->seg_[6] - this->seg_[5] - 4), 2, true) / 2}; }
     ::clretw::Utf16View ResultAssemblyPath() const noexcept { return {this->p_ + this->seg_[6], ::clretw::string_text(this->p_ + this->seg_[6], (this->seg_[7] - this->seg_[6]), 2, true) / 2}; }
     bool Cached() const noexcept { return ::clretw::load_value_w<bool, 4>(this->p_ + this->seg_[7]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::AssemblyName, &View::AssemblyPath, &View::RequestingAssembly,
-                                                                  &View::AssemblyLoadContext, &View::RequestingAssemblyLoadContext, &View::Success,
-                                                                  &View::ResultAssemblyName, &View::ResultAssemblyPath, &View::Cached); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->AssemblyName(), this->AssemblyPath(),
+                                                  this->RequestingAssembly(), this->AssemblyLoadContext(),
+                                                  this->RequestingAssemblyLoadContext(), this->Success(), this->ResultAssemblyName(),
+                                                  this->ResultAssemblyPath(), this->Cached()); }
   };
 };
 
@@ -3900,9 +4071,9 @@ struct ResolutionAttempted {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ResolutionAttempted> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.AssemblyName, s.Stage, s.AssemblyLoadContext, s.Result,
-                                                        s.ResultAssemblyName, s.ResultAssemblyPath, s.ErrorMessage); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.AssemblyName, s.Stage, s.AssemblyLoadContext, s.Result,
+                                                                       s.ResultAssemblyName, s.ResultAssemblyPath, s.ErrorMessage); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ResolutionAttempted&, const ResolutionAttempted&) = default;
@@ -3927,9 +4098,12 @@ struct ResolutionAttempted {
     ::clretw::Utf16View ResultAssemblyName() const noexcept { return {this->p_ + this->seg_[2] + 2, ::clretw::string_text(this->p_ + this->seg_[2] + 2, (this->seg_[3] - this->seg_[2] - 2), 2, true) / 2}; }
     ::clretw::Utf16View ResultAssemblyPath() const noexcept { return {this->p_ + this->seg_[3], ::clretw::string_text(this->p_ + this->seg_[3], (this->seg_[4] - this->seg_[3]), 2, true) / 2}; }
     ::clretw::Utf16View ErrorMessage() const noexcept { return {this->p_ + this->seg_[4], ::clretw::string_text(this->p_ + this->seg_[4], (this->seg_[5] - this->seg_[4]), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::AssemblyName, &View::Stage, &View::AssemblyLoadContext,
-                                                                  &View::Result, &View::ResultAssemblyName, &View::ResultAssemblyPath, &View::ErrorMessage); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->AssemblyName(), this->Stage(), this->AssemblyLoadContext(),
+                                                  this->Result(), this->ResultAssemblyName(), this->ResultAssemblyPath(),
+                                                  this->ErrorMessage()); }
   };
 };
 
@@ -3945,9 +4119,9 @@ struct AssemblyLoadContextResolvingHandlerInvoked {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<AssemblyLoadContextResolvingHandlerInvoked> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.AssemblyName, s.HandlerName, s.AssemblyLoadContext,
-                                                        s.ResultAssemblyName, s.ResultAssemblyPath); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.AssemblyName, s.HandlerName, s.AssemblyLoadContext,
+                                                                       s.ResultAssemblyName, s.ResultAssemblyPath); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const AssemblyLoadContextResolvingHandlerInvoked&, const AssemblyLoadContextResolvingHandlerInvoked&) = default;
@@ -3970,9 +4144,11 @@ struct AssemblyLoadContextResolvingHandlerInvoked {
     ::clretw::Utf16View AssemblyLoadContext() const noexcept { return {this->p_ + this->seg_[2], ::clretw::string_text(this->p_ + this->seg_[2], (this->seg_[3] - this->seg_[2]), 2, true) / 2}; }
     ::clretw::Utf16View ResultAssemblyName() const noexcept { return {this->p_ + this->seg_[3], ::clretw::string_text(this->p_ + this->seg_[3], (this->seg_[4] - this->seg_[3]), 2, true) / 2}; }
     ::clretw::Utf16View ResultAssemblyPath() const noexcept { return {this->p_ + this->seg_[4], ::clretw::string_text(this->p_ + this->seg_[4], (this->seg_[5] - this->seg_[4]), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::AssemblyName, &View::HandlerName, &View::AssemblyLoadContext,
-                                                                  &View::ResultAssemblyName, &View::ResultAssemblyPath); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->AssemblyName(), this->HandlerName(),
+                                                  this->AssemblyLoadContext(), this->ResultAssemblyName(), this->ResultAssemblyPath()); }
   };
 };
 
@@ -3987,9 +4163,9 @@ struct AppDomainAssemblyResolveHandlerInvoked {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<AppDomainAssemblyResolveHandlerInvoked> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.AssemblyName, s.HandlerName, s.ResultAssemblyName,
-                                                        s.ResultAssemblyPath); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.AssemblyName, s.HandlerName, s.ResultAssemblyName,
+                                                                       s.ResultAssemblyPath); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const AppDomainAssemblyResolveHandlerInvoked&, const AppDomainAssemblyResolveHandlerInvoked&) = default;
@@ -4011,9 +4187,11 @@ struct AppDomainAssemblyResolveHandlerInvoked {
     ::clretw::Utf16View HandlerName() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
     ::clretw::Utf16View ResultAssemblyName() const noexcept { return {this->p_ + this->seg_[2], ::clretw::string_text(this->p_ + this->seg_[2], (this->seg_[3] - this->seg_[2]), 2, true) / 2}; }
     ::clretw::Utf16View ResultAssemblyPath() const noexcept { return {this->p_ + this->seg_[3], ::clretw::string_text(this->p_ + this->seg_[3], (this->seg_[4] - this->seg_[3]), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::AssemblyName, &View::HandlerName, &View::ResultAssemblyName,
-                                                                  &View::ResultAssemblyPath); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->AssemblyName(), this->HandlerName(),
+                                                  this->ResultAssemblyName(), this->ResultAssemblyPath()); }
   };
 };
 
@@ -4028,9 +4206,9 @@ struct AssemblyLoadFromResolveHandlerInvoked {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<AssemblyLoadFromResolveHandlerInvoked> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.AssemblyName, s.IsTrackedLoad, s.RequestingAssemblyPath,
-                                                        s.ComputedRequestedAssemblyPath); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.AssemblyName, s.IsTrackedLoad, s.RequestingAssemblyPath,
+                                                                       s.ComputedRequestedAssemblyPath); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const AssemblyLoadFromResolveHandlerInvoked&, const AssemblyLoadFromResolveHandlerInvoked&) = default;
@@ -4051,9 +4229,11 @@ struct AssemblyLoadFromResolveHandlerInvoked {
     bool IsTrackedLoad() const noexcept { return ::clretw::load_value_w<bool, 4>(this->p_ + this->seg_[1]); }
     ::clretw::Utf16View RequestingAssemblyPath() const noexcept { return {this->p_ + this->seg_[1] + 4, ::clretw::string_text(this->p_ + this->seg_[1] + 4, (this->seg_[2] - this->seg_[1] - 4), 2, true) / 2}; }
     ::clretw::Utf16View ComputedRequestedAssemblyPath() const noexcept { return {this->p_ + this->seg_[2], ::clretw::string_text(this->p_ + this->seg_[2], (this->seg_[3] - this->seg_[2]), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::AssemblyName, &View::IsTrackedLoad,
-                                                                  &View::RequestingAssemblyPath, &View::ComputedRequestedAssemblyPath); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->AssemblyName(), this->IsTrackedLoad(),
+                                                  this->RequestingAssemblyPath(), this->ComputedRequestedAssemblyPath()); }
   };
 };
 
@@ -4067,8 +4247,8 @@ struct KnownPathProbed {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<KnownPathProbed> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.FilePath, s.Source, s.Result); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.FilePath, s.Source, s.Result); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const KnownPathProbed&, const KnownPathProbed&) = default;
@@ -4087,8 +4267,10 @@ struct KnownPathProbed {
     ::clretw::Utf16View FilePath() const noexcept { return {this->p_ + 2, ::clretw::string_text(this->p_ + 2, (this->seg_[1] - 2), 2, true) / 2}; }
     ::clretw::dotnet_runtime::KnownPathSourceMap Source() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::KnownPathSourceMap, 2>(this->p_ + this->seg_[1]); }
     ::std::int32_t Result() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(this->p_ + this->seg_[1] + 2); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::FilePath, &View::Source, &View::Result); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->FilePath(), this->Source(), this->Result()); }
   };
 };
 
@@ -4104,9 +4286,9 @@ struct MethodDetails {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodDetails> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.TypeID, s.MethodToken, s.TypeParameterCount, s.LoaderModuleID,
-                                                        s.TypeParameters); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.TypeID, s.MethodToken, s.TypeParameterCount, s.LoaderModuleID,
+                                                                       s.TypeParameters); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodDetails&, const MethodDetails&) = default;
@@ -4128,9 +4310,11 @@ struct MethodDetails {
     ::std::uint32_t TypeParameterCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 20); }
     ::std::uint64_t LoaderModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 24); }
     ::clretw::ArrayView<::std::uint64_t> TypeParameters() const noexcept { return {this->p_ + 32, (this->seg_[1] - 32) / 8, 8}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::TypeID, &View::MethodToken, &View::TypeParameterCount,
-                                                                  &View::LoaderModuleID, &View::TypeParameters); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->TypeID(), this->MethodToken(), this->TypeParameterCount(),
+                                                  this->LoaderModuleID(), this->TypeParameters()); }
   };
 };
 
@@ -4142,8 +4326,8 @@ struct TypeLoadStart {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<TypeLoadStart> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.TypeLoadStartID, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.TypeLoadStartID, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const TypeLoadStart&, const TypeLoadStart&) = default;
@@ -4160,8 +4344,10 @@ struct TypeLoadStart {
    public:
     ::std::uint32_t TypeLoadStartID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::TypeLoadStartID, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->TypeLoadStartID(), this->ClrInstanceID()); }
   };
 };
 
@@ -4176,8 +4362,8 @@ struct TypeLoadStop {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<TypeLoadStop> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.TypeLoadStartID, s.ClrInstanceID, s.LoadLevel, s.TypeID, s.TypeName); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.TypeLoadStartID, s.ClrInstanceID, s.LoadLevel, s.TypeID, s.TypeName); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const TypeLoadStop&, const TypeLoadStop&) = default;
@@ -4197,9 +4383,11 @@ struct TypeLoadStop {
     ::std::uint16_t LoadLevel() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 6); }
     ::std::uint64_t TypeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
     ::clretw::Utf16View TypeName() const noexcept { return {this->p_ + 16, ::clretw::string_text(this->p_ + 16, (this->seg_[1] - 16), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::TypeLoadStartID, &View::ClrInstanceID, &View::LoadLevel, &View::TypeID,
-                                                                  &View::TypeName); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->TypeLoadStartID(), this->ClrInstanceID(), this->LoadLevel(), this->TypeID(),
+                                                  this->TypeName()); }
   };
 };
 
@@ -4215,8 +4403,8 @@ struct MethodLoadUnload {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodLoadUnload&, const MethodLoadUnload&) = default;
@@ -4237,9 +4425,11 @@ struct MethodLoadUnload {
     ::std::uint32_t MethodSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 24); }
     ::std::uint32_t MethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 28); }
     ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::MethodFlagsMap, 4>(this->p_ + 32); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::ModuleID, &View::MethodStartAddress, &View::MethodSize,
-                                                                  &View::MethodToken, &View::MethodFlags); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->ModuleID(), this->MethodStartAddress(), this->MethodSize(),
+                                                  this->MethodToken(), this->MethodFlags()); }
   };
 };
 
@@ -4256,9 +4446,9 @@ struct MethodLoadUnload_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags,
-                                                        s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags,
+                                                                       s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodLoadUnload_V1&, const MethodLoadUnload_V1&) = default;
@@ -4280,9 +4470,11 @@ struct MethodLoadUnload_V1 {
     ::std::uint32_t MethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 28); }
     ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::MethodFlagsMap, 4>(this->p_ + 32); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 36); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::ModuleID, &View::MethodStartAddress, &View::MethodSize,
-                                                                  &View::MethodToken, &View::MethodFlags, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->ModuleID(), this->MethodStartAddress(), this->MethodSize(),
+                                                  this->MethodToken(), this->MethodFlags(), this->ClrInstanceID()); }
   };
 };
 
@@ -4300,9 +4492,9 @@ struct MethodLoadUnload_V2 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodLoadUnload_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags,
-                                                        s.ClrInstanceID, s.ReJITID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags,
+                                                                       s.ClrInstanceID, s.ReJITID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodLoadUnload_V2&, const MethodLoadUnload_V2&) = default;
@@ -4325,9 +4517,11 @@ struct MethodLoadUnload_V2 {
     ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::MethodFlagsMap, 4>(this->p_ + 32); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 36); }
     ::std::uint64_t ReJITID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 38); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::ModuleID, &View::MethodStartAddress, &View::MethodSize,
-                                                                  &View::MethodToken, &View::MethodFlags, &View::ClrInstanceID, &View::ReJITID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->ModuleID(), this->MethodStartAddress(), this->MethodSize(),
+                                                  this->MethodToken(), this->MethodFlags(), this->ClrInstanceID(), this->ReJITID()); }
   };
 };
 
@@ -4343,9 +4537,9 @@ struct R2RGetEntryPoint {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<R2RGetEntryPoint> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.MethodNamespace, s.MethodName, s.MethodSignature, s.EntryPoint,
-                                                        s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.MethodNamespace, s.MethodName, s.MethodSignature, s.EntryPoint,
+                                                                       s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const R2RGetEntryPoint&, const R2RGetEntryPoint&) = default;
@@ -4367,9 +4561,11 @@ struct R2RGetEntryPoint {
     ::clretw::Utf16View MethodSignature() const noexcept { return {this->p_ + this->seg_[2], ::clretw::string_text(this->p_ + this->seg_[2], (this->seg_[3] - this->seg_[2]), 2, true) / 2}; }
     ::std::uint64_t EntryPoint() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + this->seg_[3]); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[3] + 8); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::MethodNamespace, &View::MethodName, &View::MethodSignature,
-                                                                  &View::EntryPoint, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->MethodNamespace(), this->MethodName(), this->MethodSignature(),
+                                                  this->EntryPoint(), this->ClrInstanceID()); }
   };
 };
 
@@ -4381,8 +4577,8 @@ struct R2RGetEntryPointStart {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<R2RGetEntryPointStart> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const R2RGetEntryPointStart&, const R2RGetEntryPointStart&) = default;
@@ -4399,8 +4595,10 @@ struct R2RGetEntryPointStart {
    public:
     ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 8); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->ClrInstanceID()); }
   };
 };
 
@@ -4419,9 +4617,9 @@ struct MethodLoadUnloadVerbose {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodLoadUnloadVerbose> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags,
-                                                        s.MethodNamespace, s.MethodName, s.MethodSignature); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags,
+                                                                       s.MethodNamespace, s.MethodName, s.MethodSignature); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodLoadUnloadVerbose&, const MethodLoadUnloadVerbose&) = default;
@@ -4446,10 +4644,12 @@ struct MethodLoadUnloadVerbose {
     ::clretw::Utf16View MethodNamespace() const noexcept { return {this->p_ + 36, ::clretw::string_text(this->p_ + 36, (this->seg_[1] - 36), 2, true) / 2}; }
     ::clretw::Utf16View MethodName() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
     ::clretw::Utf16View MethodSignature() const noexcept { return {this->p_ + this->seg_[2], ::clretw::string_text(this->p_ + this->seg_[2], (this->seg_[3] - this->seg_[2]), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::ModuleID, &View::MethodStartAddress, &View::MethodSize,
-                                                                  &View::MethodToken, &View::MethodFlags, &View::MethodNamespace, &View::MethodName,
-                                                                  &View::MethodSignature); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->ModuleID(), this->MethodStartAddress(), this->MethodSize(),
+                                                  this->MethodToken(), this->MethodFlags(), this->MethodNamespace(), this->MethodName(),
+                                                  this->MethodSignature()); }
   };
 };
 
@@ -4469,9 +4669,9 @@ struct MethodLoadUnloadVerbose_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodLoadUnloadVerbose_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags,
-                                                        s.MethodNamespace, s.MethodName, s.MethodSignature, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags,
+                                                                       s.MethodNamespace, s.MethodName, s.MethodSignature, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodLoadUnloadVerbose_V1&, const MethodLoadUnloadVerbose_V1&) = default;
@@ -4497,10 +4697,12 @@ struct MethodLoadUnloadVerbose_V1 {
     ::clretw::Utf16View MethodName() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
     ::clretw::Utf16View MethodSignature() const noexcept { return {this->p_ + this->seg_[2], ::clretw::string_text(this->p_ + this->seg_[2], (this->seg_[3] - this->seg_[2]), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[3]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::ModuleID, &View::MethodStartAddress, &View::MethodSize,
-                                                                  &View::MethodToken, &View::MethodFlags, &View::MethodNamespace, &View::MethodName,
-                                                                  &View::MethodSignature, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->ModuleID(), this->MethodStartAddress(), this->MethodSize(),
+                                                  this->MethodToken(), this->MethodFlags(), this->MethodNamespace(), this->MethodName(),
+                                                  this->MethodSignature(), this->ClrInstanceID()); }
   };
 };
 
@@ -4521,9 +4723,9 @@ struct MethodLoadUnloadVerbose_V2 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodLoadUnloadVerbose_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags,
-                                                        s.MethodNamespace, s.MethodName, s.MethodSignature, s.ClrInstanceID, s.ReJITID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags,
+                                                                       s.MethodNamespace, s.MethodName, s.MethodSignature, s.ClrInstanceID, s.ReJITID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodLoadUnloadVerbose_V2&, const MethodLoadUnloadVerbose_V2&) = default;
@@ -4550,10 +4752,12 @@ struct MethodLoadUnloadVerbose_V2 {
     ::clretw::Utf16View MethodSignature() const noexcept { return {this->p_ + this->seg_[2], ::clretw::string_text(this->p_ + this->seg_[2], (this->seg_[3] - this->seg_[2]), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[3]); }
     ::std::uint64_t ReJITID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + this->seg_[3] + 2); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::ModuleID, &View::MethodStartAddress, &View::MethodSize,
-                                                                  &View::MethodToken, &View::MethodFlags, &View::MethodNamespace, &View::MethodName,
-                                                                  &View::MethodSignature, &View::ClrInstanceID, &View::ReJITID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->ModuleID(), this->MethodStartAddress(), this->MethodSize(),
+                                                  this->MethodToken(), this->MethodFlags(), this->MethodNamespace(), this->MethodName(),
+                                                  this->MethodSignature(), this->ClrInstanceID(), this->ReJITID()); }
   };
 };
 
@@ -4570,9 +4774,9 @@ struct MethodJittingStarted {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodJittingStarted> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.ModuleID, s.MethodToken, s.MethodILSize, s.MethodNamespace, s.MethodName,
-                                                        s.MethodSignature); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.ModuleID, s.MethodToken, s.MethodILSize, s.MethodNamespace, s.MethodName,
+                                                                       s.MethodSignature); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodJittingStarted&, const MethodJittingStarted&) = default;
@@ -4595,9 +4799,11 @@ struct MethodJittingStarted {
     ::clretw::Utf16View MethodNamespace() const noexcept { return {this->p_ + 24, ::clretw::string_text(this->p_ + 24, (this->seg_[1] - 24), 2, true) / 2}; }
     ::clretw::Utf16View MethodName() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
     ::clretw::Utf16View MethodSignature() const noexcept { return {this->p_ + this->seg_[2], ::clretw::string_text(this->p_ + this->seg_[2], (this->seg_[3] - this->seg_[2]), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::ModuleID, &View::MethodToken, &View::MethodILSize,
-                                                                  &View::MethodNamespace, &View::MethodName, &View::MethodSignature); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->ModuleID(), this->MethodToken(), this->MethodILSize(),
+                                                  this->MethodNamespace(), this->MethodName(), this->MethodSignature()); }
   };
 };
 
@@ -4615,9 +4821,9 @@ struct MethodJittingStarted_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodJittingStarted_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.ModuleID, s.MethodToken, s.MethodILSize, s.MethodNamespace, s.MethodName,
-                                                        s.MethodSignature, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.ModuleID, s.MethodToken, s.MethodILSize, s.MethodNamespace, s.MethodName,
+                                                                       s.MethodSignature, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodJittingStarted_V1&, const MethodJittingStarted_V1&) = default;
@@ -4641,9 +4847,12 @@ struct MethodJittingStarted_V1 {
     ::clretw::Utf16View MethodName() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
     ::clretw::Utf16View MethodSignature() const noexcept { return {this->p_ + this->seg_[2], ::clretw::string_text(this->p_ + this->seg_[2], (this->seg_[3] - this->seg_[2]), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[3]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::ModuleID, &View::MethodToken, &View::MethodILSize,
-                                                                  &View::MethodNamespace, &View::MethodName, &View::MethodSignature, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->ModuleID(), this->MethodToken(), this->MethodILSize(),
+                                                  this->MethodNamespace(), this->MethodName(), this->MethodSignature(),
+                                                  this->ClrInstanceID()); }
   };
 };
 
@@ -4663,11 +4872,11 @@ struct MethodJitInliningSucceeded {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodJitInliningSucceeded> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodBeingCompiledNamespace, s.MethodBeingCompiledName,
-                                                        s.MethodBeingCompiledNameSignature, s.InlinerNamespace, s.InlinerName,
-                                                        s.InlinerNameSignature, s.InlineeNamespace, s.InlineeName, s.InlineeNameSignature,
-                                                        s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodBeingCompiledNamespace, s.MethodBeingCompiledName,
+                                                                       s.MethodBeingCompiledNameSignature, s.InlinerNamespace, s.InlinerName,
+                                                                       s.InlinerNameSignature, s.InlineeNamespace, s.InlineeName, s.InlineeNameSignature,
+                                                                       s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodJitInliningSucceeded&, const MethodJitInliningSucceeded&) = default;
@@ -4696,11 +4905,13 @@ struct MethodJitInliningSucceeded {
     ::clretw::Utf16View InlineeName() const noexcept { return {this->p_ + this->seg_[7], ::clretw::string_text(this->p_ + this->seg_[7], (this->seg_[8] - this->seg_[7]), 2, true) / 2}; }
     ::clretw::Utf16View InlineeNameSignature() const noexcept { return {this->p_ + this->seg_[8], ::clretw::string_text(this->p_ + this->seg_[8], (this->seg_[9] - this->seg_[8]), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[9]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodBeingCompiledNamespace, &View::MethodBeingCompiledName,
-                                                                  &View::MethodBeingCompiledNameSignature, &View::InlinerNamespace, &View::InlinerName,
-                                                                  &View::InlinerNameSignature, &View::InlineeNamespace, &View::InlineeName,
-                                                                  &View::InlineeNameSignature, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodBeingCompiledNamespace(), this->MethodBeingCompiledName(),
+                                                  this->MethodBeingCompiledNameSignature(), this->InlinerNamespace(), this->InlinerName(),
+                                                  this->InlinerNameSignature(), this->InlineeNamespace(), this->InlineeName(),
+                                                  this->InlineeNameSignature(), this->ClrInstanceID()); }
   };
 };
 
@@ -4722,11 +4933,11 @@ struct MethodJitInliningFailed {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodJitInliningFailed> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodBeingCompiledNamespace, s.MethodBeingCompiledName,
-                                                        s.MethodBeingCompiledNameSignature, s.InlinerNamespace, s.InlinerName,
-                                                        s.InlinerNameSignature, s.InlineeNamespace, s.InlineeName, s.InlineeNameSignature,
-                                                        s.FailAlways, s.FailReason, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodBeingCompiledNamespace, s.MethodBeingCompiledName,
+                                                                       s.MethodBeingCompiledNameSignature, s.InlinerNamespace, s.InlinerName,
+                                                                       s.InlinerNameSignature, s.InlineeNamespace, s.InlineeName, s.InlineeNameSignature,
+                                                                       s.FailAlways, s.FailReason, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodJitInliningFailed&, const MethodJitInliningFailed&) = default;
@@ -4758,11 +4969,14 @@ struct MethodJitInliningFailed {
     bool FailAlways() const noexcept { return ::clretw::load_value_w<bool, 4>(this->p_ + this->seg_[9]); }
     ::clretw::Utf16View FailReason() const noexcept { return {this->p_ + this->seg_[9] + 4, ::clretw::string_text(this->p_ + this->seg_[9] + 4, (this->seg_[10] - this->seg_[9] - 4), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[10]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodBeingCompiledNamespace, &View::MethodBeingCompiledName,
-                                                                  &View::MethodBeingCompiledNameSignature, &View::InlinerNamespace, &View::InlinerName,
-                                                                  &View::InlinerNameSignature, &View::InlineeNamespace, &View::InlineeName,
-                                                                  &View::InlineeNameSignature, &View::FailAlways, &View::FailReason, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodBeingCompiledNamespace(), this->MethodBeingCompiledName(),
+                                                  this->MethodBeingCompiledNameSignature(), this->InlinerNamespace(), this->InlinerName(),
+                                                  this->InlinerNameSignature(), this->InlineeNamespace(), this->InlineeName(),
+                                                  this->InlineeNameSignature(), this->FailAlways(), this->FailReason(),
+                                                  this->ClrInstanceID()); }
   };
 };
 
@@ -4784,11 +4998,11 @@ struct MethodJitInliningFailedAnsi {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodJitInliningFailedAnsi> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodBeingCompiledNamespace, s.MethodBeingCompiledName,
-                                                        s.MethodBeingCompiledNameSignature, s.InlinerNamespace, s.InlinerName,
-                                                        s.InlinerNameSignature, s.InlineeNamespace, s.InlineeName, s.InlineeNameSignature,
-                                                        s.FailAlways, s.FailReason, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodBeingCompiledNamespace, s.MethodBeingCompiledName,
+                                                                       s.MethodBeingCompiledNameSignature, s.InlinerNamespace, s.InlinerName,
+                                                                       s.InlinerNameSignature, s.InlineeNamespace, s.InlineeName, s.InlineeNameSignature,
+                                                                       s.FailAlways, s.FailReason, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodJitInliningFailedAnsi&, const MethodJitInliningFailedAnsi&) = default;
@@ -4822,11 +5036,14 @@ struct MethodJitInliningFailedAnsi {
       return {reinterpret_cast<const char*>(this->p_ + this->seg_[9] + 4), ::clretw::string_text(this->p_ + this->seg_[9] + 4, (this->seg_[10] - this->seg_[9] - 4), 1, true)};
     }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[10]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodBeingCompiledNamespace, &View::MethodBeingCompiledName,
-                                                                  &View::MethodBeingCompiledNameSignature, &View::InlinerNamespace, &View::InlinerName,
-                                                                  &View::InlinerNameSignature, &View::InlineeNamespace, &View::InlineeName,
-                                                                  &View::InlineeNameSignature, &View::FailAlways, &View::FailReason, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodBeingCompiledNamespace(), this->MethodBeingCompiledName(),
+                                                  this->MethodBeingCompiledNameSignature(), this->InlinerNamespace(), this->InlinerName(),
+                                                  this->InlinerNameSignature(), this->InlineeNamespace(), this->InlineeName(),
+                                                  this->InlineeNameSignature(), this->FailAlways(), this->FailReason(),
+                                                  this->ClrInstanceID()); }
   };
 };
 
@@ -4848,11 +5065,11 @@ struct MethodJitTailCallSucceeded {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodJitTailCallSucceeded> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodBeingCompiledNamespace, s.MethodBeingCompiledName,
-                                                        s.MethodBeingCompiledNameSignature, s.CallerNamespace, s.CallerName,
-                                                        s.CallerNameSignature, s.CalleeNamespace, s.CalleeName, s.CalleeNameSignature,
-                                                        s.TailPrefix, s.TailCallType, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodBeingCompiledNamespace, s.MethodBeingCompiledName,
+                                                                       s.MethodBeingCompiledNameSignature, s.CallerNamespace, s.CallerName,
+                                                                       s.CallerNameSignature, s.CalleeNamespace, s.CalleeName, s.CalleeNameSignature,
+                                                                       s.TailPrefix, s.TailCallType, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodJitTailCallSucceeded&, const MethodJitTailCallSucceeded&) = default;
@@ -4883,11 +5100,14 @@ struct MethodJitTailCallSucceeded {
     bool TailPrefix() const noexcept { return ::clretw::load_value_w<bool, 4>(this->p_ + this->seg_[9]); }
     ::clretw::dotnet_runtime::TailCallTypeMap TailCallType() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::TailCallTypeMap, 4>(this->p_ + this->seg_[9] + 4); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[9] + 8); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodBeingCompiledNamespace, &View::MethodBeingCompiledName,
-                                                                  &View::MethodBeingCompiledNameSignature, &View::CallerNamespace, &View::CallerName,
-                                                                  &View::CallerNameSignature, &View::CalleeNamespace, &View::CalleeName,
-                                                                  &View::CalleeNameSignature, &View::TailPrefix, &View::TailCallType, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodBeingCompiledNamespace(), this->MethodBeingCompiledName(),
+                                                  this->MethodBeingCompiledNameSignature(), this->CallerNamespace(), this->CallerName(),
+                                                  this->CallerNameSignature(), this->CalleeNamespace(), this->CalleeName(),
+                                                  this->CalleeNameSignature(), this->TailPrefix(), this->TailCallType(),
+                                                  this->ClrInstanceID()); }
   };
 };
 
@@ -4909,11 +5129,11 @@ struct MethodJitTailCallFailed {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodJitTailCallFailed> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodBeingCompiledNamespace, s.MethodBeingCompiledName,
-                                                        s.MethodBeingCompiledNameSignature, s.CallerNamespace, s.CallerName,
-                                                        s.CallerNameSignature, s.CalleeNamespace, s.CalleeName, s.CalleeNameSignature,
-                                                        s.TailPrefix, s.FailReason, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodBeingCompiledNamespace, s.MethodBeingCompiledName,
+                                                                       s.MethodBeingCompiledNameSignature, s.CallerNamespace, s.CallerName,
+                                                                       s.CallerNameSignature, s.CalleeNamespace, s.CalleeName, s.CalleeNameSignature,
+                                                                       s.TailPrefix, s.FailReason, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodJitTailCallFailed&, const MethodJitTailCallFailed&) = default;
@@ -4945,11 +5165,14 @@ struct MethodJitTailCallFailed {
     bool TailPrefix() const noexcept { return ::clretw::load_value_w<bool, 4>(this->p_ + this->seg_[9]); }
     ::clretw::Utf16View FailReason() const noexcept { return {this->p_ + this->seg_[9] + 4, ::clretw::string_text(this->p_ + this->seg_[9] + 4, (this->seg_[10] - this->seg_[9] - 4), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[10]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodBeingCompiledNamespace, &View::MethodBeingCompiledName,
-                                                                  &View::MethodBeingCompiledNameSignature, &View::CallerNamespace, &View::CallerName,
-                                                                  &View::CallerNameSignature, &View::CalleeNamespace, &View::CalleeName,
-                                                                  &View::CalleeNameSignature, &View::TailPrefix, &View::FailReason, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodBeingCompiledNamespace(), this->MethodBeingCompiledName(),
+                                                  this->MethodBeingCompiledNameSignature(), this->CallerNamespace(), this->CallerName(),
+                                                  this->CallerNameSignature(), this->CalleeNamespace(), this->CalleeName(),
+                                                  this->CalleeNameSignature(), this->TailPrefix(), this->FailReason(),
+                                                  this->ClrInstanceID()); }
   };
 };
 
@@ -4971,11 +5194,11 @@ struct MethodJitTailCallFailedAnsi {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodJitTailCallFailedAnsi> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodBeingCompiledNamespace, s.MethodBeingCompiledName,
-                                                        s.MethodBeingCompiledNameSignature, s.CallerNamespace, s.CallerName,
-                                                        s.CallerNameSignature, s.CalleeNamespace, s.CalleeName, s.CalleeNameSignature,
-                                                        s.TailPrefix, s.FailReason, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodBeingCompiledNamespace, s.MethodBeingCompiledName,
+                                                                       s.MethodBeingCompiledNameSignature, s.CallerNamespace, s.CallerName,
+                                                                       s.CallerNameSignature, s.CalleeNamespace, s.CalleeName, s.CalleeNameSignature,
+                                                                       s.TailPrefix, s.FailReason, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodJitTailCallFailedAnsi&, const MethodJitTailCallFailedAnsi&) = default;
@@ -5009,11 +5232,14 @@ struct MethodJitTailCallFailedAnsi {
       return {reinterpret_cast<const char*>(this->p_ + this->seg_[9] + 4), ::clretw::string_text(this->p_ + this->seg_[9] + 4, (this->seg_[10] - this->seg_[9] - 4), 1, true)};
     }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[10]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodBeingCompiledNamespace, &View::MethodBeingCompiledName,
-                                                                  &View::MethodBeingCompiledNameSignature, &View::CallerNamespace, &View::CallerName,
-                                                                  &View::CallerNameSignature, &View::CalleeNamespace, &View::CalleeName,
-                                                                  &View::CalleeNameSignature, &View::TailPrefix, &View::FailReason, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodBeingCompiledNamespace(), this->MethodBeingCompiledName(),
+                                                  this->MethodBeingCompiledNameSignature(), this->CallerNamespace(), this->CallerName(),
+                                                  this->CallerNameSignature(), this->CalleeNamespace(), this->CalleeName(),
+                                                  this->CalleeNameSignature(), this->TailPrefix(), this->FailReason(),
+                                                  this->ClrInstanceID()); }
   };
 };
 
@@ -5030,9 +5256,9 @@ struct MethodJitMemoryAllocatedForCode {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodJitMemoryAllocatedForCode> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.ModuleID, s.JitHotCodeRequestSize, s.JitRODataRequestSize,
-                                                        s.AllocatedSizeForJitCode, s.JitAllocFlag, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.ModuleID, s.JitHotCodeRequestSize, s.JitRODataRequestSize,
+                                                                       s.AllocatedSizeForJitCode, s.JitAllocFlag, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodJitMemoryAllocatedForCode&, const MethodJitMemoryAllocatedForCode&) = default;
@@ -5054,9 +5280,12 @@ struct MethodJitMemoryAllocatedForCode {
     ::std::uint64_t AllocatedSizeForJitCode() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 32); }
     ::std::uint32_t JitAllocFlag() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 40); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 44); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::ModuleID, &View::JitHotCodeRequestSize, &View::JitRODataRequestSize,
-                                                                  &View::AllocatedSizeForJitCode, &View::JitAllocFlag, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->ModuleID(), this->JitHotCodeRequestSize(),
+                                                  this->JitRODataRequestSize(), this->AllocatedSizeForJitCode(), this->JitAllocFlag(),
+                                                  this->ClrInstanceID()); }
   };
 };
 
@@ -5073,9 +5302,9 @@ struct MethodILToNativeMap {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodILToNativeMap> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.ReJITID, s.MethodExtent, s.CountOfMapEntries, s.ILOffsets, s.NativeOffsets,
-                                                        s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.ReJITID, s.MethodExtent, s.CountOfMapEntries, s.ILOffsets, s.NativeOffsets,
+                                                                       s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodILToNativeMap&, const MethodILToNativeMap&) = default;
@@ -5099,9 +5328,11 @@ struct MethodILToNativeMap {
     ::clretw::ArrayView<::std::uint32_t> ILOffsets() const noexcept { return {this->p_ + 19, (this->seg_[1] - 19) / 4, 4}; }
     ::clretw::ArrayView<::std::uint32_t> NativeOffsets() const noexcept { return {this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]) / 4, 4}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[2]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::ReJITID, &View::MethodExtent, &View::CountOfMapEntries,
-                                                                  &View::ILOffsets, &View::NativeOffsets, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->ReJITID(), this->MethodExtent(), this->CountOfMapEntries(),
+                                                  this->ILOffsets(), this->NativeOffsets(), this->ClrInstanceID()); }
   };
 };
 
@@ -5119,9 +5350,9 @@ struct MethodILToNativeMap_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodILToNativeMap_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.ReJITID, s.MethodExtent, s.CountOfMapEntries, s.ILOffsets, s.NativeOffsets,
-                                                        s.ClrInstanceID, s.ILVersionID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.ReJITID, s.MethodExtent, s.CountOfMapEntries, s.ILOffsets, s.NativeOffsets,
+                                                                       s.ClrInstanceID, s.ILVersionID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodILToNativeMap_V1&, const MethodILToNativeMap_V1&) = default;
@@ -5146,9 +5377,11 @@ struct MethodILToNativeMap_V1 {
     ::clretw::ArrayView<::std::uint32_t> NativeOffsets() const noexcept { return {this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]) / 4, 4}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[2]); }
     ::std::uint64_t ILVersionID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + this->seg_[2] + 2); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::ReJITID, &View::MethodExtent, &View::CountOfMapEntries,
-                                                                  &View::ILOffsets, &View::NativeOffsets, &View::ClrInstanceID, &View::ILVersionID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->ReJITID(), this->MethodExtent(), this->CountOfMapEntries(),
+                                                  this->ILOffsets(), this->NativeOffsets(), this->ClrInstanceID(), this->ILVersionID()); }
   };
 };
 
@@ -5163,8 +5396,8 @@ struct ClrStackWalk {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ClrStackWalk> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.Reserved1, s.Reserved2, s.FrameCount, s.Stack); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.Reserved1, s.Reserved2, s.FrameCount, s.Stack); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ClrStackWalk&, const ClrStackWalk&) = default;
@@ -5186,8 +5419,11 @@ struct ClrStackWalk {
     ::std::uint8_t Reserved2() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_ + 3); }
     ::std::uint32_t FrameCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
     ::clretw::ArrayView<::std::uint64_t> Stack() const noexcept { return {this->p_ + 8, (this->seg_[1] - 8) / (PointerSize == 8 ? 8u : 4u), (PointerSize == 8 ? 8u : 4u)}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::Reserved1, &View::Reserved2, &View::FrameCount, &View::Stack); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->Reserved1(), this->Reserved2(), this->FrameCount(),
+                                                  this->Stack()); }
   };
 };
 
@@ -5200,8 +5436,8 @@ struct AppDomainMemAllocated {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<AppDomainMemAllocated> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.AppDomainID, s.Allocated, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.AppDomainID, s.Allocated, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const AppDomainMemAllocated&, const AppDomainMemAllocated&) = default;
@@ -5219,8 +5455,10 @@ struct AppDomainMemAllocated {
     ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::std::uint64_t Allocated() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 16); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::AppDomainID, &View::Allocated, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->AppDomainID(), this->Allocated(), this->ClrInstanceID()); }
   };
 };
 
@@ -5234,8 +5472,8 @@ struct AppDomainMemSurvived {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<AppDomainMemSurvived> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.AppDomainID, s.Survived, s.ProcessSurvived, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.AppDomainID, s.Survived, s.ProcessSurvived, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const AppDomainMemSurvived&, const AppDomainMemSurvived&) = default;
@@ -5254,8 +5492,10 @@ struct AppDomainMemSurvived {
     ::std::uint64_t Survived() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
     ::std::uint64_t ProcessSurvived() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 16); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 24); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::AppDomainID, &View::Survived, &View::ProcessSurvived, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->AppDomainID(), this->Survived(), this->ProcessSurvived(), this->ClrInstanceID()); }
   };
 };
 
@@ -5271,9 +5511,9 @@ struct ThreadCreated {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ThreadCreated> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ManagedThreadID, s.AppDomainID, s.Flags, s.ManagedThreadIndex, s.OSThreadID,
-                                                        s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ManagedThreadID, s.AppDomainID, s.Flags, s.ManagedThreadIndex, s.OSThreadID,
+                                                                       s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ThreadCreated&, const ThreadCreated&) = default;
@@ -5294,9 +5534,11 @@ struct ThreadCreated {
     ::std::uint32_t ManagedThreadIndex() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 20); }
     ::std::uint32_t OSThreadID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 24); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 28); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ManagedThreadID, &View::AppDomainID, &View::Flags, &View::ManagedThreadIndex,
-                                                                  &View::OSThreadID, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ManagedThreadID(), this->AppDomainID(), this->Flags(), this->ManagedThreadIndex(),
+                                                  this->OSThreadID(), this->ClrInstanceID()); }
   };
 };
 
@@ -5309,8 +5551,8 @@ struct ThreadTerminatedOrTransition {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ThreadTerminatedOrTransition> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ManagedThreadID, s.AppDomainID, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ManagedThreadID, s.AppDomainID, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ThreadTerminatedOrTransition&, const ThreadTerminatedOrTransition&) = default;
@@ -5328,8 +5570,10 @@ struct ThreadTerminatedOrTransition {
     ::std::uint64_t ManagedThreadID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 16); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ManagedThreadID, &View::AppDomainID, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ManagedThreadID(), this->AppDomainID(), this->ClrInstanceID()); }
   };
 };
 
@@ -5350,11 +5594,11 @@ struct ILStubGenerated {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ILStubGenerated> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.ModuleID, s.StubMethodID, s.StubFlags, s.ManagedInteropMethodToken,
-                                                        s.ManagedInteropMethodNamespace, s.ManagedInteropMethodName,
-                                                        s.ManagedInteropMethodSignature, s.NativeMethodSignature, s.StubMethodSignature,
-                                                        s.StubMethodILCode); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.ModuleID, s.StubMethodID, s.StubFlags, s.ManagedInteropMethodToken,
+                                                                       s.ManagedInteropMethodNamespace, s.ManagedInteropMethodName,
+                                                                       s.ManagedInteropMethodSignature, s.NativeMethodSignature, s.StubMethodSignature,
+                                                                       s.StubMethodILCode); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ILStubGenerated&, const ILStubGenerated&) = default;
@@ -5383,11 +5627,13 @@ struct ILStubGenerated {
     ::clretw::Utf16View NativeMethodSignature() const noexcept { return {this->p_ + this->seg_[3], ::clretw::string_text(this->p_ + this->seg_[3], (this->seg_[4] - this->seg_[3]), 2, true) / 2}; }
     ::clretw::Utf16View StubMethodSignature() const noexcept { return {this->p_ + this->seg_[4], ::clretw::string_text(this->p_ + this->seg_[4], (this->seg_[5] - this->seg_[4]), 2, true) / 2}; }
     ::clretw::Utf16View StubMethodILCode() const noexcept { return {this->p_ + this->seg_[5], ::clretw::string_text(this->p_ + this->seg_[5], (this->seg_[6] - this->seg_[5]), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::ModuleID, &View::StubMethodID, &View::StubFlags,
-                                                                  &View::ManagedInteropMethodToken, &View::ManagedInteropMethodNamespace,
-                                                                  &View::ManagedInteropMethodName, &View::ManagedInteropMethodSignature,
-                                                                  &View::NativeMethodSignature, &View::StubMethodSignature, &View::StubMethodILCode); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->ModuleID(), this->StubMethodID(), this->StubFlags(),
+                                                  this->ManagedInteropMethodToken(), this->ManagedInteropMethodNamespace(),
+                                                  this->ManagedInteropMethodName(), this->ManagedInteropMethodSignature(),
+                                                  this->NativeMethodSignature(), this->StubMethodSignature(), this->StubMethodILCode()); }
   };
 };
 
@@ -5404,10 +5650,10 @@ struct ILStubCacheHit {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ILStubCacheHit> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.ModuleID, s.StubMethodID, s.ManagedInteropMethodToken,
-                                                        s.ManagedInteropMethodNamespace, s.ManagedInteropMethodName,
-                                                        s.ManagedInteropMethodSignature); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.ModuleID, s.StubMethodID, s.ManagedInteropMethodToken,
+                                                                       s.ManagedInteropMethodNamespace, s.ManagedInteropMethodName,
+                                                                       s.ManagedInteropMethodSignature); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ILStubCacheHit&, const ILStubCacheHit&) = default;
@@ -5430,10 +5676,12 @@ struct ILStubCacheHit {
     ::clretw::Utf16View ManagedInteropMethodNamespace() const noexcept { return {this->p_ + 22, ::clretw::string_text(this->p_ + 22, (this->seg_[1] - 22), 2, true) / 2}; }
     ::clretw::Utf16View ManagedInteropMethodName() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
     ::clretw::Utf16View ManagedInteropMethodSignature() const noexcept { return {this->p_ + this->seg_[2], ::clretw::string_text(this->p_ + this->seg_[2], (this->seg_[3] - this->seg_[2]), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::ModuleID, &View::StubMethodID, &View::ManagedInteropMethodToken,
-                                                                  &View::ManagedInteropMethodNamespace, &View::ManagedInteropMethodName,
-                                                                  &View::ManagedInteropMethodSignature); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->ModuleID(), this->StubMethodID(),
+                                                  this->ManagedInteropMethodToken(), this->ManagedInteropMethodNamespace(),
+                                                  this->ManagedInteropMethodName(), this->ManagedInteropMethodSignature()); }
   };
 };
 
@@ -5448,8 +5696,8 @@ struct ModuleRange {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ModuleRange> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.ModuleID, s.RangeBegin, s.RangeSize, s.RangeType); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.ModuleID, s.RangeBegin, s.RangeSize, s.RangeType); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ModuleRange&, const ModuleRange&) = default;
@@ -5469,8 +5717,11 @@ struct ModuleRange {
     ::std::uint32_t RangeBegin() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 10); }
     ::std::uint32_t RangeSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 14); }
     ::clretw::dotnet_runtime::ModuleRangeTypeMap RangeType() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::ModuleRangeTypeMap, 1>(this->p_ + 18); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::ModuleID, &View::RangeBegin, &View::RangeSize, &View::RangeType); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->ModuleID(), this->RangeBegin(), this->RangeSize(),
+                                                  this->RangeType()); }
   };
 };
 
@@ -5488,9 +5739,9 @@ struct BulkType_Values {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<BulkType_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.TypeID, s.ModuleID, s.TypeNameID, s.Flags, s.CorElementType, s.Name,
-                                                        s.TypeParameterCount, s.TypeParameters); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.TypeID, s.ModuleID, s.TypeNameID, s.Flags, s.CorElementType, s.Name,
+                                                                       s.TypeParameterCount, s.TypeParameters); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const BulkType_Values&, const BulkType_Values&) = default;
@@ -5514,9 +5765,11 @@ struct BulkType_Values {
     ::clretw::Utf16View Name() const noexcept { return {this->p_ + 25, ::clretw::string_text(this->p_ + 25, (this->seg_[1] - 25), 2, true) / 2}; }
     ::std::uint32_t TypeParameterCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + this->seg_[1]); }
     ::clretw::ArrayView<::std::uint64_t> TypeParameters() const noexcept { return {this->p_ + this->seg_[1] + 4, (this->seg_[2] - this->seg_[1] - 4) / 8, 8}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::TypeID, &View::ModuleID, &View::TypeNameID, &View::Flags, &View::CorElementType,
-                                                                  &View::Name, &View::TypeParameterCount, &View::TypeParameters); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->TypeID(), this->ModuleID(), this->TypeNameID(), this->Flags(),
+                                                  this->CorElementType(), this->Name(), this->TypeParameterCount(), this->TypeParameters()); }
   };
 };
 
@@ -5529,8 +5782,8 @@ struct BulkType {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<BulkType> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Count, s.ClrInstanceID, s.Values); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Count, s.ClrInstanceID, s.Values); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const BulkType&, const BulkType&) = default;
@@ -5546,8 +5799,8 @@ struct GCBulkRootEdge_Values {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCBulkRootEdge_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.RootedNodeAddress, s.GCRootKind, s.GCRootFlag, s.GCRootID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.RootedNodeAddress, s.GCRootKind, s.GCRootFlag, s.GCRootID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCBulkRootEdge_Values&, const GCBulkRootEdge_Values&) = default;
@@ -5566,8 +5819,10 @@ struct GCBulkRootEdge_Values {
     ::clretw::dotnet_runtime::GCRootKindMap GCRootKind() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCRootKindMap, 1>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
     ::clretw::dotnet_runtime::GCRootFlagsMap GCRootFlag() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCRootFlagsMap, 4>(this->p_ + (PointerSize == 8 ? 9u : 5u)); }
     ::std::uint64_t GCRootID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 13u : 9u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::RootedNodeAddress, &View::GCRootKind, &View::GCRootFlag, &View::GCRootID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->RootedNodeAddress(), this->GCRootKind(), this->GCRootFlag(), this->GCRootID()); }
   };
 };
 
@@ -5581,8 +5836,8 @@ struct GCBulkRootEdge {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCBulkRootEdge> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Index, s.Count, s.ClrInstanceID, s.Values); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Index, s.Count, s.ClrInstanceID, s.Values); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCBulkRootEdge&, const GCBulkRootEdge&) = default;
@@ -5603,8 +5858,10 @@ struct GCBulkRootEdge {
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 8); }
     ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCBulkRootEdge_Values::View<PointerSize>> Values() const noexcept { return {this->p_ + 10, (this->seg_[1] - 10) / (PointerSize == 8 ? 21u : 13u)}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Index, &View::Count, &View::ClrInstanceID, &View::Values); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Index(), this->Count(), this->ClrInstanceID(), this->Values()); }
   };
 };
 
@@ -5621,8 +5878,8 @@ struct GCBulkRootCCW_Values {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCBulkRootCCW_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.GCRootID, s.ObjectID, s.TypeID, s.IUnknown, s.RefCount, s.PeggedRefCount, s.Flags); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.GCRootID, s.ObjectID, s.TypeID, s.IUnknown, s.RefCount, s.PeggedRefCount, s.Flags); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCBulkRootCCW_Values&, const GCBulkRootCCW_Values&) = default;
@@ -5644,9 +5901,11 @@ struct GCBulkRootCCW_Values {
     ::std::uint32_t RefCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 32); }
     ::std::uint32_t PeggedRefCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 36); }
     ::clretw::dotnet_runtime::GCRootCCWFlagsMap Flags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCRootCCWFlagsMap, 4>(this->p_ + 40); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::GCRootID, &View::ObjectID, &View::TypeID, &View::IUnknown, &View::RefCount,
-                                                                  &View::PeggedRefCount, &View::Flags); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->GCRootID(), this->ObjectID(), this->TypeID(), this->IUnknown(), this->RefCount(),
+                                                  this->PeggedRefCount(), this->Flags()); }
   };
 };
 
@@ -5659,8 +5918,8 @@ struct GCBulkRootCCW {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCBulkRootCCW> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Count, s.ClrInstanceID, s.Values); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Count, s.ClrInstanceID, s.Values); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCBulkRootCCW&, const GCBulkRootCCW&) = default;
@@ -5679,8 +5938,10 @@ struct GCBulkRootCCW {
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 4); }
     ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCBulkRootCCW_Values::View<PointerSize>> Values() const noexcept { return {this->p_ + 6, (this->seg_[1] - 6) / 44}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Count, &View::ClrInstanceID, &View::Values); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Count(), this->ClrInstanceID(), this->Values()); }
   };
 };
 
@@ -5696,8 +5957,8 @@ struct GCBulkRCW_Values {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCBulkRCW_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ObjectID, s.TypeID, s.IUnknown, s.VTable, s.RefCount, s.Flags); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ObjectID, s.TypeID, s.IUnknown, s.VTable, s.RefCount, s.Flags); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCBulkRCW_Values&, const GCBulkRCW_Values&) = default;
@@ -5718,8 +5979,11 @@ struct GCBulkRCW_Values {
     ::std::uint64_t VTable() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 24); }
     ::std::uint32_t RefCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 32); }
     ::std::uint32_t Flags() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 36); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ObjectID, &View::TypeID, &View::IUnknown, &View::VTable, &View::RefCount, &View::Flags); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ObjectID(), this->TypeID(), this->IUnknown(), this->VTable(), this->RefCount(),
+                                                  this->Flags()); }
   };
 };
 
@@ -5732,8 +5996,8 @@ struct GCBulkRCW {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCBulkRCW> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Count, s.ClrInstanceID, s.Values); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Count, s.ClrInstanceID, s.Values); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCBulkRCW&, const GCBulkRCW&) = default;
@@ -5752,8 +6016,10 @@ struct GCBulkRCW {
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 4); }
     ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCBulkRCW_Values::View<PointerSize>> Values() const noexcept { return {this->p_ + 6, (this->seg_[1] - 6) / 40}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Count, &View::ClrInstanceID, &View::Values); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Count(), this->ClrInstanceID(), this->Values()); }
   };
 };
 
@@ -5768,8 +6034,8 @@ struct GCBulkRootStaticVar_Values {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCBulkRootStaticVar_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.GCRootID, s.ObjectID, s.TypeID, s.Flags, s.FieldName); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.GCRootID, s.ObjectID, s.TypeID, s.Flags, s.FieldName); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCBulkRootStaticVar_Values&, const GCBulkRootStaticVar_Values&) = default;
@@ -5789,8 +6055,10 @@ struct GCBulkRootStaticVar_Values {
     ::std::uint64_t TypeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 16); }
     ::clretw::dotnet_runtime::GCRootStaticVarFlagsMap Flags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::GCRootStaticVarFlagsMap, 4>(this->p_ + 24); }
     ::clretw::Utf16View FieldName() const noexcept { return {this->p_ + 28, ::clretw::string_text(this->p_ + 28, (this->seg_[1] - 28), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::GCRootID, &View::ObjectID, &View::TypeID, &View::Flags, &View::FieldName); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->GCRootID(), this->ObjectID(), this->TypeID(), this->Flags(), this->FieldName()); }
   };
 };
 
@@ -5804,8 +6072,8 @@ struct GCBulkRootStaticVar {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCBulkRootStaticVar> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Count, s.AppDomainID, s.ClrInstanceID, s.Values); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Count, s.AppDomainID, s.ClrInstanceID, s.Values); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCBulkRootStaticVar&, const GCBulkRootStaticVar&) = default;
@@ -5820,8 +6088,8 @@ struct GCBulkRootConditionalWeakTableElementEdge_Values {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCBulkRootConditionalWeakTableElementEdge_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.GCKeyNodeID, s.GCValueNodeID, s.GCRootID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.GCKeyNodeID, s.GCValueNodeID, s.GCRootID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCBulkRootConditionalWeakTableElementEdge_Values&, const GCBulkRootConditionalWeakTableElementEdge_Values&) = default;
@@ -5839,8 +6107,10 @@ struct GCBulkRootConditionalWeakTableElementEdge_Values {
     ::std::uint64_t GCKeyNodeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
     ::std::uint64_t GCValueNodeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
     ::std::uint64_t GCRootID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 16u : 8u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::GCKeyNodeID, &View::GCValueNodeID, &View::GCRootID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->GCKeyNodeID(), this->GCValueNodeID(), this->GCRootID()); }
   };
 };
 
@@ -5854,8 +6124,8 @@ struct GCBulkRootConditionalWeakTableElementEdge {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCBulkRootConditionalWeakTableElementEdge> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Index, s.Count, s.ClrInstanceID, s.Values); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Index, s.Count, s.ClrInstanceID, s.Values); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCBulkRootConditionalWeakTableElementEdge&, const GCBulkRootConditionalWeakTableElementEdge&) = default;
@@ -5876,8 +6146,10 @@ struct GCBulkRootConditionalWeakTableElementEdge {
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 8); }
     ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCBulkRootConditionalWeakTableElementEdge_Values::View<PointerSize>> Values() const noexcept { return {this->p_ + 10, (this->seg_[1] - 10) / (PointerSize == 8 ? 24u : 12u)}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Index, &View::Count, &View::ClrInstanceID, &View::Values); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Index(), this->Count(), this->ClrInstanceID(), this->Values()); }
   };
 };
 
@@ -5891,8 +6163,8 @@ struct GCBulkNode_Values {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCBulkNode_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Address, s.Size, s.TypeID, s.EdgeCount); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Address, s.Size, s.TypeID, s.EdgeCount); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCBulkNode_Values&, const GCBulkNode_Values&) = default;
@@ -5911,8 +6183,10 @@ struct GCBulkNode_Values {
     ::std::uint64_t Size() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
     ::std::uint64_t TypeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + (PointerSize == 8 ? 16u : 12u)); }
     ::std::uint64_t EdgeCount() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + (PointerSize == 8 ? 24u : 20u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Address, &View::Size, &View::TypeID, &View::EdgeCount); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Address(), this->Size(), this->TypeID(), this->EdgeCount()); }
   };
 };
 
@@ -5926,8 +6200,8 @@ struct GCBulkNode {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCBulkNode> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Index, s.Count, s.ClrInstanceID, s.Values); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Index, s.Count, s.ClrInstanceID, s.Values); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCBulkNode&, const GCBulkNode&) = default;
@@ -5948,8 +6222,10 @@ struct GCBulkNode {
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 8); }
     ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCBulkNode_Values::View<PointerSize>> Values() const noexcept { return {this->p_ + 10, (this->seg_[1] - 10) / (PointerSize == 8 ? 32u : 28u)}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Index, &View::Count, &View::ClrInstanceID, &View::Values); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Index(), this->Count(), this->ClrInstanceID(), this->Values()); }
   };
 };
 
@@ -5961,8 +6237,8 @@ struct GCBulkEdge_Values {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCBulkEdge_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Value, s.ReferencingFieldID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Value, s.ReferencingFieldID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCBulkEdge_Values&, const GCBulkEdge_Values&) = default;
@@ -5979,8 +6255,10 @@ struct GCBulkEdge_Values {
    public:
     ::std::uint64_t Value() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
     ::std::uint32_t ReferencingFieldID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Value, &View::ReferencingFieldID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Value(), this->ReferencingFieldID()); }
   };
 };
 
@@ -5994,8 +6272,8 @@ struct GCBulkEdge {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCBulkEdge> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Index, s.Count, s.ClrInstanceID, s.Values); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Index, s.Count, s.ClrInstanceID, s.Values); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCBulkEdge&, const GCBulkEdge&) = default;
@@ -6016,8 +6294,10 @@ struct GCBulkEdge {
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 8); }
     ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCBulkEdge_Values::View<PointerSize>> Values() const noexcept { return {this->p_ + 10, (this->seg_[1] - 10) / (PointerSize == 8 ? 12u : 8u)}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Index, &View::Count, &View::ClrInstanceID, &View::Values); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Index(), this->Count(), this->ClrInstanceID(), this->Values()); }
   };
 };
 
@@ -6032,9 +6312,9 @@ struct GCSampledObjectAllocation {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCSampledObjectAllocation> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Address, s.TypeID, s.ObjectCountForTypeSample, s.TotalSizeForTypeSample,
-                                                        s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Address, s.TypeID, s.ObjectCountForTypeSample, s.TotalSizeForTypeSample,
+                                                                       s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCSampledObjectAllocation&, const GCSampledObjectAllocation&) = default;
@@ -6054,9 +6334,11 @@ struct GCSampledObjectAllocation {
     ::std::uint32_t ObjectCountForTypeSample() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 16u : 8u)); }
     ::std::uint64_t TotalSizeForTypeSample() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + (PointerSize == 8 ? 20u : 12u)); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + (PointerSize == 8 ? 28u : 20u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Address, &View::TypeID, &View::ObjectCountForTypeSample,
-                                                                  &View::TotalSizeForTypeSample, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Address(), this->TypeID(), this->ObjectCountForTypeSample(),
+                                                  this->TotalSizeForTypeSample(), this->ClrInstanceID()); }
   };
 };
 
@@ -6068,8 +6350,8 @@ struct GCBulkSurvivingObjectRanges_Values {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCBulkSurvivingObjectRanges_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.RangeBase, s.RangeLength); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.RangeBase, s.RangeLength); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCBulkSurvivingObjectRanges_Values&, const GCBulkSurvivingObjectRanges_Values&) = default;
@@ -6086,8 +6368,10 @@ struct GCBulkSurvivingObjectRanges_Values {
    public:
     ::std::uint64_t RangeBase() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
     ::std::uint64_t RangeLength() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::RangeBase, &View::RangeLength); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->RangeBase(), this->RangeLength()); }
   };
 };
 
@@ -6101,8 +6385,8 @@ struct GCBulkSurvivingObjectRanges {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCBulkSurvivingObjectRanges> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Index, s.Count, s.ClrInstanceID, s.Values); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Index, s.Count, s.ClrInstanceID, s.Values); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCBulkSurvivingObjectRanges&, const GCBulkSurvivingObjectRanges&) = default;
@@ -6123,8 +6407,10 @@ struct GCBulkSurvivingObjectRanges {
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 8); }
     ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCBulkSurvivingObjectRanges_Values::View<PointerSize>> Values() const noexcept { return {this->p_ + 10, (this->seg_[1] - 10) / (PointerSize == 8 ? 16u : 12u)}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Index, &View::Count, &View::ClrInstanceID, &View::Values); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Index(), this->Count(), this->ClrInstanceID(), this->Values()); }
   };
 };
 
@@ -6137,8 +6423,8 @@ struct GCBulkMovedObjectRanges_Values {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCBulkMovedObjectRanges_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.OldRangeBase, s.NewRangeBase, s.RangeLength); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.OldRangeBase, s.NewRangeBase, s.RangeLength); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCBulkMovedObjectRanges_Values&, const GCBulkMovedObjectRanges_Values&) = default;
@@ -6156,8 +6442,10 @@ struct GCBulkMovedObjectRanges_Values {
     ::std::uint64_t OldRangeBase() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
     ::std::uint64_t NewRangeBase() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
     ::std::uint64_t RangeLength() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + (PointerSize == 8 ? 16u : 8u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::OldRangeBase, &View::NewRangeBase, &View::RangeLength); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->OldRangeBase(), this->NewRangeBase(), this->RangeLength()); }
   };
 };
 
@@ -6171,8 +6459,8 @@ struct GCBulkMovedObjectRanges {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCBulkMovedObjectRanges> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Index, s.Count, s.ClrInstanceID, s.Values); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Index, s.Count, s.ClrInstanceID, s.Values); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCBulkMovedObjectRanges&, const GCBulkMovedObjectRanges&) = default;
@@ -6193,8 +6481,10 @@ struct GCBulkMovedObjectRanges {
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 8); }
     ::clretw::ElementRange<::clretw::dotnet_runtime::templates::GCBulkMovedObjectRanges_Values::View<PointerSize>> Values() const noexcept { return {this->p_ + 10, (this->seg_[1] - 10) / (PointerSize == 8 ? 24u : 16u)}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Index, &View::Count, &View::ClrInstanceID, &View::Values); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Index(), this->Count(), this->ClrInstanceID(), this->Values()); }
   };
 };
 
@@ -6209,8 +6499,8 @@ struct GCGenerationRange {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCGenerationRange> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Generation, s.RangeStart, s.RangeUsedLength, s.RangeReservedLength, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Generation, s.RangeStart, s.RangeUsedLength, s.RangeReservedLength, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCGenerationRange&, const GCGenerationRange&) = default;
@@ -6230,9 +6520,11 @@ struct GCGenerationRange {
     ::std::uint64_t RangeUsedLength() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + (PointerSize == 8 ? 9u : 5u)); }
     ::std::uint64_t RangeReservedLength() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + (PointerSize == 8 ? 17u : 13u)); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + (PointerSize == 8 ? 25u : 21u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Generation, &View::RangeStart, &View::RangeUsedLength, &View::RangeReservedLength,
-                                                                  &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Generation(), this->RangeStart(), this->RangeUsedLength(),
+                                                  this->RangeReservedLength(), this->ClrInstanceID()); }
   };
 };
 
@@ -6248,8 +6540,8 @@ struct CodeSymbols {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<CodeSymbols> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ModuleId, s.TotalChunks, s.ChunkNumber, s.ChunkLength, s.Chunk, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ModuleId, s.TotalChunks, s.ChunkNumber, s.ChunkLength, s.Chunk, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const CodeSymbols&, const CodeSymbols&) = default;
@@ -6262,8 +6554,8 @@ struct TieredCompilationEmpty {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<TieredCompilationEmpty> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const TieredCompilationEmpty&, const TieredCompilationEmpty&) = default;
@@ -6279,8 +6571,10 @@ struct TieredCompilationEmpty {
   class View : public ::clretw::LayoutView<View<PointerSize>, TieredCompilationEmpty, PointerSize, 1, 2> {
    public:
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID()); }
   };
 };
 
@@ -6292,8 +6586,8 @@ struct TieredCompilationSettings {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<TieredCompilationSettings> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.Flags); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.Flags); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const TieredCompilationSettings&, const TieredCompilationSettings&) = default;
@@ -6310,8 +6604,10 @@ struct TieredCompilationSettings {
    public:
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
     ::clretw::dotnet_runtime::TieredCompilationSettingsFlagsMap Flags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::TieredCompilationSettingsFlagsMap, 4>(this->p_ + 2); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::Flags); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->Flags()); }
   };
 };
 
@@ -6323,8 +6619,8 @@ struct TieredCompilationResume {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<TieredCompilationResume> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.NewMethodCount); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.NewMethodCount); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const TieredCompilationResume&, const TieredCompilationResume&) = default;
@@ -6341,8 +6637,10 @@ struct TieredCompilationResume {
    public:
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
     ::std::uint32_t NewMethodCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 2); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::NewMethodCount); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->NewMethodCount()); }
   };
 };
 
@@ -6354,8 +6652,8 @@ struct TieredCompilationBackgroundJitStart {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<TieredCompilationBackgroundJitStart> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.PendingMethodCount); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.PendingMethodCount); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const TieredCompilationBackgroundJitStart&, const TieredCompilationBackgroundJitStart&) = default;
@@ -6372,8 +6670,10 @@ struct TieredCompilationBackgroundJitStart {
    public:
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
     ::std::uint32_t PendingMethodCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 2); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::PendingMethodCount); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->PendingMethodCount()); }
   };
 };
 
@@ -6386,8 +6686,8 @@ struct TieredCompilationBackgroundJitStop {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<TieredCompilationBackgroundJitStop> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.PendingMethodCount, s.JittedMethodCount); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.PendingMethodCount, s.JittedMethodCount); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const TieredCompilationBackgroundJitStop&, const TieredCompilationBackgroundJitStop&) = default;
@@ -6405,8 +6705,10 @@ struct TieredCompilationBackgroundJitStop {
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
     ::std::uint32_t PendingMethodCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 2); }
     ::std::uint32_t JittedMethodCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 6); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::PendingMethodCount, &View::JittedMethodCount); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->PendingMethodCount(), this->JittedMethodCount()); }
   };
 };
 
@@ -6421,8 +6723,8 @@ struct JitInstrumentationData {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<JitInstrumentationData> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.MethodFlags, s.DataSize, s.MethodID, s.Data); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.MethodFlags, s.DataSize, s.MethodID, s.Data); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const JitInstrumentationData&, const JitInstrumentationData&) = default;
@@ -6444,9 +6746,9 @@ struct JitInstrumentationDataVerbose {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<JitInstrumentationDataVerbose> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.MethodFlags, s.DataSize, s.MethodID, s.ModuleID, s.MethodToken,
-                                                        s.MethodNamespace, s.MethodName, s.MethodSignature, s.Data); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.MethodFlags, s.DataSize, s.MethodID, s.ModuleID, s.MethodToken,
+                                                                       s.MethodNamespace, s.MethodName, s.MethodSignature, s.Data); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const JitInstrumentationDataVerbose&, const JitInstrumentationDataVerbose&) = default;
@@ -6461,8 +6763,8 @@ struct ExecutionCheckpoint {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ExecutionCheckpoint> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.Name, s.Timestamp); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.Name, s.Timestamp); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ExecutionCheckpoint&, const ExecutionCheckpoint&) = default;
@@ -6480,8 +6782,10 @@ struct ExecutionCheckpoint {
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
     ::clretw::Utf16View Name() const noexcept { return {this->p_ + 2, ::clretw::string_text(this->p_ + 2, (this->seg_[1] - 2), 2, true) / 2}; }
     ::std::int64_t Timestamp() const noexcept { return ::clretw::load_value_w<::std::int64_t, 8>(this->p_ + this->seg_[1]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::Name, &View::Timestamp); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->Name(), this->Timestamp()); }
   };
 };
 
@@ -6493,8 +6797,8 @@ struct ProfilerMessage {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ProfilerMessage> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.Message); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.Message); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ProfilerMessage&, const ProfilerMessage&) = default;
@@ -6511,8 +6815,10 @@ struct ProfilerMessage {
    public:
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
     ::clretw::Utf16View Message() const noexcept { return {this->p_ + 2, ::clretw::string_text(this->p_ + 2, (this->seg_[1] - 2), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::Message); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->Message()); }
   };
 };
 
@@ -6525,8 +6831,8 @@ struct YieldProcessorMeasurement {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<YieldProcessorMeasurement> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.NsPerYield, s.EstablishedNsPerYield); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.NsPerYield, s.EstablishedNsPerYield); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const YieldProcessorMeasurement&, const YieldProcessorMeasurement&) = default;
@@ -6544,8 +6850,10 @@ struct YieldProcessorMeasurement {
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
     double NsPerYield() const noexcept { return ::clretw::load_value_w<double, 8>(this->p_ + 2); }
     double EstablishedNsPerYield() const noexcept { return ::clretw::load_value_w<double, 8>(this->p_ + 10); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::NsPerYield, &View::EstablishedNsPerYield); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->NsPerYield(), this->EstablishedNsPerYield()); }
   };
 };
 
@@ -6558,8 +6866,8 @@ struct LockCreated {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<LockCreated> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.LockID, s.AssociatedObjectID, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.LockID, s.AssociatedObjectID, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const LockCreated&, const LockCreated&) = default;
@@ -6577,8 +6885,10 @@ struct LockCreated {
     ::std::uint64_t LockID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
     ::std::uint64_t AssociatedObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + (PointerSize == 8 ? 16u : 8u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::LockID, &View::AssociatedObjectID, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->LockID(), this->AssociatedObjectID(), this->ClrInstanceID()); }
   };
 };
 
@@ -6591,8 +6901,8 @@ struct WaitHandleWaitStart {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<WaitHandleWaitStart> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.WaitSource, s.AssociatedObjectID, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.WaitSource, s.AssociatedObjectID, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const WaitHandleWaitStart&, const WaitHandleWaitStart&) = default;
@@ -6610,8 +6920,10 @@ struct WaitHandleWaitStart {
     ::clretw::dotnet_runtime::WaitHandleWaitSourceMap WaitSource() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime::WaitHandleWaitSourceMap, 1>(this->p_); }
     ::std::uint64_t AssociatedObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 1); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + (PointerSize == 8 ? 9u : 5u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::WaitSource, &View::AssociatedObjectID, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->WaitSource(), this->AssociatedObjectID(), this->ClrInstanceID()); }
   };
 };
 
@@ -6622,8 +6934,8 @@ struct WaitHandleWaitStop {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<WaitHandleWaitStop> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const WaitHandleWaitStop&, const WaitHandleWaitStop&) = default;
@@ -6639,8 +6951,10 @@ struct WaitHandleWaitStop {
   class View : public ::clretw::LayoutView<View<PointerSize>, WaitHandleWaitStop, PointerSize, 1, 2> {
    public:
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID()); }
   };
 };
 
@@ -6657,9 +6971,9 @@ struct AllocationSampled {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<AllocationSampled> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.AllocationKind, s.ClrInstanceID, s.TypeID, s.TypeName, s.Address, s.ObjectSize,
-                                                        s.SampledByteOffset); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.AllocationKind, s.ClrInstanceID, s.TypeID, s.TypeName, s.Address, s.ObjectSize,
+                                                                       s.SampledByteOffset); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const AllocationSampled&, const AllocationSampled&) = default;
@@ -6682,9 +6996,11 @@ struct AllocationSampled {
     ::std::uint64_t Address() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + this->seg_[1]); }
     ::std::uint64_t ObjectSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + this->seg_[1] + (PointerSize == 8 ? 8u : 4u)); }
     ::std::uint64_t SampledByteOffset() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + this->seg_[1] + (PointerSize == 8 ? 16u : 12u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::AllocationKind, &View::ClrInstanceID, &View::TypeID, &View::TypeName, &View::Address,
-                                                                  &View::ObjectSize, &View::SampledByteOffset); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->AllocationKind(), this->ClrInstanceID(), this->TypeID(), this->TypeName(),
+                                                  this->Address(), this->ObjectSize(), this->SampledByteOffset()); }
   };
 };
 

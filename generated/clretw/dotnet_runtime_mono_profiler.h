@@ -230,13 +230,13 @@ enum class GCRootTypeMap : ::std::uint32_t {
 // Owning payload structs, one per template. decode() copies a payload out;
 // encode() writes the exact wire bytes (clretw::decode_payload and
 // encode_payload, payload.h). Count and length fields must match the sizes of
-// the data they describe. fields(s) lists the members of s in wire order, and
+// the data they describe. fields(s, f) calls f with the members of s in wire order, and
 // for_each_field(s, f) calls f(const clretw::FieldDesc&, member) for each.
 // A struct whose layout can be checked in straight-line code has check<PointerSize>()
 // (clretw::LayoutCursor, layout_view.h), which accepts exactly what the layout engine
 // accepts; the event views below call it. Most such structs also have a layout view,
 // View<PointerSize>: their payload read in place with no copy, checked once by verify()
-// (clretw::LayoutView), with an accessor per member and fields(), its accessors in wire order.
+// (clretw::LayoutView), with an accessor per member and fields(f), which calls f with their values.
 
 namespace templates {
 
@@ -249,8 +249,8 @@ struct ContextLoadedUnloaded {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ContextLoadedUnloaded> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ObjectID, s.AppDomainID, s.ContextID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ObjectID, s.AppDomainID, s.ContextID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ContextLoadedUnloaded&, const ContextLoadedUnloaded&) = default;
@@ -268,8 +268,10 @@ struct ContextLoadedUnloaded {
     ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
     ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
     ::std::uint64_t ContextID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + (PointerSize == 8 ? 16u : 12u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ObjectID, &View::AppDomainID, &View::ContextID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ObjectID(), this->AppDomainID(), this->ContextID()); }
   };
 };
 
@@ -280,8 +282,8 @@ struct AppDomainLoadUnload {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<AppDomainLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.AppDomainID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.AppDomainID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const AppDomainLoadUnload&, const AppDomainLoadUnload&) = default;
@@ -297,8 +299,10 @@ struct AppDomainLoadUnload {
   class View : public ::clretw::LayoutView<View<PointerSize>, AppDomainLoadUnload, PointerSize, 1, 8> {
    public:
     ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::AppDomainID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->AppDomainID()); }
   };
 };
 
@@ -310,8 +314,8 @@ struct AppDomainName {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<AppDomainName> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.AppDomainID, s.AppDomainName_); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.AppDomainID, s.AppDomainName_); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const AppDomainName&, const AppDomainName&) = default;
@@ -328,8 +332,10 @@ struct AppDomainName {
    public:
     ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::clretw::Utf16View AppDomainName_() const noexcept { return {this->p_ + 8, ::clretw::string_text(this->p_ + 8, (this->seg_[1] - 8), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::AppDomainID, &View::AppDomainName_); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->AppDomainID(), this->AppDomainName_()); }
   };
 };
 
@@ -342,8 +348,8 @@ struct JitBeginFailedDone {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<JitBeginFailedDone> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.ModuleID, s.MethodToken); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.ModuleID, s.MethodToken); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const JitBeginFailedDone&, const JitBeginFailedDone&) = default;
@@ -361,8 +367,10 @@ struct JitBeginFailedDone {
     ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
     ::std::uint32_t MethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 16); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::ModuleID, &View::MethodToken); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->ModuleID(), this->MethodToken()); }
   };
 };
 
@@ -374,8 +382,8 @@ struct JitChunkCreated {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<JitChunkCreated> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ChunkID, s.ChunkSize); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ChunkID, s.ChunkSize); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const JitChunkCreated&, const JitChunkCreated&) = default;
@@ -392,8 +400,10 @@ struct JitChunkCreated {
    public:
     ::std::uint64_t ChunkID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
     ::std::uint64_t ChunkSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ChunkID, &View::ChunkSize); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ChunkID(), this->ChunkSize()); }
   };
 };
 
@@ -404,8 +414,8 @@ struct JitChunkDestroyed {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<JitChunkDestroyed> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ChunkID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ChunkID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const JitChunkDestroyed&, const JitChunkDestroyed&) = default;
@@ -421,8 +431,10 @@ struct JitChunkDestroyed {
   class View : public ::clretw::LayoutView<View<PointerSize>, JitChunkDestroyed, PointerSize, 1, (PointerSize == 8 ? 8u : 4u)> {
    public:
     ::std::uint64_t ChunkID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ChunkID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ChunkID()); }
   };
 };
 
@@ -435,8 +447,8 @@ struct JitCodeBuffer {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<JitCodeBuffer> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.BufferID, s.BufferSize, s.BufferType); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.BufferID, s.BufferSize, s.BufferType); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const JitCodeBuffer&, const JitCodeBuffer&) = default;
@@ -454,8 +466,10 @@ struct JitCodeBuffer {
     ::std::uint64_t BufferID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
     ::std::uint64_t BufferSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
     ::clretw::dotnet_runtime_mono_profiler::JitCodeBufferTypeMap BufferType() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_mono_profiler::JitCodeBufferTypeMap, 1>(this->p_ + (PointerSize == 8 ? 16u : 12u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::BufferID, &View::BufferSize, &View::BufferType); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->BufferID(), this->BufferSize(), this->BufferType()); }
   };
 };
 
@@ -467,8 +481,8 @@ struct ClassLoadingFailed {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ClassLoadingFailed> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClassID, s.ModuleID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClassID, s.ModuleID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ClassLoadingFailed&, const ClassLoadingFailed&) = default;
@@ -485,8 +499,10 @@ struct ClassLoadingFailed {
    public:
     ::std::uint64_t ClassID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClassID, &View::ModuleID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClassID(), this->ModuleID()); }
   };
 };
 
@@ -499,8 +515,8 @@ struct ClassLoaded {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ClassLoaded> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClassID, s.ModuleID, s.ClassName); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClassID, s.ModuleID, s.ClassName); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ClassLoaded&, const ClassLoaded&) = default;
@@ -518,8 +534,10 @@ struct ClassLoaded {
     ::std::uint64_t ClassID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
     ::clretw::Utf16View ClassName() const noexcept { return {this->p_ + 16, ::clretw::string_text(this->p_ + 16, (this->seg_[1] - 16), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClassID, &View::ModuleID, &View::ClassName); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClassID(), this->ModuleID(), this->ClassName()); }
   };
 };
 
@@ -532,8 +550,8 @@ struct VTableLoadingFailedLoaded {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<VTableLoadingFailedLoaded> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.VTableID, s.ClassID, s.AppDomainID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.VTableID, s.ClassID, s.AppDomainID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const VTableLoadingFailedLoaded&, const VTableLoadingFailedLoaded&) = default;
@@ -551,8 +569,10 @@ struct VTableLoadingFailedLoaded {
     ::std::uint64_t VTableID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::std::uint64_t ClassID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
     ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 16); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::VTableID, &View::ClassID, &View::AppDomainID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->VTableID(), this->ClassID(), this->AppDomainID()); }
   };
 };
 
@@ -563,8 +583,8 @@ struct ModuleLoadingUnloadingFailed {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ModuleLoadingUnloadingFailed> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ModuleID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ModuleID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ModuleLoadingUnloadingFailed&, const ModuleLoadingUnloadingFailed&) = default;
@@ -580,8 +600,10 @@ struct ModuleLoadingUnloadingFailed {
   class View : public ::clretw::LayoutView<View<PointerSize>, ModuleLoadingUnloadingFailed, PointerSize, 1, 8> {
    public:
     ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ModuleID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ModuleID()); }
   };
 };
 
@@ -594,8 +616,8 @@ struct ModuleLoadedUnloaded {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ModuleLoadedUnloaded> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ModuleID, s.ModuleName, s.ModuleSignature); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ModuleID, s.ModuleName, s.ModuleSignature); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ModuleLoadedUnloaded&, const ModuleLoadedUnloaded&) = default;
@@ -614,8 +636,10 @@ struct ModuleLoadedUnloaded {
     ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::clretw::Utf16View ModuleName() const noexcept { return {this->p_ + 8, ::clretw::string_text(this->p_ + 8, (this->seg_[1] - 8), 2, true) / 2}; }
     ::clretw::Utf16View ModuleSignature() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ModuleID, &View::ModuleName, &View::ModuleSignature); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ModuleID(), this->ModuleName(), this->ModuleSignature()); }
   };
 };
 
@@ -627,8 +651,8 @@ struct AssemblyLoadingUnloading {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<AssemblyLoadingUnloading> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.AssemblyID, s.ModuleID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.AssemblyID, s.ModuleID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const AssemblyLoadingUnloading&, const AssemblyLoadingUnloading&) = default;
@@ -645,8 +669,10 @@ struct AssemblyLoadingUnloading {
    public:
     ::std::uint64_t AssemblyID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::AssemblyID, &View::ModuleID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->AssemblyID(), this->ModuleID()); }
   };
 };
 
@@ -659,8 +685,8 @@ struct AssemblyLoadedUnloaded {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<AssemblyLoadedUnloaded> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.AssemblyID, s.ModuleID, s.AssemblyName); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.AssemblyID, s.ModuleID, s.AssemblyName); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const AssemblyLoadedUnloaded&, const AssemblyLoadedUnloaded&) = default;
@@ -678,8 +704,10 @@ struct AssemblyLoadedUnloaded {
     ::std::uint64_t AssemblyID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
     ::clretw::Utf16View AssemblyName() const noexcept { return {this->p_ + 16, ::clretw::string_text(this->p_ + 16, (this->seg_[1] - 16), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::AssemblyID, &View::ModuleID, &View::AssemblyName); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->AssemblyID(), this->ModuleID(), this->AssemblyName()); }
   };
 };
 
@@ -690,8 +718,8 @@ struct MethodTracing {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodTracing> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodTracing&, const MethodTracing&) = default;
@@ -707,8 +735,10 @@ struct MethodTracing {
   class View : public ::clretw::LayoutView<View<PointerSize>, MethodTracing, PointerSize, 1, 8> {
    public:
     ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID()); }
   };
 };
 
@@ -720,8 +750,8 @@ struct ExceptionThrow {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ExceptionThrow> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.TypeID, s.ObjectID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.TypeID, s.ObjectID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ExceptionThrow&, const ExceptionThrow&) = default;
@@ -738,8 +768,10 @@ struct ExceptionThrow {
    public:
     ::std::uint64_t TypeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 8); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::TypeID, &View::ObjectID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->TypeID(), this->ObjectID()); }
   };
 };
 
@@ -754,8 +786,8 @@ struct ExceptionClause {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ExceptionClause> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClauseType, s.ClauseIdx, s.MethodID, s.TypeID, s.ObjectID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClauseType, s.ClauseIdx, s.MethodID, s.TypeID, s.ObjectID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ExceptionClause&, const ExceptionClause&) = default;
@@ -775,8 +807,11 @@ struct ExceptionClause {
     ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 5); }
     ::std::uint64_t TypeID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 13); }
     ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 21); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClauseType, &View::ClauseIdx, &View::MethodID, &View::TypeID, &View::ObjectID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClauseType(), this->ClauseIdx(), this->MethodID(), this->TypeID(),
+                                                  this->ObjectID()); }
   };
 };
 
@@ -788,8 +823,8 @@ struct GCEvent {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCEvent> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.GCEventType, s.GCGeneration); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.GCEventType, s.GCGeneration); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCEvent&, const GCEvent&) = default;
@@ -806,8 +841,10 @@ struct GCEvent {
    public:
     ::clretw::dotnet_runtime_mono_profiler::GCEventTypeMap GCEventType() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_mono_profiler::GCEventTypeMap, 1>(this->p_); }
     ::std::uint32_t GCGeneration() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 1); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::GCEventType, &View::GCGeneration); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->GCEventType(), this->GCGeneration()); }
   };
 };
 
@@ -820,8 +857,8 @@ struct GCAllocation {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCAllocation> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.VTableID, s.ObjectID, s.ObjectSize); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.VTableID, s.ObjectID, s.ObjectSize); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCAllocation&, const GCAllocation&) = default;
@@ -839,8 +876,10 @@ struct GCAllocation {
     ::std::uint64_t VTableID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 8); }
     ::std::uint64_t ObjectSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + (PointerSize == 8 ? 16u : 12u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::VTableID, &View::ObjectID, &View::ObjectSize); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->VTableID(), this->ObjectID(), this->ObjectSize()); }
   };
 };
 
@@ -852,8 +891,8 @@ struct GCMoves_Values {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCMoves_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ObjectID, s.AddressID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ObjectID, s.AddressID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCMoves_Values&, const GCMoves_Values&) = default;
@@ -870,8 +909,10 @@ struct GCMoves_Values {
    public:
     ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
     ::std::uint64_t AddressID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ObjectID, &View::AddressID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ObjectID(), this->AddressID()); }
   };
 };
 
@@ -883,8 +924,8 @@ struct GCMoves {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCMoves> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Count, s.Values); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Count, s.Values); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCMoves&, const GCMoves&) = default;
@@ -903,8 +944,10 @@ struct GCMoves {
    public:
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::clretw::ElementRange<::clretw::dotnet_runtime_mono_profiler::templates::GCMoves_Values::View<PointerSize>> Values() const noexcept { return {this->p_ + 4, (this->seg_[1] - 4) / (PointerSize == 8 ? 16u : 8u)}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Count, &View::Values); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Count(), this->Values()); }
   };
 };
 
@@ -915,8 +958,8 @@ struct GCResize {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCResize> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.NewSize); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.NewSize); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCResize&, const GCResize&) = default;
@@ -932,8 +975,10 @@ struct GCResize {
   class View : public ::clretw::LayoutView<View<PointerSize>, GCResize, PointerSize, 1, 8> {
    public:
     ::std::uint64_t NewSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::NewSize); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->NewSize()); }
   };
 };
 
@@ -946,8 +991,8 @@ struct GCHandleCreated {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCHandleCreated> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.HandleID, s.HandleType, s.ObjectID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.HandleID, s.HandleType, s.ObjectID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCHandleCreated&, const GCHandleCreated&) = default;
@@ -965,8 +1010,10 @@ struct GCHandleCreated {
     ::std::uint64_t HandleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap HandleType() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap, 1>(this->p_ + 8); }
     ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 9); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::HandleID, &View::HandleType, &View::ObjectID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->HandleID(), this->HandleType(), this->ObjectID()); }
   };
 };
 
@@ -978,8 +1025,8 @@ struct GCHandleDeleted {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCHandleDeleted> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.HandleID, s.HandleType); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.HandleID, s.HandleType); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCHandleDeleted&, const GCHandleDeleted&) = default;
@@ -996,8 +1043,10 @@ struct GCHandleDeleted {
    public:
     ::std::uint64_t HandleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap HandleType() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap, 1>(this->p_ + 8); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::HandleID, &View::HandleType); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->HandleID(), this->HandleType()); }
   };
 };
 
@@ -1008,8 +1057,8 @@ struct GCFinalizingFinalizedObject {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCFinalizingFinalizedObject> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ObjectID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ObjectID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCFinalizingFinalizedObject&, const GCFinalizingFinalizedObject&) = default;
@@ -1025,8 +1074,10 @@ struct GCFinalizingFinalizedObject {
   class View : public ::clretw::LayoutView<View<PointerSize>, GCFinalizingFinalizedObject, PointerSize, 1, (PointerSize == 8 ? 8u : 4u)> {
    public:
     ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ObjectID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ObjectID()); }
   };
 };
 
@@ -1041,8 +1092,8 @@ struct GCRootRegister {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCRootRegister> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.RootID, s.RootSize, s.RootType, s.RootKeyID, s.RootKeyName); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.RootID, s.RootSize, s.RootType, s.RootKeyID, s.RootKeyName); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCRootRegister&, const GCRootRegister&) = default;
@@ -1063,8 +1114,11 @@ struct GCRootRegister {
     ::clretw::dotnet_runtime_mono_profiler::GCRootTypeMap RootType() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_mono_profiler::GCRootTypeMap, 1>(this->p_ + (PointerSize == 8 ? 16u : 12u)); }
     ::std::uint64_t RootKeyID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + (PointerSize == 8 ? 17u : 13u)); }
     ::clretw::Utf16View RootKeyName() const noexcept { return {this->p_ + (PointerSize == 8 ? 25u : 21u), ::clretw::string_text(this->p_ + (PointerSize == 8 ? 25u : 21u), (this->seg_[1] - (PointerSize == 8 ? 25u : 21u)), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::RootID, &View::RootSize, &View::RootType, &View::RootKeyID, &View::RootKeyName); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->RootID(), this->RootSize(), this->RootType(), this->RootKeyID(),
+                                                  this->RootKeyName()); }
   };
 };
 
@@ -1075,8 +1129,8 @@ struct GCRootUnregister {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCRootUnregister> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.RootID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.RootID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCRootUnregister&, const GCRootUnregister&) = default;
@@ -1092,8 +1146,10 @@ struct GCRootUnregister {
   class View : public ::clretw::LayoutView<View<PointerSize>, GCRootUnregister, PointerSize, 1, (PointerSize == 8 ? 8u : 4u)> {
    public:
     ::std::uint64_t RootID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::RootID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->RootID()); }
   };
 };
 
@@ -1105,8 +1161,8 @@ struct GCRoots_Values {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCRoots_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ObjectID, s.AddressID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ObjectID, s.AddressID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCRoots_Values&, const GCRoots_Values&) = default;
@@ -1123,8 +1179,10 @@ struct GCRoots_Values {
    public:
     ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
     ::std::uint64_t AddressID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ObjectID, &View::AddressID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ObjectID(), this->AddressID()); }
   };
 };
 
@@ -1136,8 +1194,8 @@ struct GCRoots {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCRoots> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Count, s.Values); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Count, s.Values); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCRoots&, const GCRoots&) = default;
@@ -1156,8 +1214,10 @@ struct GCRoots {
    public:
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::clretw::ElementRange<::clretw::dotnet_runtime_mono_profiler::templates::GCRoots_Values::View<PointerSize>> Values() const noexcept { return {this->p_ + 4, (this->seg_[1] - 4) / (PointerSize == 8 ? 16u : 8u)}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Count, &View::Values); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Count(), this->Values()); }
   };
 };
 
@@ -1168,8 +1228,8 @@ struct GCHeapDumpStart {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCHeapDumpStart> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.HeapCollectParam); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.HeapCollectParam); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCHeapDumpStart&, const GCHeapDumpStart&) = default;
@@ -1185,8 +1245,10 @@ struct GCHeapDumpStart {
   class View : public ::clretw::LayoutView<View<PointerSize>, GCHeapDumpStart, PointerSize, 2> {
    public:
     ::clretw::Utf16View HeapCollectParam() const noexcept { return {this->p_, ::clretw::string_text(this->p_, (this->seg_[1]), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::HeapCollectParam); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->HeapCollectParam()); }
   };
 };
 
@@ -1198,8 +1260,8 @@ struct GCHeapDumpObjectReference_Values {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCHeapDumpObjectReference_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ReferenceOffset, s.ObjectID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ReferenceOffset, s.ObjectID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCHeapDumpObjectReference_Values&, const GCHeapDumpObjectReference_Values&) = default;
@@ -1216,8 +1278,10 @@ struct GCHeapDumpObjectReference_Values {
    public:
     ::std::uint32_t ReferenceOffset() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ReferenceOffset, &View::ObjectID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ReferenceOffset(), this->ObjectID()); }
   };
 };
 
@@ -1233,8 +1297,8 @@ struct GCHeapDumpObjectReference {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCHeapDumpObjectReference> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ObjectID, s.VTableID, s.ObjectSize, s.ObjectGeneration, s.Count, s.Values); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ObjectID, s.VTableID, s.ObjectSize, s.ObjectGeneration, s.Count, s.Values); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCHeapDumpObjectReference&, const GCHeapDumpObjectReference&) = default;
@@ -1257,9 +1321,11 @@ struct GCHeapDumpObjectReference {
     ::std::uint8_t ObjectGeneration() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_ + (PointerSize == 8 ? 24u : 20u)); }
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 25u : 21u)); }
     ::clretw::ElementRange<::clretw::dotnet_runtime_mono_profiler::templates::GCHeapDumpObjectReference_Values::View<PointerSize>> Values() const noexcept { return {this->p_ + (PointerSize == 8 ? 29u : 25u), (this->seg_[1] - (PointerSize == 8 ? 29u : 25u)) / (PointerSize == 8 ? 12u : 8u)}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ObjectID, &View::VTableID, &View::ObjectSize, &View::ObjectGeneration, &View::Count,
-                                                                  &View::Values); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ObjectID(), this->VTableID(), this->ObjectSize(), this->ObjectGeneration(),
+                                                  this->Count(), this->Values()); }
   };
 };
 
@@ -1270,8 +1336,8 @@ struct MonitorContentionFailedAcquired {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MonitorContentionFailedAcquired> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ObjectID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ObjectID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MonitorContentionFailedAcquired&, const MonitorContentionFailedAcquired&) = default;
@@ -1287,8 +1353,10 @@ struct MonitorContentionFailedAcquired {
   class View : public ::clretw::LayoutView<View<PointerSize>, MonitorContentionFailedAcquired, PointerSize, 1, (PointerSize == 8 ? 8u : 4u)> {
    public:
     ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ObjectID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ObjectID()); }
   };
 };
 
@@ -1299,8 +1367,8 @@ struct ThreadStartedStoppingStoppedExited {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ThreadStartedStoppingStoppedExited> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ThreadID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ThreadID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ThreadStartedStoppingStoppedExited&, const ThreadStartedStoppingStoppedExited&) = default;
@@ -1316,8 +1384,10 @@ struct ThreadStartedStoppingStoppedExited {
   class View : public ::clretw::LayoutView<View<PointerSize>, ThreadStartedStoppingStoppedExited, PointerSize, 1, 8> {
    public:
     ::std::uint64_t ThreadID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ThreadID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ThreadID()); }
   };
 };
 
@@ -1329,8 +1399,8 @@ struct ThreadName {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ThreadName> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ThreadID, s.ThreadName_); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ThreadID, s.ThreadName_); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ThreadName&, const ThreadName&) = default;
@@ -1347,8 +1417,10 @@ struct ThreadName {
    public:
     ::std::uint64_t ThreadID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::clretw::Utf16View ThreadName_() const noexcept { return {this->p_ + 8, ::clretw::string_text(this->p_ + 8, (this->seg_[1] - 8), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ThreadID, &View::ThreadName_); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ThreadID(), this->ThreadName_()); }
   };
 };
 
@@ -1362,8 +1434,8 @@ struct JitDoneVerbose {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<JitDoneVerbose> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.MethodNamespace, s.MethodName, s.MethodSignature); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.MethodNamespace, s.MethodName, s.MethodSignature); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const JitDoneVerbose&, const JitDoneVerbose&) = default;
@@ -1383,8 +1455,10 @@ struct JitDoneVerbose {
     ::clretw::Utf16View MethodNamespace() const noexcept { return {this->p_ + 8, ::clretw::string_text(this->p_ + 8, (this->seg_[1] - 8), 2, true) / 2}; }
     ::clretw::Utf16View MethodName() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
     ::clretw::Utf16View MethodSignature() const noexcept { return {this->p_ + this->seg_[2], ::clretw::string_text(this->p_ + this->seg_[2], (this->seg_[3] - this->seg_[2]), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::MethodNamespace, &View::MethodName, &View::MethodSignature); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->MethodNamespace(), this->MethodName(), this->MethodSignature()); }
   };
 };
 
@@ -1396,8 +1470,8 @@ struct JitDone_V1_Values {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<JitDone_V1_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Type, s.ClassID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Type, s.ClassID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const JitDone_V1_Values&, const JitDone_V1_Values&) = default;
@@ -1414,8 +1488,10 @@ struct JitDone_V1_Values {
    public:
     ::std::uint8_t Type() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_); }
     ::std::uint64_t ClassID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 1); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Type, &View::ClassID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Type(), this->ClassID()); }
   };
 };
 
@@ -1430,8 +1506,8 @@ struct JitDone_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<JitDone_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.ModuleID, s.MethodToken, s.Count, s.Values); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.ModuleID, s.MethodToken, s.Count, s.Values); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const JitDone_V1&, const JitDone_V1&) = default;
@@ -1452,8 +1528,10 @@ struct JitDone_V1 {
     ::std::uint32_t MethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 16); }
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 20); }
     ::clretw::ElementRange<::clretw::dotnet_runtime_mono_profiler::templates::JitDone_V1_Values::View<PointerSize>> Values() const noexcept { return {this->p_ + 24, (this->seg_[1] - 24) / 9}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::ModuleID, &View::MethodToken, &View::Count, &View::Values); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->ModuleID(), this->MethodToken(), this->Count(), this->Values()); }
   };
 };
 
@@ -1465,8 +1543,8 @@ struct ClassLoaded_V1_Values {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ClassLoaded_V1_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Type, s.ClassID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Type, s.ClassID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ClassLoaded_V1_Values&, const ClassLoaded_V1_Values&) = default;
@@ -1483,8 +1561,10 @@ struct ClassLoaded_V1_Values {
    public:
     ::std::uint8_t Type() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_); }
     ::std::uint64_t ClassID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 1); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Type, &View::ClassID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Type(), this->ClassID()); }
   };
 };
 
@@ -1499,8 +1579,8 @@ struct ClassLoaded_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ClassLoaded_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClassID, s.ModuleID, s.ClassName, s.Count, s.Values); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClassID, s.ModuleID, s.ClassName, s.Count, s.Values); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ClassLoaded_V1&, const ClassLoaded_V1&) = default;
@@ -1521,8 +1601,10 @@ struct ClassLoaded_V1 {
     ::clretw::Utf16View ClassName() const noexcept { return {this->p_ + 16, ::clretw::string_text(this->p_ + 16, (this->seg_[1] - 16), 2, true) / 2}; }
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + this->seg_[1]); }
     ::clretw::ElementRange<::clretw::dotnet_runtime_mono_profiler::templates::ClassLoaded_V1_Values::View<PointerSize>> Values() const noexcept { return {this->p_ + this->seg_[1] + 4, (this->seg_[2] - this->seg_[1] - 4) / 9}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClassID, &View::ModuleID, &View::ClassName, &View::Count, &View::Values); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClassID(), this->ModuleID(), this->ClassName(), this->Count(), this->Values()); }
   };
 };
 
@@ -1536,8 +1618,8 @@ struct GCHeapDumpVTableClassReference {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCHeapDumpVTableClassReference> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.VTableID, s.ClassID, s.ModuleID, s.ClassName); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.VTableID, s.ClassID, s.ModuleID, s.ClassName); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCHeapDumpVTableClassReference&, const GCHeapDumpVTableClassReference&) = default;
@@ -1556,8 +1638,10 @@ struct GCHeapDumpVTableClassReference {
     ::std::uint64_t ClassID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
     ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 16); }
     ::clretw::Utf16View ClassName() const noexcept { return {this->p_ + 24, ::clretw::string_text(this->p_ + 24, (this->seg_[1] - 24), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::VTableID, &View::ClassID, &View::ModuleID, &View::ClassName); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->VTableID(), this->ClassID(), this->ModuleID(), this->ClassName()); }
   };
 };
 

@@ -368,13 +368,13 @@ constexpr bool clretw_flag_enum(ModuleRangeTypeMap) noexcept { return true; }
 // Owning payload structs, one per template. decode() copies a payload out;
 // encode() writes the exact wire bytes (clretw::decode_payload and
 // encode_payload, payload.h). Count and length fields must match the sizes of
-// the data they describe. fields(s) lists the members of s in wire order, and
+// the data they describe. fields(s, f) calls f with the members of s in wire order, and
 // for_each_field(s, f) calls f(const clretw::FieldDesc&, member) for each.
 // A struct whose layout can be checked in straight-line code has check<PointerSize>()
 // (clretw::LayoutCursor, layout_view.h), which accepts exactly what the layout engine
 // accepts; the event views below call it. Most such structs also have a layout view,
 // View<PointerSize>: their payload read in place with no copy, checked once by verify()
-// (clretw::LayoutView), with an accessor per member and fields(), its accessors in wire order.
+// (clretw::LayoutView), with an accessor per member and fields(f), which calls f with their values.
 
 namespace templates {
 
@@ -389,8 +389,8 @@ struct ClrStackWalk {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ClrStackWalk> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.Reserved1, s.Reserved2, s.FrameCount, s.Stack); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.Reserved1, s.Reserved2, s.FrameCount, s.Stack); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ClrStackWalk&, const ClrStackWalk&) = default;
@@ -412,8 +412,11 @@ struct ClrStackWalk {
     ::std::uint8_t Reserved2() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_ + 3); }
     ::std::uint32_t FrameCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
     ::clretw::ArrayView<::std::uint64_t> Stack() const noexcept { return {this->p_ + 8, (this->seg_[1] - 8) / (PointerSize == 8 ? 8u : 4u), (PointerSize == 8 ? 8u : 4u)}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::Reserved1, &View::Reserved2, &View::FrameCount, &View::Stack); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->Reserved1(), this->Reserved2(), this->FrameCount(),
+                                                  this->Stack()); }
   };
 };
 
@@ -427,8 +430,8 @@ struct EvidenceGenerated {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<EvidenceGenerated> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Type, s.AppDomain, s.ILImage, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Type, s.AppDomain, s.ILImage, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const EvidenceGenerated&, const EvidenceGenerated&) = default;
@@ -447,8 +450,10 @@ struct EvidenceGenerated {
     ::std::uint32_t AppDomain() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
     ::clretw::Utf16View ILImage() const noexcept { return {this->p_ + 8, ::clretw::string_text(this->p_ + 8, (this->seg_[1] - 8), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[1]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Type, &View::AppDomain, &View::ILImage, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Type(), this->AppDomain(), this->ILImage(), this->ClrInstanceID()); }
   };
 };
 
@@ -459,8 +464,8 @@ struct GCDecision {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCDecision> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.DoCompact); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.DoCompact); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCDecision&, const GCDecision&) = default;
@@ -476,8 +481,10 @@ struct GCDecision {
   class View : public ::clretw::LayoutView<View<PointerSize>, GCDecision, PointerSize, 1, 4> {
    public:
     bool DoCompact() const noexcept { return ::clretw::load_value_w<bool, 4>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::DoCompact); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->DoCompact()); }
   };
 };
 
@@ -489,8 +496,8 @@ struct GCDecision_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCDecision_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.DoCompact, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.DoCompact, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCDecision_V1&, const GCDecision_V1&) = default;
@@ -507,8 +514,10 @@ struct GCDecision_V1 {
    public:
     bool DoCompact() const noexcept { return ::clretw::load_value_w<bool, 4>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::DoCompact, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->DoCompact(), this->ClrInstanceID()); }
   };
 };
 
@@ -519,8 +528,8 @@ struct PrvGCMark {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<PrvGCMark> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.HeapNum); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.HeapNum); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const PrvGCMark&, const PrvGCMark&) = default;
@@ -536,8 +545,10 @@ struct PrvGCMark {
   class View : public ::clretw::LayoutView<View<PointerSize>, PrvGCMark, PointerSize, 1, 4> {
    public:
     ::std::uint32_t HeapNum() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::HeapNum); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->HeapNum()); }
   };
 };
 
@@ -549,8 +560,8 @@ struct PrvGCMark_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<PrvGCMark_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.HeapNum, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.HeapNum, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const PrvGCMark_V1&, const PrvGCMark_V1&) = default;
@@ -567,8 +578,10 @@ struct PrvGCMark_V1 {
    public:
     ::std::uint32_t HeapNum() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::HeapNum, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->HeapNum(), this->ClrInstanceID()); }
   };
 };
 
@@ -578,8 +591,8 @@ struct GCPerHeapHistory {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCPerHeapHistory> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields([[maybe_unused]] S& s) noexcept { return ::std::tie(); }
+  template <class S, class F>
+  static decltype(auto) fields([[maybe_unused]] S& s, F&& f) { return f(); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCPerHeapHistory&, const GCPerHeapHistory&) = default;
@@ -594,8 +607,10 @@ struct GCPerHeapHistory {
   template <unsigned PointerSize>
   class View : public ::clretw::LayoutView<View<PointerSize>, GCPerHeapHistory, PointerSize, 1, 0> {
    public:
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(); }
   };
 };
 
@@ -606,8 +621,8 @@ struct GCPerHeapHistory_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCPerHeapHistory_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCPerHeapHistory_V1&, const GCPerHeapHistory_V1&) = default;
@@ -623,8 +638,10 @@ struct GCPerHeapHistory_V1 {
   class View : public ::clretw::LayoutView<View<PointerSize>, GCPerHeapHistory_V1, PointerSize, 1, 2> {
    public:
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID()); }
   };
 };
 
@@ -640,9 +657,9 @@ struct GCGlobalHeap {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCGlobalHeap> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.FinalYoungestDesired, s.NumHeaps, s.CondemnedGeneration, s.Gen0ReductionCount,
-                                                        s.Reason, s.GlobalMechanisms); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.FinalYoungestDesired, s.NumHeaps, s.CondemnedGeneration, s.Gen0ReductionCount,
+                                                                       s.Reason, s.GlobalMechanisms); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCGlobalHeap&, const GCGlobalHeap&) = default;
@@ -663,9 +680,11 @@ struct GCGlobalHeap {
     ::std::uint32_t Gen0ReductionCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 16); }
     ::std::uint32_t Reason() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 20); }
     ::std::uint32_t GlobalMechanisms() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 24); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::FinalYoungestDesired, &View::NumHeaps, &View::CondemnedGeneration,
-                                                                  &View::Gen0ReductionCount, &View::Reason, &View::GlobalMechanisms); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->FinalYoungestDesired(), this->NumHeaps(), this->CondemnedGeneration(),
+                                                  this->Gen0ReductionCount(), this->Reason(), this->GlobalMechanisms()); }
   };
 };
 
@@ -682,9 +701,9 @@ struct GCGlobalHeap_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCGlobalHeap_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.FinalYoungestDesired, s.NumHeaps, s.CondemnedGeneration, s.Gen0ReductionCount,
-                                                        s.Reason, s.GlobalMechanisms, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.FinalYoungestDesired, s.NumHeaps, s.CondemnedGeneration, s.Gen0ReductionCount,
+                                                                       s.Reason, s.GlobalMechanisms, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCGlobalHeap_V1&, const GCGlobalHeap_V1&) = default;
@@ -706,9 +725,12 @@ struct GCGlobalHeap_V1 {
     ::std::uint32_t Reason() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 20); }
     ::std::uint32_t GlobalMechanisms() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 24); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 28); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::FinalYoungestDesired, &View::NumHeaps, &View::CondemnedGeneration,
-                                                                  &View::Gen0ReductionCount, &View::Reason, &View::GlobalMechanisms, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->FinalYoungestDesired(), this->NumHeaps(), this->CondemnedGeneration(),
+                                                  this->Gen0ReductionCount(), this->Reason(), this->GlobalMechanisms(),
+                                                  this->ClrInstanceID()); }
   };
 };
 
@@ -721,8 +743,8 @@ struct GCJoin {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCJoin> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Heap, s.JoinTime, s.JoinType); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Heap, s.JoinTime, s.JoinType); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCJoin&, const GCJoin&) = default;
@@ -740,8 +762,10 @@ struct GCJoin {
     ::std::uint32_t Heap() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint32_t JoinTime() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
     ::std::uint32_t JoinType() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Heap, &View::JoinTime, &View::JoinType); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Heap(), this->JoinTime(), this->JoinType()); }
   };
 };
 
@@ -755,8 +779,8 @@ struct GCJoin_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCJoin_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Heap, s.JoinTime, s.JoinType, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Heap, s.JoinTime, s.JoinType, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCJoin_V1&, const GCJoin_V1&) = default;
@@ -775,8 +799,10 @@ struct GCJoin_V1 {
     ::std::uint32_t JoinTime() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
     ::std::uint32_t JoinType() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 12); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Heap, &View::JoinTime, &View::JoinType, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Heap(), this->JoinTime(), this->JoinType(), this->ClrInstanceID()); }
   };
 };
 
@@ -789,8 +815,8 @@ struct GCOptimized {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCOptimized> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.DesiredAllocation, s.NewAllocation, s.GenerationNumber); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.DesiredAllocation, s.NewAllocation, s.GenerationNumber); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCOptimized&, const GCOptimized&) = default;
@@ -808,8 +834,10 @@ struct GCOptimized {
     ::std::uint64_t DesiredAllocation() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::std::uint64_t NewAllocation() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
     ::std::uint32_t GenerationNumber() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 16); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::DesiredAllocation, &View::NewAllocation, &View::GenerationNumber); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->DesiredAllocation(), this->NewAllocation(), this->GenerationNumber()); }
   };
 };
 
@@ -823,8 +851,8 @@ struct GCOptimized_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCOptimized_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.DesiredAllocation, s.NewAllocation, s.GenerationNumber, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.DesiredAllocation, s.NewAllocation, s.GenerationNumber, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCOptimized_V1&, const GCOptimized_V1&) = default;
@@ -843,9 +871,11 @@ struct GCOptimized_V1 {
     ::std::uint64_t NewAllocation() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
     ::std::uint32_t GenerationNumber() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 16); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 20); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::DesiredAllocation, &View::NewAllocation, &View::GenerationNumber,
-                                                                  &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->DesiredAllocation(), this->NewAllocation(), this->GenerationNumber(),
+                                                  this->ClrInstanceID()); }
   };
 };
 
@@ -858,8 +888,8 @@ struct GCSettings {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCSettings> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.SegmentSize, s.LargeObjectSegmentSize, s.ServerGC); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.SegmentSize, s.LargeObjectSegmentSize, s.ServerGC); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCSettings&, const GCSettings&) = default;
@@ -877,8 +907,10 @@ struct GCSettings {
     ::std::uint64_t SegmentSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::std::uint64_t LargeObjectSegmentSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
     bool ServerGC() const noexcept { return ::clretw::load_value_w<bool, 4>(this->p_ + 16); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::SegmentSize, &View::LargeObjectSegmentSize, &View::ServerGC); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->SegmentSize(), this->LargeObjectSegmentSize(), this->ServerGC()); }
   };
 };
 
@@ -892,8 +924,8 @@ struct GCSettings_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCSettings_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.SegmentSize, s.LargeObjectSegmentSize, s.ServerGC, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.SegmentSize, s.LargeObjectSegmentSize, s.ServerGC, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCSettings_V1&, const GCSettings_V1&) = default;
@@ -912,8 +944,11 @@ struct GCSettings_V1 {
     ::std::uint64_t LargeObjectSegmentSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
     bool ServerGC() const noexcept { return ::clretw::load_value_w<bool, 4>(this->p_ + 16); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 20); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::SegmentSize, &View::LargeObjectSegmentSize, &View::ServerGC, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->SegmentSize(), this->LargeObjectSegmentSize(), this->ServerGC(),
+                                                  this->ClrInstanceID()); }
   };
 };
 
@@ -925,8 +960,8 @@ struct BGCDrainMark {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<BGCDrainMark> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Objects, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Objects, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const BGCDrainMark&, const BGCDrainMark&) = default;
@@ -943,8 +978,10 @@ struct BGCDrainMark {
    public:
     ::std::uint64_t Objects() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 8); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Objects, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Objects(), this->ClrInstanceID()); }
   };
 };
 
@@ -958,8 +995,8 @@ struct BGCRevisit {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<BGCRevisit> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Pages, s.Objects, s.IsLarge, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Pages, s.Objects, s.IsLarge, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const BGCRevisit&, const BGCRevisit&) = default;
@@ -978,8 +1015,10 @@ struct BGCRevisit {
     ::std::uint64_t Objects() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
     ::std::uint32_t IsLarge() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 16); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 20); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Pages, &View::Objects, &View::IsLarge, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Pages(), this->Objects(), this->IsLarge(), this->ClrInstanceID()); }
   };
 };
 
@@ -994,8 +1033,8 @@ struct BGCOverflow {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<BGCOverflow> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Min, s.Max, s.Objects, s.IsLarge, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Min, s.Max, s.Objects, s.IsLarge, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const BGCOverflow&, const BGCOverflow&) = default;
@@ -1015,8 +1054,10 @@ struct BGCOverflow {
     ::std::uint64_t Objects() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 16); }
     ::std::uint32_t IsLarge() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 24); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 28); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Min, &View::Max, &View::Objects, &View::IsLarge, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Min(), this->Max(), this->Objects(), this->IsLarge(), this->ClrInstanceID()); }
   };
 };
 
@@ -1032,8 +1073,8 @@ struct BGCOverflow_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<BGCOverflow_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Min, s.Max, s.Objects, s.IsLarge, s.ClrInstanceID, s.GenNumber); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Min, s.Max, s.Objects, s.IsLarge, s.ClrInstanceID, s.GenNumber); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const BGCOverflow_V1&, const BGCOverflow_V1&) = default;
@@ -1054,8 +1095,11 @@ struct BGCOverflow_V1 {
     ::std::uint32_t IsLarge() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 24); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 28); }
     ::std::uint32_t GenNumber() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 30); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Min, &View::Max, &View::Objects, &View::IsLarge, &View::ClrInstanceID, &View::GenNumber); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Min(), this->Max(), this->Objects(), this->IsLarge(), this->ClrInstanceID(),
+                                                  this->GenNumber()); }
   };
 };
 
@@ -1067,8 +1111,8 @@ struct BGCAllocWait {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<BGCAllocWait> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Reason, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Reason, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const BGCAllocWait&, const BGCAllocWait&) = default;
@@ -1085,8 +1129,10 @@ struct BGCAllocWait {
    public:
     ::std::uint32_t Reason() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Reason, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Reason(), this->ClrInstanceID()); }
   };
 };
 
@@ -1098,8 +1144,8 @@ struct GCFullNotify {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCFullNotify> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.GenNumber, s.IsAlloc); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.GenNumber, s.IsAlloc); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCFullNotify&, const GCFullNotify&) = default;
@@ -1116,8 +1162,10 @@ struct GCFullNotify {
    public:
     ::std::uint32_t GenNumber() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint32_t IsAlloc() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::GenNumber, &View::IsAlloc); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->GenNumber(), this->IsAlloc()); }
   };
 };
 
@@ -1130,8 +1178,8 @@ struct GCFullNotify_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCFullNotify_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.GenNumber, s.IsAlloc, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.GenNumber, s.IsAlloc, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCFullNotify_V1&, const GCFullNotify_V1&) = default;
@@ -1149,8 +1197,10 @@ struct GCFullNotify_V1 {
     ::std::uint32_t GenNumber() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint32_t IsAlloc() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 8); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::GenNumber, &View::IsAlloc, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->GenNumber(), this->IsAlloc(), this->ClrInstanceID()); }
   };
 };
 
@@ -1162,8 +1212,8 @@ struct BGC1stSweepEnd {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<BGC1stSweepEnd> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.GenNumber, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.GenNumber, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const BGC1stSweepEnd&, const BGC1stSweepEnd&) = default;
@@ -1180,8 +1230,10 @@ struct BGC1stSweepEnd {
    public:
     ::std::uint32_t GenNumber() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::GenNumber, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->GenNumber(), this->ClrInstanceID()); }
   };
 };
 
@@ -1192,8 +1244,8 @@ struct GCNoUserData {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCNoUserData> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCNoUserData&, const GCNoUserData&) = default;
@@ -1209,8 +1261,10 @@ struct GCNoUserData {
   class View : public ::clretw::LayoutView<View<PointerSize>, GCNoUserData, PointerSize, 1, 2> {
    public:
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID()); }
   };
 };
 
@@ -1220,8 +1274,8 @@ struct Startup {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<Startup> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields([[maybe_unused]] S& s) noexcept { return ::std::tie(); }
+  template <class S, class F>
+  static decltype(auto) fields([[maybe_unused]] S& s, F&& f) { return f(); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const Startup&, const Startup&) = default;
@@ -1236,8 +1290,10 @@ struct Startup {
   template <unsigned PointerSize>
   class View : public ::clretw::LayoutView<View<PointerSize>, Startup, PointerSize, 1, 0> {
    public:
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(); }
   };
 };
 
@@ -1248,8 +1304,8 @@ struct Startup_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<Startup_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const Startup_V1&, const Startup_V1&) = default;
@@ -1265,8 +1321,10 @@ struct Startup_V1 {
   class View : public ::clretw::LayoutView<View<PointerSize>, Startup_V1, PointerSize, 1, 2> {
    public:
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID()); }
   };
 };
 
@@ -1279,8 +1337,8 @@ struct FusionMessage {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<FusionMessage> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.Prepend, s.Message); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.Prepend, s.Message); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const FusionMessage&, const FusionMessage&) = default;
@@ -1298,8 +1356,10 @@ struct FusionMessage {
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
     bool Prepend() const noexcept { return ::clretw::load_value_w<bool, 4>(this->p_ + 2); }
     ::clretw::Utf16View Message() const noexcept { return {this->p_ + 6, ::clretw::string_text(this->p_ + 6, (this->seg_[1] - 6), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::Prepend, &View::Message); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->Prepend(), this->Message()); }
   };
 };
 
@@ -1312,8 +1372,8 @@ struct FusionErrorCode {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<FusionErrorCode> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.Category, s.ErrorCode); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.Category, s.ErrorCode); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const FusionErrorCode&, const FusionErrorCode&) = default;
@@ -1331,8 +1391,10 @@ struct FusionErrorCode {
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
     ::std::uint32_t Category() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 2); }
     ::std::uint32_t ErrorCode() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 6); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::Category, &View::ErrorCode); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->Category(), this->ErrorCode()); }
   };
 };
 
@@ -1349,9 +1411,9 @@ struct Binding {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<Binding> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.AppDomainID, s.LoadContextID, s.FromLoaderCache, s.DynamicLoad, s.AssemblyCodebase,
-                                                        s.AssemblyName, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.AppDomainID, s.LoadContextID, s.FromLoaderCache, s.DynamicLoad, s.AssemblyCodebase,
+                                                                       s.AssemblyName, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const Binding&, const Binding&) = default;
@@ -1374,9 +1436,11 @@ struct Binding {
     ::clretw::Utf16View AssemblyCodebase() const noexcept { return {this->p_ + 16, ::clretw::string_text(this->p_ + 16, (this->seg_[1] - 16), 2, true) / 2}; }
     ::clretw::Utf16View AssemblyName() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[2]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::AppDomainID, &View::LoadContextID, &View::FromLoaderCache, &View::DynamicLoad,
-                                                                  &View::AssemblyCodebase, &View::AssemblyName, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->AppDomainID(), this->LoadContextID(), this->FromLoaderCache(), this->DynamicLoad(),
+                                                  this->AssemblyCodebase(), this->AssemblyName(), this->ClrInstanceID()); }
   };
 };
 
@@ -1390,8 +1454,8 @@ struct NgenBindEvent {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<NgenBindEvent> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.BindingID, s.ReasonCode, s.AssemblyName); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.BindingID, s.ReasonCode, s.AssemblyName); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const NgenBindEvent&, const NgenBindEvent&) = default;
@@ -1410,8 +1474,10 @@ struct NgenBindEvent {
     ::std::uint64_t BindingID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 2); }
     ::std::uint32_t ReasonCode() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 10); }
     ::clretw::Utf16View AssemblyName() const noexcept { return {this->p_ + 14, ::clretw::string_text(this->p_ + 14, (this->seg_[1] - 14), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::BindingID, &View::ReasonCode, &View::AssemblyName); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->BindingID(), this->ReasonCode(), this->AssemblyName()); }
   };
 };
 
@@ -1428,8 +1494,8 @@ struct JittedMethodRichDebugInfo {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<JittedMethodRichDebugInfo> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.MethodID, s.ReJITID, s.ILVersionID, s.ChunkIndex, s.DataSize, s.Data); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.MethodID, s.ReJITID, s.ILVersionID, s.ChunkIndex, s.DataSize, s.Data); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const JittedMethodRichDebugInfo&, const JittedMethodRichDebugInfo&) = default;
@@ -1444,8 +1510,8 @@ struct ModuleTransparencyCalculation {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ModuleTransparencyCalculation> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Module, s.AppDomainID, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Module, s.AppDomainID, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ModuleTransparencyCalculation&, const ModuleTransparencyCalculation&) = default;
@@ -1463,8 +1529,10 @@ struct ModuleTransparencyCalculation {
     ::clretw::Utf16View Module() const noexcept { return {this->p_, ::clretw::string_text(this->p_, (this->seg_[1]), 2, true) / 2}; }
     ::std::uint32_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + this->seg_[1]); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[1] + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Module, &View::AppDomainID, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Module(), this->AppDomainID(), this->ClrInstanceID()); }
   };
 };
 
@@ -1478,8 +1546,8 @@ struct TypeTransparencyCalculation {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<TypeTransparencyCalculation> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Type, s.Module, s.AppDomainID, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Type, s.Module, s.AppDomainID, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const TypeTransparencyCalculation&, const TypeTransparencyCalculation&) = default;
@@ -1499,8 +1567,10 @@ struct TypeTransparencyCalculation {
     ::clretw::Utf16View Module() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
     ::std::uint32_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + this->seg_[2]); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[2] + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Type, &View::Module, &View::AppDomainID, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Type(), this->Module(), this->AppDomainID(), this->ClrInstanceID()); }
   };
 };
 
@@ -1514,8 +1584,8 @@ struct MethodTransparencyCalculation {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodTransparencyCalculation> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Method, s.Module, s.AppDomainID, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Method, s.Module, s.AppDomainID, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodTransparencyCalculation&, const MethodTransparencyCalculation&) = default;
@@ -1535,8 +1605,10 @@ struct MethodTransparencyCalculation {
     ::clretw::Utf16View Module() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
     ::std::uint32_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + this->seg_[2]); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[2] + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Method, &View::Module, &View::AppDomainID, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Method(), this->Module(), this->AppDomainID(), this->ClrInstanceID()); }
   };
 };
 
@@ -1550,8 +1622,8 @@ struct FieldTransparencyCalculation {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<FieldTransparencyCalculation> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Field, s.Module, s.AppDomainID, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Field, s.Module, s.AppDomainID, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const FieldTransparencyCalculation&, const FieldTransparencyCalculation&) = default;
@@ -1571,8 +1643,10 @@ struct FieldTransparencyCalculation {
     ::clretw::Utf16View Module() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
     ::std::uint32_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + this->seg_[2]); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[2] + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Field, &View::Module, &View::AppDomainID, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Field(), this->Module(), this->AppDomainID(), this->ClrInstanceID()); }
   };
 };
 
@@ -1586,8 +1660,8 @@ struct TokenTransparencyCalculation {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<TokenTransparencyCalculation> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Token, s.Module, s.AppDomainID, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Token, s.Module, s.AppDomainID, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const TokenTransparencyCalculation&, const TokenTransparencyCalculation&) = default;
@@ -1606,8 +1680,10 @@ struct TokenTransparencyCalculation {
     ::clretw::Utf16View Module() const noexcept { return {this->p_ + 4, ::clretw::string_text(this->p_ + 4, (this->seg_[1] - 4), 2, true) / 2}; }
     ::std::uint32_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + this->seg_[1]); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[1] + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Token, &View::Module, &View::AppDomainID, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Token(), this->Module(), this->AppDomainID(), this->ClrInstanceID()); }
   };
 };
 
@@ -1625,9 +1701,9 @@ struct ModuleTransparencyCalculationResult {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ModuleTransparencyCalculationResult> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Module, s.AppDomainID, s.IsAllCritical, s.IsAllTransparent, s.IsTreatAsSafe,
-                                                        s.IsOpportunisticallyCritical, s.SecurityRuleSet, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Module, s.AppDomainID, s.IsAllCritical, s.IsAllTransparent, s.IsTreatAsSafe,
+                                                                       s.IsOpportunisticallyCritical, s.SecurityRuleSet, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ModuleTransparencyCalculationResult&, const ModuleTransparencyCalculationResult&) = default;
@@ -1650,10 +1726,12 @@ struct ModuleTransparencyCalculationResult {
     bool IsOpportunisticallyCritical() const noexcept { return ::clretw::load_value_w<bool, 4>(this->p_ + this->seg_[1] + 16); }
     ::std::uint32_t SecurityRuleSet() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + this->seg_[1] + 20); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[1] + 24); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Module, &View::AppDomainID, &View::IsAllCritical, &View::IsAllTransparent,
-                                                                  &View::IsTreatAsSafe, &View::IsOpportunisticallyCritical, &View::SecurityRuleSet,
-                                                                  &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Module(), this->AppDomainID(), this->IsAllCritical(), this->IsAllTransparent(),
+                                                  this->IsTreatAsSafe(), this->IsOpportunisticallyCritical(), this->SecurityRuleSet(),
+                                                  this->ClrInstanceID()); }
   };
 };
 
@@ -1671,9 +1749,9 @@ struct TypeTransparencyCalculationResult {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<TypeTransparencyCalculationResult> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Type, s.Module, s.AppDomainID, s.IsAllCritical, s.IsAllTransparent, s.IsCritical,
-                                                        s.IsTreatAsSafe, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Type, s.Module, s.AppDomainID, s.IsAllCritical, s.IsAllTransparent, s.IsCritical,
+                                                                       s.IsTreatAsSafe, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const TypeTransparencyCalculationResult&, const TypeTransparencyCalculationResult&) = default;
@@ -1697,9 +1775,12 @@ struct TypeTransparencyCalculationResult {
     bool IsCritical() const noexcept { return ::clretw::load_value_w<bool, 4>(this->p_ + this->seg_[2] + 12); }
     bool IsTreatAsSafe() const noexcept { return ::clretw::load_value_w<bool, 4>(this->p_ + this->seg_[2] + 16); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[2] + 20); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Type, &View::Module, &View::AppDomainID, &View::IsAllCritical, &View::IsAllTransparent,
-                                                                  &View::IsCritical, &View::IsTreatAsSafe, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Type(), this->Module(), this->AppDomainID(), this->IsAllCritical(),
+                                                  this->IsAllTransparent(), this->IsCritical(), this->IsTreatAsSafe(),
+                                                  this->ClrInstanceID()); }
   };
 };
 
@@ -1715,8 +1796,8 @@ struct MethodTransparencyCalculationResult {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodTransparencyCalculationResult> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Method, s.Module, s.AppDomainID, s.IsCritical, s.IsTreatAsSafe, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Method, s.Module, s.AppDomainID, s.IsCritical, s.IsTreatAsSafe, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodTransparencyCalculationResult&, const MethodTransparencyCalculationResult&) = default;
@@ -1738,9 +1819,11 @@ struct MethodTransparencyCalculationResult {
     bool IsCritical() const noexcept { return ::clretw::load_value_w<bool, 4>(this->p_ + this->seg_[2] + 4); }
     bool IsTreatAsSafe() const noexcept { return ::clretw::load_value_w<bool, 4>(this->p_ + this->seg_[2] + 8); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[2] + 12); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Method, &View::Module, &View::AppDomainID, &View::IsCritical, &View::IsTreatAsSafe,
-                                                                  &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Method(), this->Module(), this->AppDomainID(), this->IsCritical(),
+                                                  this->IsTreatAsSafe(), this->ClrInstanceID()); }
   };
 };
 
@@ -1756,8 +1839,8 @@ struct FieldTransparencyCalculationResult {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<FieldTransparencyCalculationResult> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Field, s.Module, s.AppDomainID, s.IsCritical, s.IsTreatAsSafe, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Field, s.Module, s.AppDomainID, s.IsCritical, s.IsTreatAsSafe, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const FieldTransparencyCalculationResult&, const FieldTransparencyCalculationResult&) = default;
@@ -1779,9 +1862,11 @@ struct FieldTransparencyCalculationResult {
     bool IsCritical() const noexcept { return ::clretw::load_value_w<bool, 4>(this->p_ + this->seg_[2] + 4); }
     bool IsTreatAsSafe() const noexcept { return ::clretw::load_value_w<bool, 4>(this->p_ + this->seg_[2] + 8); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[2] + 12); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Field, &View::Module, &View::AppDomainID, &View::IsCritical, &View::IsTreatAsSafe,
-                                                                  &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Field(), this->Module(), this->AppDomainID(), this->IsCritical(),
+                                                  this->IsTreatAsSafe(), this->ClrInstanceID()); }
   };
 };
 
@@ -1797,8 +1882,8 @@ struct TokenTransparencyCalculationResult {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<TokenTransparencyCalculationResult> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Token, s.Module, s.AppDomainID, s.IsCritical, s.IsTreatAsSafe, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Token, s.Module, s.AppDomainID, s.IsCritical, s.IsTreatAsSafe, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const TokenTransparencyCalculationResult&, const TokenTransparencyCalculationResult&) = default;
@@ -1819,9 +1904,11 @@ struct TokenTransparencyCalculationResult {
     bool IsCritical() const noexcept { return ::clretw::load_value_w<bool, 4>(this->p_ + this->seg_[1] + 4); }
     bool IsTreatAsSafe() const noexcept { return ::clretw::load_value_w<bool, 4>(this->p_ + this->seg_[1] + 8); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[1] + 12); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Token, &View::Module, &View::AppDomainID, &View::IsCritical, &View::IsTreatAsSafe,
-                                                                  &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Token(), this->Module(), this->AppDomainID(), this->IsCritical(),
+                                                  this->IsTreatAsSafe(), this->ClrInstanceID()); }
   };
 };
 
@@ -1836,8 +1923,8 @@ struct FailFast {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<FailFast> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.FailFastUserMessage, s.FailedEIP, s.OSExitCode, s.ClrExitCode, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.FailFastUserMessage, s.FailedEIP, s.OSExitCode, s.ClrExitCode, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const FailFast&, const FailFast&) = default;
@@ -1858,9 +1945,11 @@ struct FailFast {
     ::std::uint32_t OSExitCode() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + this->seg_[1] + (PointerSize == 8 ? 8u : 4u)); }
     ::std::uint32_t ClrExitCode() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + this->seg_[1] + (PointerSize == 8 ? 12u : 8u)); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[1] + (PointerSize == 8 ? 16u : 12u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::FailFastUserMessage, &View::FailedEIP, &View::OSExitCode, &View::ClrExitCode,
-                                                                  &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->FailFastUserMessage(), this->FailedEIP(), this->OSExitCode(), this->ClrExitCode(),
+                                                  this->ClrInstanceID()); }
   };
 };
 
@@ -1874,8 +1963,8 @@ struct PrvFinalizeObject {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<PrvFinalizeObject> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.TypeID, s.ObjectID, s.ClrInstanceID, s.TypeName); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.TypeID, s.ObjectID, s.ClrInstanceID, s.TypeName); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const PrvFinalizeObject&, const PrvFinalizeObject&) = default;
@@ -1895,8 +1984,10 @@ struct PrvFinalizeObject {
     ::std::uint64_t ObjectID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + (PointerSize == 8 ? 16u : 8u)); }
     ::clretw::Utf16View TypeName() const noexcept { return {this->p_ + (PointerSize == 8 ? 18u : 10u), ::clretw::string_text(this->p_ + (PointerSize == 8 ? 18u : 10u), (this->seg_[1] - (PointerSize == 8 ? 18u : 10u)), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::TypeID, &View::ObjectID, &View::ClrInstanceID, &View::TypeName); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->TypeID(), this->ObjectID(), this->ClrInstanceID(), this->TypeName()); }
   };
 };
 
@@ -1915,9 +2006,9 @@ struct CCWRefCountChange {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<CCWRefCountChange> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.HandleID, s.ObjectID, s.COMInterfacePointer, s.NewRefCount, s.AppDomainID, s.ClassName,
-                                                        s.NameSpace, s.Operation, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.HandleID, s.ObjectID, s.COMInterfacePointer, s.NewRefCount, s.AppDomainID, s.ClassName,
+                                                                       s.NameSpace, s.Operation, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const CCWRefCountChange&, const CCWRefCountChange&) = default;
@@ -1943,10 +2034,12 @@ struct CCWRefCountChange {
     ::clretw::Utf16View NameSpace() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
     ::clretw::Utf16View Operation() const noexcept { return {this->p_ + this->seg_[2], ::clretw::string_text(this->p_ + this->seg_[2], (this->seg_[3] - this->seg_[2]), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[3]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::HandleID, &View::ObjectID, &View::COMInterfacePointer, &View::NewRefCount,
-                                                                  &View::AppDomainID, &View::ClassName, &View::NameSpace, &View::Operation,
-                                                                  &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->HandleID(), this->ObjectID(), this->COMInterfacePointer(), this->NewRefCount(),
+                                                  this->AppDomainID(), this->ClassName(), this->NameSpace(), this->Operation(),
+                                                  this->ClrInstanceID()); }
   };
 };
 
@@ -1965,9 +2058,9 @@ struct CCWRefCountChangeAnsi {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<CCWRefCountChangeAnsi> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.HandleID, s.ObjectID, s.COMInterfacePointer, s.NewRefCount, s.AppDomainID, s.ClassName,
-                                                        s.NameSpace, s.Operation, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.HandleID, s.ObjectID, s.COMInterfacePointer, s.NewRefCount, s.AppDomainID, s.ClassName,
+                                                                       s.NameSpace, s.Operation, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const CCWRefCountChangeAnsi&, const CCWRefCountChangeAnsi&) = default;
@@ -1997,10 +2090,12 @@ struct CCWRefCountChangeAnsi {
     }
     ::clretw::Utf16View Operation() const noexcept { return {this->p_ + this->seg_[2], ::clretw::string_text(this->p_ + this->seg_[2], (this->seg_[3] - this->seg_[2]), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[3]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::HandleID, &View::ObjectID, &View::COMInterfacePointer, &View::NewRefCount,
-                                                                  &View::AppDomainID, &View::ClassName, &View::NameSpace, &View::Operation,
-                                                                  &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->HandleID(), this->ObjectID(), this->COMInterfacePointer(), this->NewRefCount(),
+                                                  this->AppDomainID(), this->ClassName(), this->NameSpace(), this->Operation(),
+                                                  this->ClrInstanceID()); }
   };
 };
 
@@ -2014,8 +2109,8 @@ struct PinPlugAtGCTime {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<PinPlugAtGCTime> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.PlugStart, s.PlugEnd, s.GapBeforeSize, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.PlugStart, s.PlugEnd, s.GapBeforeSize, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const PinPlugAtGCTime&, const PinPlugAtGCTime&) = default;
@@ -2034,8 +2129,10 @@ struct PinPlugAtGCTime {
     ::std::uint64_t PlugEnd() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
     ::std::uint64_t GapBeforeSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 16u : 8u)); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + (PointerSize == 8 ? 24u : 12u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::PlugStart, &View::PlugEnd, &View::GapBeforeSize, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->PlugStart(), this->PlugEnd(), this->GapBeforeSize(), this->ClrInstanceID()); }
   };
 };
 
@@ -2047,8 +2144,8 @@ struct PrvDestroyGCHandle {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<PrvDestroyGCHandle> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.HandleID, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.HandleID, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const PrvDestroyGCHandle&, const PrvDestroyGCHandle&) = default;
@@ -2065,8 +2162,10 @@ struct PrvDestroyGCHandle {
    public:
     ::std::uint64_t HandleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::HandleID, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->HandleID(), this->ClrInstanceID()); }
   };
 };
 
@@ -2082,8 +2181,8 @@ struct PrvSetGCHandle {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<PrvSetGCHandle> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.HandleID, s.ObjectID, s.Kind, s.Generation, s.AppDomainID, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.HandleID, s.ObjectID, s.Kind, s.Generation, s.AppDomainID, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const PrvSetGCHandle&, const PrvSetGCHandle&) = default;
@@ -2104,9 +2203,11 @@ struct PrvSetGCHandle {
     ::std::uint32_t Generation() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 20u : 12u)); }
     ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + (PointerSize == 8 ? 24u : 16u)); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + (PointerSize == 8 ? 32u : 24u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::HandleID, &View::ObjectID, &View::Kind, &View::Generation, &View::AppDomainID,
-                                                                  &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->HandleID(), this->ObjectID(), this->Kind(), this->Generation(),
+                                                  this->AppDomainID(), this->ClrInstanceID()); }
   };
 };
 
@@ -2122,8 +2223,8 @@ struct LoaderHeapPrivate {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<LoaderHeapPrivate> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.LoaderHeapPtr, s.MemoryAddress, s.RequestSize, s.Unused1, s.Unused2, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.LoaderHeapPtr, s.MemoryAddress, s.RequestSize, s.Unused1, s.Unused2, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const LoaderHeapPrivate&, const LoaderHeapPrivate&) = default;
@@ -2144,9 +2245,11 @@ struct LoaderHeapPrivate {
     ::std::uint32_t Unused1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 20u : 12u)); }
     ::std::uint64_t Unused2() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + (PointerSize == 8 ? 24u : 16u)); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + (PointerSize == 8 ? 32u : 24u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::LoaderHeapPtr, &View::MemoryAddress, &View::RequestSize, &View::Unused1,
-                                                                  &View::Unused2, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->LoaderHeapPtr(), this->MemoryAddress(), this->RequestSize(), this->Unused1(),
+                                                  this->Unused2(), this->ClrInstanceID()); }
   };
 };
 
@@ -2163,9 +2266,9 @@ struct ModuleRangePrivate {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ModuleRangePrivate> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.ModuleID, s.RangeBegin, s.RangeSize, s.RangeType, s.IBCType,
-                                                        s.SectionType); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.ModuleID, s.RangeBegin, s.RangeSize, s.RangeType, s.IBCType,
+                                                                       s.SectionType); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ModuleRangePrivate&, const ModuleRangePrivate&) = default;
@@ -2187,9 +2290,11 @@ struct ModuleRangePrivate {
     ::clretw::dotnet_runtime_private::ModuleRangeTypeMap RangeType() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_private::ModuleRangeTypeMap, 1>(this->p_ + 18); }
     ::clretw::dotnet_runtime_private::ModuleRangeIBCTypeMap IBCType() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_private::ModuleRangeIBCTypeMap, 1>(this->p_ + 19); }
     ::clretw::dotnet_runtime_private::ModuleRangeSectionTypeMap SectionType() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_private::ModuleRangeSectionTypeMap, 2>(this->p_ + 20); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::ModuleID, &View::RangeBegin, &View::RangeSize, &View::RangeType,
-                                                                  &View::IBCType, &View::SectionType); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->ModuleID(), this->RangeBegin(), this->RangeSize(),
+                                                  this->RangeType(), this->IBCType(), this->SectionType()); }
   };
 };
 
@@ -2205,8 +2310,8 @@ struct MulticoreJitPrivate {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MulticoreJitPrivate> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.String1, s.String2, s.Int1, s.Int2, s.Int3); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.String1, s.String2, s.Int1, s.Int2, s.Int3); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MulticoreJitPrivate&, const MulticoreJitPrivate&) = default;
@@ -2228,8 +2333,11 @@ struct MulticoreJitPrivate {
     ::std::int32_t Int1() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(this->p_ + this->seg_[2]); }
     ::std::int32_t Int2() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(this->p_ + this->seg_[2] + 4); }
     ::std::int32_t Int3() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(this->p_ + this->seg_[2] + 8); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::String1, &View::String2, &View::Int1, &View::Int2, &View::Int3); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->String1(), this->String2(), this->Int1(), this->Int2(),
+                                                  this->Int3()); }
   };
 };
 
@@ -2242,8 +2350,8 @@ struct MulticoreJitMethodCodeReturnedPrivate {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MulticoreJitMethodCodeReturnedPrivate> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.ModuleID, s.MethodID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.ModuleID, s.MethodID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MulticoreJitMethodCodeReturnedPrivate&, const MulticoreJitMethodCodeReturnedPrivate&) = default;
@@ -2261,8 +2369,10 @@ struct MulticoreJitMethodCodeReturnedPrivate {
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
     ::std::uint64_t ModuleID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 2); }
     ::std::uint64_t MethodID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 10); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::ModuleID, &View::MethodID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->ModuleID(), this->MethodID()); }
   };
 };
 
@@ -2274,8 +2384,8 @@ struct DynamicTypeUsePrivate {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<DynamicTypeUsePrivate> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.TypeName, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.TypeName, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const DynamicTypeUsePrivate&, const DynamicTypeUsePrivate&) = default;
@@ -2292,8 +2402,10 @@ struct DynamicTypeUsePrivate {
    public:
     ::clretw::Utf16View TypeName() const noexcept { return {this->p_, ::clretw::string_text(this->p_, (this->seg_[1]), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[1]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::TypeName, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->TypeName(), this->ClrInstanceID()); }
   };
 };
 
@@ -2306,8 +2418,8 @@ struct DynamicTypeUseTwoParametersPrivate {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<DynamicTypeUseTwoParametersPrivate> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.TypeName, s.SecondTypeName, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.TypeName, s.SecondTypeName, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const DynamicTypeUseTwoParametersPrivate&, const DynamicTypeUseTwoParametersPrivate&) = default;
@@ -2326,8 +2438,10 @@ struct DynamicTypeUseTwoParametersPrivate {
     ::clretw::Utf16View TypeName() const noexcept { return {this->p_, ::clretw::string_text(this->p_, (this->seg_[1]), 2, true) / 2}; }
     ::clretw::Utf16View SecondTypeName() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[2]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::TypeName, &View::SecondTypeName, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->TypeName(), this->SecondTypeName(), this->ClrInstanceID()); }
   };
 };
 
@@ -2341,8 +2455,8 @@ struct DynamicTypeUsePrivateVariance {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<DynamicTypeUsePrivateVariance> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.TypeName, s.InterfaceTypeName, s.VariantInterfaceTypeName, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.TypeName, s.InterfaceTypeName, s.VariantInterfaceTypeName, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const DynamicTypeUsePrivateVariance&, const DynamicTypeUsePrivateVariance&) = default;
@@ -2362,9 +2476,11 @@ struct DynamicTypeUsePrivateVariance {
     ::clretw::Utf16View InterfaceTypeName() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
     ::clretw::Utf16View VariantInterfaceTypeName() const noexcept { return {this->p_ + this->seg_[2], ::clretw::string_text(this->p_ + this->seg_[2], (this->seg_[3] - this->seg_[2]), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[3]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::TypeName, &View::InterfaceTypeName, &View::VariantInterfaceTypeName,
-                                                                  &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->TypeName(), this->InterfaceTypeName(), this->VariantInterfaceTypeName(),
+                                                  this->ClrInstanceID()); }
   };
 };
 
@@ -2377,8 +2493,8 @@ struct DynamicTypeUseStringAndIntPrivate {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<DynamicTypeUseStringAndIntPrivate> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.TypeName, s.Int1, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.TypeName, s.Int1, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const DynamicTypeUseStringAndIntPrivate&, const DynamicTypeUseStringAndIntPrivate&) = default;
@@ -2396,8 +2512,10 @@ struct DynamicTypeUseStringAndIntPrivate {
     ::clretw::Utf16View TypeName() const noexcept { return {this->p_, ::clretw::string_text(this->p_, (this->seg_[1]), 2, true) / 2}; }
     ::std::int32_t Int1() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(this->p_ + this->seg_[1]); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[1] + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::TypeName, &View::Int1, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->TypeName(), this->Int1(), this->ClrInstanceID()); }
   };
 };
 
@@ -2408,8 +2526,8 @@ struct DynamicTypeUseNoParametersPrivate {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<DynamicTypeUseNoParametersPrivate> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const DynamicTypeUseNoParametersPrivate&, const DynamicTypeUseNoParametersPrivate&) = default;
@@ -2425,8 +2543,10 @@ struct DynamicTypeUseNoParametersPrivate {
   class View : public ::clretw::LayoutView<View<PointerSize>, DynamicTypeUseNoParametersPrivate, PointerSize, 1, 2> {
    public:
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID()); }
   };
 };
 

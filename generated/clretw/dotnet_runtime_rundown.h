@@ -292,13 +292,13 @@ constexpr bool clretw_flag_enum(GCSettingsFlagsMap) noexcept { return true; }
 // Owning payload structs, one per template. decode() copies a payload out;
 // encode() writes the exact wire bytes (clretw::decode_payload and
 // encode_payload, payload.h). Count and length fields must match the sizes of
-// the data they describe. fields(s) lists the members of s in wire order, and
+// the data they describe. fields(s, f) calls f with the members of s in wire order, and
 // for_each_field(s, f) calls f(const clretw::FieldDesc&, member) for each.
 // A struct whose layout can be checked in straight-line code has check<PointerSize>()
 // (clretw::LayoutCursor, layout_view.h), which accepts exactly what the layout engine
 // accepts; the event views below call it. Most such structs also have a layout view,
 // View<PointerSize>: their payload read in place with no copy, checked once by verify()
-// (clretw::LayoutView), with an accessor per member and fields(), its accessors in wire order.
+// (clretw::LayoutView), with an accessor per member and fields(f), which calls f with their values.
 
 namespace templates {
 
@@ -316,9 +316,9 @@ struct GCSettingsRundown {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCSettingsRundown> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.HardLimit, s.LOHThreshold, s.PhysicalMemoryConfig, s.Gen0MinBudgetConfig,
-                                                        s.Gen0MaxBudgetConfig, s.HighMemPercentConfig, s.BitSettings, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.HardLimit, s.LOHThreshold, s.PhysicalMemoryConfig, s.Gen0MinBudgetConfig,
+                                                                       s.Gen0MaxBudgetConfig, s.HighMemPercentConfig, s.BitSettings, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCSettingsRundown&, const GCSettingsRundown&) = default;
@@ -341,10 +341,12 @@ struct GCSettingsRundown {
     ::std::uint32_t HighMemPercentConfig() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 40); }
     ::clretw::dotnet_runtime_rundown::GCSettingsFlagsMap BitSettings() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::GCSettingsFlagsMap, 4>(this->p_ + 44); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 48); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::HardLimit, &View::LOHThreshold, &View::PhysicalMemoryConfig,
-                                                                  &View::Gen0MinBudgetConfig, &View::Gen0MaxBudgetConfig, &View::HighMemPercentConfig,
-                                                                  &View::BitSettings, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->HardLimit(), this->LOHThreshold(), this->PhysicalMemoryConfig(),
+                                                  this->Gen0MinBudgetConfig(), this->Gen0MaxBudgetConfig(), this->HighMemPercentConfig(),
+                                                  this->BitSettings(), this->ClrInstanceID()); }
   };
 };
 
@@ -369,10 +371,10 @@ struct RuntimeInformationRundown {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<RuntimeInformationRundown> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.Sku, s.BclMajorVersion, s.BclMinorVersion, s.BclBuildNumber,
-                                                        s.BclQfeNumber, s.VMMajorVersion, s.VMMinorVersion, s.VMBuildNumber, s.VMQfeNumber,
-                                                        s.StartupFlags, s.StartupMode, s.CommandLine, s.ComObjectGuid, s.RuntimeDllPath); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.Sku, s.BclMajorVersion, s.BclMinorVersion, s.BclBuildNumber,
+                                                                       s.BclQfeNumber, s.VMMajorVersion, s.VMMinorVersion, s.VMBuildNumber, s.VMQfeNumber,
+                                                                       s.StartupFlags, s.StartupMode, s.CommandLine, s.ComObjectGuid, s.RuntimeDllPath); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const RuntimeInformationRundown&, const RuntimeInformationRundown&) = default;
@@ -403,11 +405,13 @@ struct RuntimeInformationRundown {
     ::clretw::Utf16View CommandLine() const noexcept { return {this->p_ + 25, ::clretw::string_text(this->p_ + 25, (this->seg_[1] - 25), 2, true) / 2}; }
     ::clretw::Guid ComObjectGuid() const noexcept { return ::clretw::load_value_w<::clretw::Guid, 16>(this->p_ + this->seg_[1]); }
     ::clretw::Utf16View RuntimeDllPath() const noexcept { return {this->p_ + this->seg_[1] + 16, ::clretw::string_text(this->p_ + this->seg_[1] + 16, (this->seg_[2] - this->seg_[1] - 16), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::Sku, &View::BclMajorVersion, &View::BclMinorVersion,
-                                                                  &View::BclBuildNumber, &View::BclQfeNumber, &View::VMMajorVersion, &View::VMMinorVersion,
-                                                                  &View::VMBuildNumber, &View::VMQfeNumber, &View::StartupFlags, &View::StartupMode,
-                                                                  &View::CommandLine, &View::ComObjectGuid, &View::RuntimeDllPath); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->Sku(), this->BclMajorVersion(), this->BclMinorVersion(),
+                                                  this->BclBuildNumber(), this->BclQfeNumber(), this->VMMajorVersion(),
+                                                  this->VMMinorVersion(), this->VMBuildNumber(), this->VMQfeNumber(), this->StartupFlags(),
+                                                  this->StartupMode(), this->CommandLine(), this->ComObjectGuid(), this->RuntimeDllPath()); }
   };
 };
 
@@ -424,9 +428,9 @@ struct DomainModuleLoadUnloadRundown {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<DomainModuleLoadUnloadRundown> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ModuleID, s.AssemblyID, s.AppDomainID, s.ModuleFlags, s.Reserved1, s.ModuleILPath,
-                                                        s.ModuleNativePath); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ModuleID, s.AssemblyID, s.AppDomainID, s.ModuleFlags, s.Reserved1, s.ModuleILPath,
+                                                                       s.ModuleNativePath); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const DomainModuleLoadUnloadRundown&, const DomainModuleLoadUnloadRundown&) = default;
@@ -449,9 +453,11 @@ struct DomainModuleLoadUnloadRundown {
     ::std::uint32_t Reserved1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 28); }
     ::clretw::Utf16View ModuleILPath() const noexcept { return {this->p_ + 32, ::clretw::string_text(this->p_ + 32, (this->seg_[1] - 32), 2, true) / 2}; }
     ::clretw::Utf16View ModuleNativePath() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ModuleID, &View::AssemblyID, &View::AppDomainID, &View::ModuleFlags, &View::Reserved1,
-                                                                  &View::ModuleILPath, &View::ModuleNativePath); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ModuleID(), this->AssemblyID(), this->AppDomainID(), this->ModuleFlags(),
+                                                  this->Reserved1(), this->ModuleILPath(), this->ModuleNativePath()); }
   };
 };
 
@@ -469,9 +475,9 @@ struct DomainModuleLoadUnloadRundown_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<DomainModuleLoadUnloadRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ModuleID, s.AssemblyID, s.AppDomainID, s.ModuleFlags, s.Reserved1, s.ModuleILPath,
-                                                        s.ModuleNativePath, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ModuleID, s.AssemblyID, s.AppDomainID, s.ModuleFlags, s.Reserved1, s.ModuleILPath,
+                                                                       s.ModuleNativePath, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const DomainModuleLoadUnloadRundown_V1&, const DomainModuleLoadUnloadRundown_V1&) = default;
@@ -495,9 +501,11 @@ struct DomainModuleLoadUnloadRundown_V1 {
     ::clretw::Utf16View ModuleILPath() const noexcept { return {this->p_ + 32, ::clretw::string_text(this->p_ + 32, (this->seg_[1] - 32), 2, true) / 2}; }
     ::clretw::Utf16View ModuleNativePath() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[2]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ModuleID, &View::AssemblyID, &View::AppDomainID, &View::ModuleFlags, &View::Reserved1,
-                                                                  &View::ModuleILPath, &View::ModuleNativePath, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ModuleID(), this->AssemblyID(), this->AppDomainID(), this->ModuleFlags(),
+                                                  this->Reserved1(), this->ModuleILPath(), this->ModuleNativePath(), this->ClrInstanceID()); }
   };
 };
 
@@ -513,8 +521,8 @@ struct ModuleLoadUnloadRundown {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ModuleLoadUnloadRundown> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ModuleID, s.AssemblyID, s.ModuleFlags, s.Reserved1, s.ModuleILPath, s.ModuleNativePath); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ModuleID, s.AssemblyID, s.ModuleFlags, s.Reserved1, s.ModuleILPath, s.ModuleNativePath); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ModuleLoadUnloadRundown&, const ModuleLoadUnloadRundown&) = default;
@@ -536,9 +544,11 @@ struct ModuleLoadUnloadRundown {
     ::std::uint32_t Reserved1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 20); }
     ::clretw::Utf16View ModuleILPath() const noexcept { return {this->p_ + 24, ::clretw::string_text(this->p_ + 24, (this->seg_[1] - 24), 2, true) / 2}; }
     ::clretw::Utf16View ModuleNativePath() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ModuleID, &View::AssemblyID, &View::ModuleFlags, &View::Reserved1, &View::ModuleILPath,
-                                                                  &View::ModuleNativePath); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ModuleID(), this->AssemblyID(), this->ModuleFlags(), this->Reserved1(),
+                                                  this->ModuleILPath(), this->ModuleNativePath()); }
   };
 };
 
@@ -555,9 +565,9 @@ struct ModuleLoadUnloadRundown_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ModuleLoadUnloadRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ModuleID, s.AssemblyID, s.ModuleFlags, s.Reserved1, s.ModuleILPath, s.ModuleNativePath,
-                                                        s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ModuleID, s.AssemblyID, s.ModuleFlags, s.Reserved1, s.ModuleILPath, s.ModuleNativePath,
+                                                                       s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ModuleLoadUnloadRundown_V1&, const ModuleLoadUnloadRundown_V1&) = default;
@@ -580,9 +590,11 @@ struct ModuleLoadUnloadRundown_V1 {
     ::clretw::Utf16View ModuleILPath() const noexcept { return {this->p_ + 24, ::clretw::string_text(this->p_ + 24, (this->seg_[1] - 24), 2, true) / 2}; }
     ::clretw::Utf16View ModuleNativePath() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[2]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ModuleID, &View::AssemblyID, &View::ModuleFlags, &View::Reserved1, &View::ModuleILPath,
-                                                                  &View::ModuleNativePath, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ModuleID(), this->AssemblyID(), this->ModuleFlags(), this->Reserved1(),
+                                                  this->ModuleILPath(), this->ModuleNativePath(), this->ClrInstanceID()); }
   };
 };
 
@@ -605,10 +617,10 @@ struct ModuleLoadUnloadRundown_V2 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ModuleLoadUnloadRundown_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ModuleID, s.AssemblyID, s.ModuleFlags, s.Reserved1, s.ModuleILPath, s.ModuleNativePath,
-                                                        s.ClrInstanceID, s.ManagedPdbSignature, s.ManagedPdbAge, s.ManagedPdbBuildPath,
-                                                        s.NativePdbSignature, s.NativePdbAge, s.NativePdbBuildPath); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ModuleID, s.AssemblyID, s.ModuleFlags, s.Reserved1, s.ModuleILPath, s.ModuleNativePath,
+                                                                       s.ClrInstanceID, s.ManagedPdbSignature, s.ManagedPdbAge, s.ManagedPdbBuildPath,
+                                                                       s.NativePdbSignature, s.NativePdbAge, s.NativePdbBuildPath); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ModuleLoadUnloadRundown_V2&, const ModuleLoadUnloadRundown_V2&) = default;
@@ -638,11 +650,13 @@ struct ModuleLoadUnloadRundown_V2 {
     ::clretw::Guid NativePdbSignature() const noexcept { return ::clretw::load_value_w<::clretw::Guid, 16>(this->p_ + this->seg_[3]); }
     ::std::uint32_t NativePdbAge() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + this->seg_[3] + 16); }
     ::clretw::Utf16View NativePdbBuildPath() const noexcept { return {this->p_ + this->seg_[3] + 20, ::clretw::string_text(this->p_ + this->seg_[3] + 20, (this->seg_[4] - this->seg_[3] - 20), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ModuleID, &View::AssemblyID, &View::ModuleFlags, &View::Reserved1, &View::ModuleILPath,
-                                                                  &View::ModuleNativePath, &View::ClrInstanceID, &View::ManagedPdbSignature,
-                                                                  &View::ManagedPdbAge, &View::ManagedPdbBuildPath, &View::NativePdbSignature,
-                                                                  &View::NativePdbAge, &View::NativePdbBuildPath); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ModuleID(), this->AssemblyID(), this->ModuleFlags(), this->Reserved1(),
+                                                  this->ModuleILPath(), this->ModuleNativePath(), this->ClrInstanceID(),
+                                                  this->ManagedPdbSignature(), this->ManagedPdbAge(), this->ManagedPdbBuildPath(),
+                                                  this->NativePdbSignature(), this->NativePdbAge(), this->NativePdbBuildPath()); }
   };
 };
 
@@ -656,8 +670,8 @@ struct AssemblyLoadUnloadRundown {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<AssemblyLoadUnloadRundown> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.AssemblyID, s.AppDomainID, s.AssemblyFlags, s.FullyQualifiedAssemblyName); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.AssemblyID, s.AppDomainID, s.AssemblyFlags, s.FullyQualifiedAssemblyName); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const AssemblyLoadUnloadRundown&, const AssemblyLoadUnloadRundown&) = default;
@@ -676,9 +690,11 @@ struct AssemblyLoadUnloadRundown {
     ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
     ::clretw::dotnet_runtime_rundown::AssemblyFlagsMap AssemblyFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::AssemblyFlagsMap, 4>(this->p_ + 16); }
     ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return {this->p_ + 20, ::clretw::string_text(this->p_ + 20, (this->seg_[1] - 20), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::AssemblyID, &View::AppDomainID, &View::AssemblyFlags,
-                                                                  &View::FullyQualifiedAssemblyName); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->AssemblyID(), this->AppDomainID(), this->AssemblyFlags(),
+                                                  this->FullyQualifiedAssemblyName()); }
   };
 };
 
@@ -694,9 +710,9 @@ struct AssemblyLoadUnloadRundown_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<AssemblyLoadUnloadRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.AssemblyID, s.AppDomainID, s.BindingID, s.AssemblyFlags, s.FullyQualifiedAssemblyName,
-                                                        s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.AssemblyID, s.AppDomainID, s.BindingID, s.AssemblyFlags, s.FullyQualifiedAssemblyName,
+                                                                       s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const AssemblyLoadUnloadRundown_V1&, const AssemblyLoadUnloadRundown_V1&) = default;
@@ -717,9 +733,11 @@ struct AssemblyLoadUnloadRundown_V1 {
     ::clretw::dotnet_runtime_rundown::AssemblyFlagsMap AssemblyFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::AssemblyFlagsMap, 4>(this->p_ + 24); }
     ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return {this->p_ + 28, ::clretw::string_text(this->p_ + 28, (this->seg_[1] - 28), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[1]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::AssemblyID, &View::AppDomainID, &View::BindingID, &View::AssemblyFlags,
-                                                                  &View::FullyQualifiedAssemblyName, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->AssemblyID(), this->AppDomainID(), this->BindingID(), this->AssemblyFlags(),
+                                                  this->FullyQualifiedAssemblyName(), this->ClrInstanceID()); }
   };
 };
 
@@ -732,8 +750,8 @@ struct AppDomainLoadUnloadRundown {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<AppDomainLoadUnloadRundown> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.AppDomainID, s.AppDomainFlags, s.AppDomainName); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.AppDomainID, s.AppDomainFlags, s.AppDomainName); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const AppDomainLoadUnloadRundown&, const AppDomainLoadUnloadRundown&) = default;
@@ -751,8 +769,10 @@ struct AppDomainLoadUnloadRundown {
     ::std::uint64_t AppDomainID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::clretw::dotnet_runtime_rundown::AppDomainFlagsMap AppDomainFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::AppDomainFlagsMap, 4>(this->p_ + 8); }
     ::clretw::Utf16View AppDomainName() const noexcept { return {this->p_ + 12, ::clretw::string_text(this->p_ + 12, (this->seg_[1] - 12), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::AppDomainID, &View::AppDomainFlags, &View::AppDomainName); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->AppDomainID(), this->AppDomainFlags(), this->AppDomainName()); }
   };
 };
 
@@ -767,8 +787,8 @@ struct AppDomainLoadUnloadRundown_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<AppDomainLoadUnloadRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.AppDomainID, s.AppDomainFlags, s.AppDomainName, s.AppDomainIndex, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.AppDomainID, s.AppDomainFlags, s.AppDomainName, s.AppDomainIndex, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const AppDomainLoadUnloadRundown_V1&, const AppDomainLoadUnloadRundown_V1&) = default;
@@ -788,9 +808,11 @@ struct AppDomainLoadUnloadRundown_V1 {
     ::clretw::Utf16View AppDomainName() const noexcept { return {this->p_ + 12, ::clretw::string_text(this->p_ + 12, (this->seg_[1] - 12), 2, true) / 2}; }
     ::std::uint32_t AppDomainIndex() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + this->seg_[1]); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[1] + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::AppDomainID, &View::AppDomainFlags, &View::AppDomainName, &View::AppDomainIndex,
-                                                                  &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->AppDomainID(), this->AppDomainFlags(), this->AppDomainName(),
+                                                  this->AppDomainIndex(), this->ClrInstanceID()); }
   };
 };
 
@@ -806,8 +828,8 @@ struct MethodLoadUnloadRundown {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodLoadUnloadRundown> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodLoadUnloadRundown&, const MethodLoadUnloadRundown&) = default;
@@ -828,9 +850,11 @@ struct MethodLoadUnloadRundown {
     ::std::uint32_t MethodSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 24); }
     ::std::uint32_t MethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 28); }
     ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::MethodFlagsMap, 4>(this->p_ + 32); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::ModuleID, &View::MethodStartAddress, &View::MethodSize,
-                                                                  &View::MethodToken, &View::MethodFlags); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->ModuleID(), this->MethodStartAddress(), this->MethodSize(),
+                                                  this->MethodToken(), this->MethodFlags()); }
   };
 };
 
@@ -847,9 +871,9 @@ struct MethodLoadUnloadRundown_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodLoadUnloadRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags,
-                                                        s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags,
+                                                                       s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodLoadUnloadRundown_V1&, const MethodLoadUnloadRundown_V1&) = default;
@@ -871,9 +895,11 @@ struct MethodLoadUnloadRundown_V1 {
     ::std::uint32_t MethodToken() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 28); }
     ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::MethodFlagsMap, 4>(this->p_ + 32); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 36); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::ModuleID, &View::MethodStartAddress, &View::MethodSize,
-                                                                  &View::MethodToken, &View::MethodFlags, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->ModuleID(), this->MethodStartAddress(), this->MethodSize(),
+                                                  this->MethodToken(), this->MethodFlags(), this->ClrInstanceID()); }
   };
 };
 
@@ -891,9 +917,9 @@ struct MethodLoadUnloadRundown_V2 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodLoadUnloadRundown_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags,
-                                                        s.ClrInstanceID, s.ReJITID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags,
+                                                                       s.ClrInstanceID, s.ReJITID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodLoadUnloadRundown_V2&, const MethodLoadUnloadRundown_V2&) = default;
@@ -916,9 +942,11 @@ struct MethodLoadUnloadRundown_V2 {
     ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::MethodFlagsMap, 4>(this->p_ + 32); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 36); }
     ::std::uint64_t ReJITID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 38); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::ModuleID, &View::MethodStartAddress, &View::MethodSize,
-                                                                  &View::MethodToken, &View::MethodFlags, &View::ClrInstanceID, &View::ReJITID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->ModuleID(), this->MethodStartAddress(), this->MethodSize(),
+                                                  this->MethodToken(), this->MethodFlags(), this->ClrInstanceID(), this->ReJITID()); }
   };
 };
 
@@ -937,9 +965,9 @@ struct MethodLoadUnloadRundownVerbose {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodLoadUnloadRundownVerbose> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags,
-                                                        s.MethodNamespace, s.MethodName, s.MethodSignature); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags,
+                                                                       s.MethodNamespace, s.MethodName, s.MethodSignature); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodLoadUnloadRundownVerbose&, const MethodLoadUnloadRundownVerbose&) = default;
@@ -964,10 +992,12 @@ struct MethodLoadUnloadRundownVerbose {
     ::clretw::Utf16View MethodNamespace() const noexcept { return {this->p_ + 36, ::clretw::string_text(this->p_ + 36, (this->seg_[1] - 36), 2, true) / 2}; }
     ::clretw::Utf16View MethodName() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
     ::clretw::Utf16View MethodSignature() const noexcept { return {this->p_ + this->seg_[2], ::clretw::string_text(this->p_ + this->seg_[2], (this->seg_[3] - this->seg_[2]), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::ModuleID, &View::MethodStartAddress, &View::MethodSize,
-                                                                  &View::MethodToken, &View::MethodFlags, &View::MethodNamespace, &View::MethodName,
-                                                                  &View::MethodSignature); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->ModuleID(), this->MethodStartAddress(), this->MethodSize(),
+                                                  this->MethodToken(), this->MethodFlags(), this->MethodNamespace(), this->MethodName(),
+                                                  this->MethodSignature()); }
   };
 };
 
@@ -987,9 +1017,9 @@ struct MethodLoadUnloadRundownVerbose_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodLoadUnloadRundownVerbose_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags,
-                                                        s.MethodNamespace, s.MethodName, s.MethodSignature, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags,
+                                                                       s.MethodNamespace, s.MethodName, s.MethodSignature, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodLoadUnloadRundownVerbose_V1&, const MethodLoadUnloadRundownVerbose_V1&) = default;
@@ -1015,10 +1045,12 @@ struct MethodLoadUnloadRundownVerbose_V1 {
     ::clretw::Utf16View MethodName() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
     ::clretw::Utf16View MethodSignature() const noexcept { return {this->p_ + this->seg_[2], ::clretw::string_text(this->p_ + this->seg_[2], (this->seg_[3] - this->seg_[2]), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[3]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::ModuleID, &View::MethodStartAddress, &View::MethodSize,
-                                                                  &View::MethodToken, &View::MethodFlags, &View::MethodNamespace, &View::MethodName,
-                                                                  &View::MethodSignature, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->ModuleID(), this->MethodStartAddress(), this->MethodSize(),
+                                                  this->MethodToken(), this->MethodFlags(), this->MethodNamespace(), this->MethodName(),
+                                                  this->MethodSignature(), this->ClrInstanceID()); }
   };
 };
 
@@ -1039,9 +1071,9 @@ struct MethodLoadUnloadRundownVerbose_V2 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodLoadUnloadRundownVerbose_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags,
-                                                        s.MethodNamespace, s.MethodName, s.MethodSignature, s.ClrInstanceID, s.ReJITID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.ModuleID, s.MethodStartAddress, s.MethodSize, s.MethodToken, s.MethodFlags,
+                                                                       s.MethodNamespace, s.MethodName, s.MethodSignature, s.ClrInstanceID, s.ReJITID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodLoadUnloadRundownVerbose_V2&, const MethodLoadUnloadRundownVerbose_V2&) = default;
@@ -1068,10 +1100,12 @@ struct MethodLoadUnloadRundownVerbose_V2 {
     ::clretw::Utf16View MethodSignature() const noexcept { return {this->p_ + this->seg_[2], ::clretw::string_text(this->p_ + this->seg_[2], (this->seg_[3] - this->seg_[2]), 2, true) / 2}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[3]); }
     ::std::uint64_t ReJITID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + this->seg_[3] + 2); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::ModuleID, &View::MethodStartAddress, &View::MethodSize,
-                                                                  &View::MethodToken, &View::MethodFlags, &View::MethodNamespace, &View::MethodName,
-                                                                  &View::MethodSignature, &View::ClrInstanceID, &View::ReJITID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->ModuleID(), this->MethodStartAddress(), this->MethodSize(),
+                                                  this->MethodToken(), this->MethodFlags(), this->MethodNamespace(), this->MethodName(),
+                                                  this->MethodSignature(), this->ClrInstanceID(), this->ReJITID()); }
   };
 };
 
@@ -1088,9 +1122,9 @@ struct MethodILToNativeMapRundown {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodILToNativeMapRundown> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.ReJITID, s.MethodExtent, s.CountOfMapEntries, s.ILOffsets, s.NativeOffsets,
-                                                        s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.ReJITID, s.MethodExtent, s.CountOfMapEntries, s.ILOffsets, s.NativeOffsets,
+                                                                       s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodILToNativeMapRundown&, const MethodILToNativeMapRundown&) = default;
@@ -1114,9 +1148,11 @@ struct MethodILToNativeMapRundown {
     ::clretw::ArrayView<::std::uint32_t> ILOffsets() const noexcept { return {this->p_ + 19, (this->seg_[1] - 19) / 4, 4}; }
     ::clretw::ArrayView<::std::uint32_t> NativeOffsets() const noexcept { return {this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]) / 4, 4}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[2]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::ReJITID, &View::MethodExtent, &View::CountOfMapEntries,
-                                                                  &View::ILOffsets, &View::NativeOffsets, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->ReJITID(), this->MethodExtent(), this->CountOfMapEntries(),
+                                                  this->ILOffsets(), this->NativeOffsets(), this->ClrInstanceID()); }
   };
 };
 
@@ -1134,9 +1170,9 @@ struct MethodILToNativeMapRundown_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<MethodILToNativeMapRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.MethodID, s.ReJITID, s.MethodExtent, s.CountOfMapEntries, s.ILOffsets, s.NativeOffsets,
-                                                        s.ClrInstanceID, s.ILVersionID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MethodID, s.ReJITID, s.MethodExtent, s.CountOfMapEntries, s.ILOffsets, s.NativeOffsets,
+                                                                       s.ClrInstanceID, s.ILVersionID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const MethodILToNativeMapRundown_V1&, const MethodILToNativeMapRundown_V1&) = default;
@@ -1161,9 +1197,11 @@ struct MethodILToNativeMapRundown_V1 {
     ::clretw::ArrayView<::std::uint32_t> NativeOffsets() const noexcept { return {this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]) / 4, 4}; }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[2]); }
     ::std::uint64_t ILVersionID() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + this->seg_[2] + 2); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::MethodID, &View::ReJITID, &View::MethodExtent, &View::CountOfMapEntries,
-                                                                  &View::ILOffsets, &View::NativeOffsets, &View::ClrInstanceID, &View::ILVersionID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MethodID(), this->ReJITID(), this->MethodExtent(), this->CountOfMapEntries(),
+                                                  this->ILOffsets(), this->NativeOffsets(), this->ClrInstanceID(), this->ILVersionID()); }
   };
 };
 
@@ -1174,8 +1212,8 @@ struct DCStartEnd {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<DCStartEnd> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const DCStartEnd&, const DCStartEnd&) = default;
@@ -1191,8 +1229,10 @@ struct DCStartEnd {
   class View : public ::clretw::LayoutView<View<PointerSize>, DCStartEnd, PointerSize, 1, 2> {
    public:
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID()); }
   };
 };
 
@@ -1207,8 +1247,8 @@ struct ClrStackWalk {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ClrStackWalk> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.Reserved1, s.Reserved2, s.FrameCount, s.Stack); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.Reserved1, s.Reserved2, s.FrameCount, s.Stack); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ClrStackWalk&, const ClrStackWalk&) = default;
@@ -1230,8 +1270,11 @@ struct ClrStackWalk {
     ::std::uint8_t Reserved2() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_ + 3); }
     ::std::uint32_t FrameCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
     ::clretw::ArrayView<::std::uint64_t> Stack() const noexcept { return {this->p_ + 8, (this->seg_[1] - 8) / (PointerSize == 8 ? 8u : 4u), (PointerSize == 8 ? 8u : 4u)}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::Reserved1, &View::Reserved2, &View::FrameCount, &View::Stack); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->Reserved1(), this->Reserved2(), this->FrameCount(),
+                                                  this->Stack()); }
   };
 };
 
@@ -1247,9 +1290,9 @@ struct ThreadCreatedRundown {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ThreadCreatedRundown> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ManagedThreadID, s.AppDomainID, s.Flags, s.ManagedThreadIndex, s.OSThreadID,
-                                                        s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ManagedThreadID, s.AppDomainID, s.Flags, s.ManagedThreadIndex, s.OSThreadID,
+                                                                       s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ThreadCreatedRundown&, const ThreadCreatedRundown&) = default;
@@ -1270,9 +1313,11 @@ struct ThreadCreatedRundown {
     ::std::uint32_t ManagedThreadIndex() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 20); }
     ::std::uint32_t OSThreadID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 24); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 28); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ManagedThreadID, &View::AppDomainID, &View::Flags, &View::ManagedThreadIndex,
-                                                                  &View::OSThreadID, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ManagedThreadID(), this->AppDomainID(), this->Flags(), this->ManagedThreadIndex(),
+                                                  this->OSThreadID(), this->ClrInstanceID()); }
   };
 };
 
@@ -1287,8 +1332,8 @@ struct ModuleRangeRundown {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ModuleRangeRundown> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.ModuleID, s.RangeBegin, s.RangeSize, s.RangeType); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.ModuleID, s.RangeBegin, s.RangeSize, s.RangeType); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ModuleRangeRundown&, const ModuleRangeRundown&) = default;
@@ -1308,8 +1353,11 @@ struct ModuleRangeRundown {
     ::std::uint32_t RangeBegin() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 10); }
     ::std::uint32_t RangeSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 14); }
     ::clretw::dotnet_runtime_rundown::ModuleRangeTypeMap RangeType() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::ModuleRangeTypeMap, 1>(this->p_ + 18); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::ModuleID, &View::RangeBegin, &View::RangeSize, &View::RangeType); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->ModuleID(), this->RangeBegin(), this->RangeSize(),
+                                                  this->RangeType()); }
   };
 };
 
@@ -1321,8 +1369,8 @@ struct TieredCompilationSettings {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<TieredCompilationSettings> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.Flags); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.Flags); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const TieredCompilationSettings&, const TieredCompilationSettings&) = default;
@@ -1339,8 +1387,10 @@ struct TieredCompilationSettings {
    public:
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
     ::clretw::dotnet_runtime_rundown::TieredCompilationSettingsFlagsMap Flags() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_rundown::TieredCompilationSettingsFlagsMap, 4>(this->p_ + 2); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::Flags); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->Flags()); }
   };
 };
 
@@ -1353,8 +1403,8 @@ struct ExecutionCheckpointRundown {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ExecutionCheckpointRundown> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.Name, s.Timestamp); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.Name, s.Timestamp); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ExecutionCheckpointRundown&, const ExecutionCheckpointRundown&) = default;
@@ -1372,8 +1422,10 @@ struct ExecutionCheckpointRundown {
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
     ::clretw::Utf16View Name() const noexcept { return {this->p_ + 2, ::clretw::string_text(this->p_ + 2, (this->seg_[1] - 2), 2, true) / 2}; }
     ::std::int64_t Timestamp() const noexcept { return ::clretw::load_value_w<::std::int64_t, 8>(this->p_ + this->seg_[1]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::Name, &View::Timestamp); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->Name(), this->Timestamp()); }
   };
 };
 

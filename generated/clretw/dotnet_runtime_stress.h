@@ -82,13 +82,13 @@ enum class CLRStackStressOpcode : ::std::uint8_t {
 // Owning payload structs, one per template. decode() copies a payload out;
 // encode() writes the exact wire bytes (clretw::decode_payload and
 // encode_payload, payload.h). Count and length fields must match the sizes of
-// the data they describe. fields(s) lists the members of s in wire order, and
+// the data they describe. fields(s, f) calls f with the members of s in wire order, and
 // for_each_field(s, f) calls f(const clretw::FieldDesc&, member) for each.
 // A struct whose layout can be checked in straight-line code has check<PointerSize>()
 // (clretw::LayoutCursor, layout_view.h), which accepts exactly what the layout engine
 // accepts; the event views below call it. Most such structs also have a layout view,
 // View<PointerSize>: their payload read in place with no copy, checked once by verify()
-// (clretw::LayoutView), with an accessor per member and fields(), its accessors in wire order.
+// (clretw::LayoutView), with an accessor per member and fields(f), which calls f with their values.
 
 namespace templates {
 
@@ -101,8 +101,8 @@ struct StressLog {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<StressLog> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Facility, s.LogLevel, s.Message); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Facility, s.LogLevel, s.Message); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const StressLog&, const StressLog&) = default;
@@ -122,8 +122,10 @@ struct StressLog {
     ::std::string_view Message() const noexcept {
       return {reinterpret_cast<const char*>(this->p_ + 5), ::clretw::string_text(this->p_ + 5, (this->seg_[1] - 5), 1, true)};
     }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Facility, &View::LogLevel, &View::Message); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Facility(), this->LogLevel(), this->Message()); }
   };
 };
 
@@ -137,8 +139,8 @@ struct StressLog_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<StressLog_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Facility, s.LogLevel, s.Message, s.ClrInstanceID); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Facility, s.LogLevel, s.Message, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const StressLog_V1&, const StressLog_V1&) = default;
@@ -159,8 +161,10 @@ struct StressLog_V1 {
       return {reinterpret_cast<const char*>(this->p_ + 5), ::clretw::string_text(this->p_ + 5, (this->seg_[1] - 5), 1, true)};
     }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + this->seg_[1]); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Facility, &View::LogLevel, &View::Message, &View::ClrInstanceID); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Facility(), this->LogLevel(), this->Message(), this->ClrInstanceID()); }
   };
 };
 
@@ -175,8 +179,8 @@ struct ClrStackWalk {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<ClrStackWalk> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ClrInstanceID, s.Reserved1, s.Reserved2, s.FrameCount, s.Stack); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClrInstanceID, s.Reserved1, s.Reserved2, s.FrameCount, s.Stack); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const ClrStackWalk&, const ClrStackWalk&) = default;
@@ -198,8 +202,11 @@ struct ClrStackWalk {
     ::std::uint8_t Reserved2() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_ + 3); }
     ::std::uint32_t FrameCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
     ::clretw::ArrayView<::std::uint64_t> Stack() const noexcept { return {this->p_ + 8, (this->seg_[1] - 8) / (PointerSize == 8 ? 8u : 4u), (PointerSize == 8 ? 8u : 4u)}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ClrInstanceID, &View::Reserved1, &View::Reserved2, &View::FrameCount, &View::Stack); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ClrInstanceID(), this->Reserved1(), this->Reserved2(), this->FrameCount(),
+                                                  this->Stack()); }
   };
 };
 

@@ -110,13 +110,13 @@ constexpr bool clretw_flag_enum(ProcessFlagsMap) noexcept { return true; }
 // Owning payload structs, one per template. decode() copies a payload out;
 // encode() writes the exact wire bytes (clretw::decode_payload and
 // encode_payload, payload.h). Count and length fields must match the sizes of
-// the data they describe. fields(s) lists the members of s in wire order, and
+// the data they describe. fields(s, f) calls f with the members of s in wire order, and
 // for_each_field(s, f) calls f(const clretw::FieldDesc&, member) for each.
 // A struct whose layout can be checked in straight-line code has check<PointerSize>()
 // (clretw::LayoutCursor, layout_view.h), which accepts exactly what the layout engine
 // accepts; the event views below call it. Most such structs also have a layout view,
 // View<PointerSize>: their payload read in place with no copy, checked once by verify()
-// (clretw::LayoutView), with an accessor per member and fields(), its accessors in wire order.
+// (clretw::LayoutView), with an accessor per member and fields(f), which calls f with their values.
 
 namespace templates {
 
@@ -156,13 +156,13 @@ struct EventTraceHeader {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<EventTraceHeader> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.BufferSize, s.Version, s.ProviderVersion, s.NumberOfProcessors, s.EndTime,
-                                                        s.TimerResolution, s.MaxFileSize, s.LogFileMode, s.BuffersWritten, s.StartBuffers,
-                                                        s.PointerSize, s.EventsLost, s.CPUSpeed, s.LoggerNamePointer, s.LogFileNamePointer,
-                                                        s.TimeZoneBias, s.StandardName, s.StandardDate, s.StandardBias, s.DaylightName,
-                                                        s.DaylightDate, s.DaylightBias, s.Alignment, s.BootTime, s.PerfFreq, s.StartTime,
-                                                        s.ReservedFlags, s.BuffersLost, s.SessionName, s.LogFileName); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.BufferSize, s.Version, s.ProviderVersion, s.NumberOfProcessors, s.EndTime,
+                                                                       s.TimerResolution, s.MaxFileSize, s.LogFileMode, s.BuffersWritten, s.StartBuffers,
+                                                                       s.PointerSize, s.EventsLost, s.CPUSpeed, s.LoggerNamePointer, s.LogFileNamePointer,
+                                                                       s.TimeZoneBias, s.StandardName, s.StandardDate, s.StandardBias, s.DaylightName,
+                                                                       s.DaylightDate, s.DaylightBias, s.Alignment, s.BootTime, s.PerfFreq, s.StartTime,
+                                                                       s.ReservedFlags, s.BuffersLost, s.SessionName, s.LogFileName); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const EventTraceHeader&, const EventTraceHeader&) = default;
@@ -208,15 +208,17 @@ struct EventTraceHeader {
     ::std::uint32_t BuffersLost() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 276u : 268u)); }
     ::clretw::Utf16View SessionName() const noexcept { return {this->p_ + (PointerSize == 8 ? 280u : 272u), ::clretw::string_text(this->p_ + (PointerSize == 8 ? 280u : 272u), (this->seg_[1] - (PointerSize == 8 ? 280u : 272u)), 2, true) / 2}; }
     ::clretw::Utf16View LogFileName() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::BufferSize, &View::Version, &View::ProviderVersion, &View::NumberOfProcessors,
-                                                                  &View::EndTime, &View::TimerResolution, &View::MaxFileSize, &View::LogFileMode,
-                                                                  &View::BuffersWritten, &View::StartBuffers, &View::PointerSize_, &View::EventsLost,
-                                                                  &View::CPUSpeed, &View::LoggerNamePointer, &View::LogFileNamePointer, &View::TimeZoneBias,
-                                                                  &View::StandardName, &View::StandardDate, &View::StandardBias, &View::DaylightName,
-                                                                  &View::DaylightDate, &View::DaylightBias, &View::Alignment, &View::BootTime, &View::PerfFreq,
-                                                                  &View::StartTime, &View::ReservedFlags, &View::BuffersLost, &View::SessionName,
-                                                                  &View::LogFileName); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->BufferSize(), this->Version(), this->ProviderVersion(), this->NumberOfProcessors(),
+                                                  this->EndTime(), this->TimerResolution(), this->MaxFileSize(), this->LogFileMode(),
+                                                  this->BuffersWritten(), this->StartBuffers(), this->PointerSize_(), this->EventsLost(),
+                                                  this->CPUSpeed(), this->LoggerNamePointer(), this->LogFileNamePointer(),
+                                                  this->TimeZoneBias(), this->StandardName(), this->StandardDate(), this->StandardBias(),
+                                                  this->DaylightName(), this->DaylightDate(), this->DaylightBias(), this->Alignment(),
+                                                  this->BootTime(), this->PerfFreq(), this->StartTime(), this->ReservedFlags(),
+                                                  this->BuffersLost(), this->SessionName(), this->LogFileName()); }
   };
 };
 
@@ -240,10 +242,10 @@ struct Process_V4 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<Process_V4> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.UniqueProcessKey, s.ProcessId, s.ParentId, s.SessionId, s.ExitStatus,
-                                                        s.DirectoryTableBase, s.Flags, s.UserSIDPointer, s.UserSIDAttributes, s.UserSID,
-                                                        s.ImageFileName, s.CommandLine, s.PackageFullName, s.ApplicationId); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.UniqueProcessKey, s.ProcessId, s.ParentId, s.SessionId, s.ExitStatus,
+                                                                       s.DirectoryTableBase, s.Flags, s.UserSIDPointer, s.UserSIDAttributes, s.UserSID,
+                                                                       s.ImageFileName, s.CommandLine, s.PackageFullName, s.ApplicationId); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const Process_V4&, const Process_V4&) = default;
@@ -269,10 +271,10 @@ struct Thread_V3 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<Thread_V3> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ProcessId, s.TThreadId, s.StackBase, s.StackLimit, s.UserStackBase, s.UserStackLimit,
-                                                        s.Affinity, s.Win32StartAddr, s.TebBase, s.SubProcessTag, s.BasePriority, s.PagePriority,
-                                                        s.IoPriority, s.ThreadFlags); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ProcessId, s.TThreadId, s.StackBase, s.StackLimit, s.UserStackBase, s.UserStackLimit,
+                                                                       s.Affinity, s.Win32StartAddr, s.TebBase, s.SubProcessTag, s.BasePriority, s.PagePriority,
+                                                                       s.IoPriority, s.ThreadFlags); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const Thread_V3&, const Thread_V3&) = default;
@@ -301,11 +303,13 @@ struct Thread_V3 {
     ::std::uint8_t PagePriority() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_ + (PointerSize == 8 ? 69u : 41u)); }
     ::std::uint8_t IoPriority() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_ + (PointerSize == 8 ? 70u : 42u)); }
     ::std::uint8_t ThreadFlags() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_ + (PointerSize == 8 ? 71u : 43u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ProcessId, &View::TThreadId, &View::StackBase, &View::StackLimit, &View::UserStackBase,
-                                                                  &View::UserStackLimit, &View::Affinity, &View::Win32StartAddr, &View::TebBase,
-                                                                  &View::SubProcessTag, &View::BasePriority, &View::PagePriority, &View::IoPriority,
-                                                                  &View::ThreadFlags); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ProcessId(), this->TThreadId(), this->StackBase(), this->StackLimit(),
+                                                  this->UserStackBase(), this->UserStackLimit(), this->Affinity(), this->Win32StartAddr(),
+                                                  this->TebBase(), this->SubProcessTag(), this->BasePriority(), this->PagePriority(),
+                                                  this->IoPriority(), this->ThreadFlags()); }
   };
 };
 
@@ -327,9 +331,9 @@ struct Image {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<Image> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.ImageBase, s.ImageSize, s.ProcessId, s.ImageChecksum, s.TimeDateStamp, s.Reserved0,
-                                                        s.DefaultBase, s.Reserved1, s.Reserved2, s.Reserved3, s.Reserved4, s.FileName); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ImageBase, s.ImageSize, s.ProcessId, s.ImageChecksum, s.TimeDateStamp, s.Reserved0,
+                                                                       s.DefaultBase, s.Reserved1, s.Reserved2, s.Reserved3, s.Reserved4, s.FileName); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const Image&, const Image&) = default;
@@ -357,10 +361,12 @@ struct Image {
     ::std::uint32_t Reserved3() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 48u : 36u)); }
     ::std::uint32_t Reserved4() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 52u : 40u)); }
     ::clretw::Utf16View FileName() const noexcept { return {this->p_ + (PointerSize == 8 ? 56u : 44u), ::clretw::string_text(this->p_ + (PointerSize == 8 ? 56u : 44u), (this->seg_[1] - (PointerSize == 8 ? 56u : 44u)), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::ImageBase, &View::ImageSize, &View::ProcessId, &View::ImageChecksum,
-                                                                  &View::TimeDateStamp, &View::Reserved0, &View::DefaultBase, &View::Reserved1,
-                                                                  &View::Reserved2, &View::Reserved3, &View::Reserved4, &View::FileName); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ImageBase(), this->ImageSize(), this->ProcessId(), this->ImageChecksum(),
+                                                  this->TimeDateStamp(), this->Reserved0(), this->DefaultBase(), this->Reserved1(),
+                                                  this->Reserved2(), this->Reserved3(), this->Reserved4(), this->FileName()); }
   };
 };
 
@@ -374,8 +380,8 @@ struct SampledProfile {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<SampledProfile> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.InstructionPointer, s.ThreadId, s.Count, s.Reserved); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.InstructionPointer, s.ThreadId, s.Count, s.Reserved); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const SampledProfile&, const SampledProfile&) = default;
@@ -394,8 +400,10 @@ struct SampledProfile {
     ::std::uint32_t ThreadId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
     ::std::uint16_t Count() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + (PointerSize == 8 ? 12u : 8u)); }
     ::std::uint16_t Reserved() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + (PointerSize == 8 ? 14u : 10u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::InstructionPointer, &View::ThreadId, &View::Count, &View::Reserved); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->InstructionPointer(), this->ThreadId(), this->Count(), this->Reserved()); }
   };
 };
 
@@ -408,8 +416,8 @@ struct StackWalk {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<StackWalk> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.EventTimeStamp, s.StackProcess, s.StackThread); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.EventTimeStamp, s.StackProcess, s.StackThread); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const StackWalk&, const StackWalk&) = default;
@@ -427,8 +435,10 @@ struct StackWalk {
     ::std::uint64_t EventTimeStamp() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
     ::std::uint32_t StackProcess() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
     ::std::uint32_t StackThread() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 12); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::EventTimeStamp, &View::StackProcess, &View::StackThread); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->EventTimeStamp(), this->StackProcess(), this->StackThread()); }
   };
 };
 

@@ -992,7 +992,7 @@ class Emitter {
       mst::data v;
       v.set("aname", aname);
       values.push_back(v);
-      widths.push_back(aname.size() + 8);  // "&View::NAME, "
+      widths.push_back(aname.size() + 10);  // "this->NAME(), "
     }
     const bool fixed = segs == 1 && l4.segments[0].var_field == kNoField && l8.segments[0].var_field == kNoField;
     out.set("sname", sname);

@@ -8,15 +8,15 @@
 // (View<PointerSize>) derives from LayoutView, which verifies a payload with it and
 // gives payload(), consumed(), trailing_bytes(), for_each_field() and copy_to():
 // the view itself declares its accessors (loads at offsets known at generation
-// time) and fields(), the accessors in wire order (member function pointers, which
-// calls through a constant turn into plain calls).
+// time) and fields(f), which calls f with every accessor's value in wire order.
+// (A call with the values as a pack, not a std::tuple of them: the compiler
+// instantiates one lambda per view instead of the tuple's machinery per field.)
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <optional>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -117,20 +117,18 @@ class LayoutView {
   // Calls f(field name, value) for every field, in wire order (the name is a std::string_view).
   template <class F>
   void for_each_field(F&& f) const {
-    static constexpr auto kGet = View::fields();
     [[maybe_unused]] const auto& d = Payload::record().fields;
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      (f(d[I].name, (self().*std::get<I>(kGet))()), ...);
-    }(std::make_index_sequence<std::tuple_size_v<decltype(kGet)>>{});
+    self().fields([&](const auto&... value) {
+      [[maybe_unused]] std::size_t i = 0;
+      (f(d[i++].name, value), ...);
+    });
   }
   // Copies every field into an owning struct as it is after construction (what decode() does when
   // the payload verifies).
   void copy_to(Payload& out) const {
-    static constexpr auto kGet = View::fields();
-    [[maybe_unused]] const auto members = Payload::fields(out);
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      (detail::copy_field((self().*std::get<I>(kGet))(), std::get<I>(members)), ...);
-    }(std::make_index_sequence<std::tuple_size_v<decltype(kGet)>>{});
+    Payload::fields(out, [&](auto&... member) {
+      self().fields([&](const auto&... value) { (detail::copy_field(value, member), ...); });
+    });
   }
 
  protected:

@@ -1,8 +1,8 @@
 // clretw/payload.h - decode and encode for generated owning payload structs.
 //
 // A generated payload struct declares its members (manifest names, owning C++
-// types), lists them once in a static fields(s) (a std::tie of them, in wire
-// order), and has a static for_each_field(s, f), which calls f(FieldDesc, member)
+// types), lists them once in a static fields(s, f) (which calls f with all of them,
+// in wire order), and has a static for_each_field(s, f), which calls f(FieldDesc, member)
 // for every field of s in wire order (detail::for_each_member below;
 // clretw::for_each_field is the generic spelling). The two templates here do the rest:
 //   decode_payload<P>(bytes, ps)  copies every field out: through P's layout view
@@ -18,7 +18,6 @@
 
 #include <cstdint>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -43,15 +42,15 @@ template <class T>
 concept PayloadRecord = requires { T::record(); };
 
 // Calls f(field descriptor, member) for every member of a generated payload struct s, in wire order
-// (S::fields(s) lists them): what its for_each_field(s, f) does.
+// (S::fields(s, f) lists them): what its for_each_field(s, f) does.
 template <class S, class F>
 void for_each_member(S& s, F& f) {
   using P = std::remove_const_t<S>;
   [[maybe_unused]] const auto& d = P::record().fields;
-  std::apply([&](auto&... m) {
+  P::fields(s, [&](auto&... m) {
     [[maybe_unused]] std::size_t i = 0;
     (f(d[i++], m), ...);
-  }, P::fields(s));
+  });
 }
 
 // Integer value of a member, for count/length checks (0 for non-integers).

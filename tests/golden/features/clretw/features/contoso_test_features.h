@@ -105,13 +105,13 @@ constexpr bool clretw_flag_enum(AccessMap) noexcept { return true; }
 // Owning payload structs, one per template. decode() copies a payload out;
 // encode() writes the exact wire bytes (clretw::decode_payload and
 // encode_payload, payload.h). Count and length fields must match the sizes of
-// the data they describe. fields(s) lists the members of s in wire order, and
+// the data they describe. fields(s, f) calls f with the members of s in wire order, and
 // for_each_field(s, f) calls f(const clretw::FieldDesc&, member) for each.
 // A struct whose layout can be checked in straight-line code has check<PointerSize>()
 // (clretw::LayoutCursor, layout_view.h), which accepts exactly what the layout engine
 // accepts; the event views below call it. Most such structs also have a layout view,
 // View<PointerSize>: their payload read in place with no copy, checked once by verify()
-// (clretw::LayoutView), with an accessor per member and fields(), its accessors in wire order.
+// (clretw::LayoutView), with an accessor per member and fields(f), which calls f with their values.
 
 namespace templates {
 
@@ -140,9 +140,9 @@ struct Scalars {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<Scalars> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.I8, s.U8, s.I16, s.U16, s.I32, s.U32, s.I64, s.U64, s.H32, s.H64, s.F32, s.F64, s.Flag,
-                                                        s.Id, s.Ptr, s.After, s.When, s.Clock, s.Access); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.I8, s.U8, s.I16, s.U16, s.I32, s.U32, s.I64, s.U64, s.H32, s.H64, s.F32, s.F64, s.Flag,
+                                                                       s.Id, s.Ptr, s.After, s.When, s.Clock, s.Access); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const Scalars&, const Scalars&) = default;
@@ -176,10 +176,12 @@ struct Scalars {
     ::std::uint64_t When() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + (PointerSize == 8 ? 84u : 80u)); }
     ::clretw::SystemTime Clock() const noexcept { return ::clretw::load_value_w<::clretw::SystemTime, 16>(this->p_ + (PointerSize == 8 ? 92u : 88u)); }
     ::clretw::features::contoso_test_features::AccessMap Access() const noexcept { return ::clretw::load_value_w<::clretw::features::contoso_test_features::AccessMap, 4>(this->p_ + (PointerSize == 8 ? 108u : 104u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::I8, &View::U8, &View::I16, &View::U16, &View::I32, &View::U32, &View::I64, &View::U64,
-                                                                  &View::H32, &View::H64, &View::F32, &View::F64, &View::Flag, &View::Id, &View::Ptr, &View::After,
-                                                                  &View::When, &View::Clock, &View::Access); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->I8(), this->U8(), this->I16(), this->U16(), this->I32(), this->U32(), this->I64(),
+                                                  this->U64(), this->H32(), this->H64(), this->F32(), this->F64(), this->Flag(),
+                                                  this->Id(), this->Ptr(), this->After(), this->When(), this->Clock(), this->Access()); }
   };
 };
 
@@ -198,8 +200,8 @@ struct Strings {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<Strings> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Wide, s.Narrow, s.Fixed, s.NameLength, s.Counted, s.BlobSize, s.Blob, s.Owner, s.Tail); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Wide, s.Narrow, s.Fixed, s.NameLength, s.Counted, s.BlobSize, s.Blob, s.Owner, s.Tail); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const Strings&, const Strings&) = default;
@@ -216,8 +218,8 @@ struct Arrays {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<Arrays> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Count, s.Values, s.Pair, s.Names, s.Single); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Count, s.Values, s.Pair, s.Names, s.Single); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const Arrays&, const Arrays&) = default;
@@ -233,8 +235,8 @@ struct Nested_Items {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<Nested_Items> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Key, s.Label, s.ArgCount, s.Args); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Key, s.Label, s.ArgCount, s.Args); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const Nested_Items&, const Nested_Items&) = default;
@@ -254,8 +256,10 @@ struct Nested_Items {
     ::clretw::Utf16View Label() const noexcept { return {this->p_ + 8, ::clretw::string_text(this->p_ + 8, (this->seg_[1] - 8), 2, true) / 2}; }
     ::std::uint32_t ArgCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + this->seg_[1]); }
     ::clretw::ArrayView<::std::uint64_t> Args() const noexcept { return {this->p_ + this->seg_[1] + 4, (this->seg_[2] - this->seg_[1] - 4) / 8, 8}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Key, &View::Label, &View::ArgCount, &View::Args); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Key(), this->Label(), this->ArgCount(), this->Args()); }
   };
 };
 
@@ -267,8 +271,8 @@ struct Nested_Points {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<Nested_Points> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.X, s.Y); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.X, s.Y); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const Nested_Points&, const Nested_Points&) = default;
@@ -285,8 +289,10 @@ struct Nested_Points {
    public:
     ::std::int32_t X() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(this->p_); }
     ::std::uint64_t Y() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::X, &View::Y); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->X(), this->Y()); }
   };
 };
 
@@ -300,8 +306,8 @@ struct Nested {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<Nested> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Count, s.ClrInstanceID, s.Items, s.Points); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Count, s.ClrInstanceID, s.Items, s.Points); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const Nested&, const Nested&) = default;
@@ -315,8 +321,8 @@ struct Versioned {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<Versioned> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Count, s.Depth); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Count, s.Depth); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const Versioned&, const Versioned&) = default;
@@ -333,8 +339,10 @@ struct Versioned {
    public:
     ::std::uint32_t Count() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
     ::std::uint16_t Depth() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 4); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Count, &View::Depth); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Count(), this->Depth()); }
   };
 };
 
@@ -348,8 +356,8 @@ struct Versioned_V1 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<Versioned_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Count, s.Inserted, s.Depth, s.Name); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Count, s.Inserted, s.Depth, s.Name); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const Versioned_V1&, const Versioned_V1&) = default;
@@ -368,8 +376,10 @@ struct Versioned_V1 {
     ::std::uint64_t Inserted() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 4); }
     ::std::uint32_t Depth() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 12); }
     ::clretw::Utf16View Name() const noexcept { return {this->p_ + 16, ::clretw::string_text(this->p_ + 16, (this->seg_[1] - 16), 2, true) / 2}; }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Count, &View::Inserted, &View::Depth, &View::Name); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Count(), this->Inserted(), this->Depth(), this->Name()); }
   };
 };
 
@@ -385,8 +395,8 @@ struct Versioned_V2 {
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<Versioned_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class S>
-  static auto fields(S& s) noexcept { return ::std::tie(s.Count, s.Inserted, s.Depth, s.Name, s.Extra, s.Color); }
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Count, s.Inserted, s.Depth, s.Name, s.Extra, s.Color); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const Versioned_V2&, const Versioned_V2&) = default;
@@ -408,8 +418,11 @@ struct Versioned_V2 {
     ::clretw::Utf16View Name() const noexcept { return {this->p_ + 16, ::clretw::string_text(this->p_ + 16, (this->seg_[1] - 16), 2, true) / 2}; }
     ::std::uint64_t Extra() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + this->seg_[1]); }
     ::clretw::features::contoso_test_features::ColorMap Color() const noexcept { return ::clretw::load_value_w<::clretw::features::contoso_test_features::ColorMap, 1>(this->p_ + this->seg_[1] + (PointerSize == 8 ? 8u : 4u)); }
-    // The accessors in wire order (what for_each_field() and copy_to() call).
-    static constexpr auto fields() noexcept { return ::std::tuple(&View::Count, &View::Inserted, &View::Depth, &View::Name, &View::Extra, &View::Color); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Count(), this->Inserted(), this->Depth(), this->Name(), this->Extra(),
+                                                  this->Color()); }
   };
 };
 
