@@ -14,6 +14,7 @@ work=${2:-/tmp/clretw-vs-traceevent}
 size_mb=${3:-1024}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 command -v dotnet >/dev/null || { echo "run.sh: needs dotnet (the .NET SDK)" >&2; exit 2; }
+cmake --build "$build" --target vs_traceevent_read_all >/dev/null
 for f in clretw-dump bench/vs_traceevent_read_all bench/peak_rss; do
   [ -x "$build/$f" ] || { echo "run.sh: $build/$f is missing: build the Release tree first" >&2; exit 2; }
 done
