@@ -1,5 +1,5 @@
 #!/bin/sh
-# The real .NET runtime as the test bench: builds tests/dotnet/workload, runs it twice under EventPipe
+# The real .NET runtime as the test bench: runs tests/dotnet/workload (workload.sh) twice under EventPipe
 # with no tools (DOTNET_EnableEventPipe, every keyword at level 5 of the runtime, rundown and private
 # providers, the sample profiler, the workload's two EventSources and TPL's activity ids), once with
 # stacks and once without (DOTNET_EventPipeEnableStackwalk=0). For each capture it checks that the
@@ -14,8 +14,9 @@ if ! command -v dotnet >/dev/null 2>&1; then
   echo "SKIPPED: dotnet is not on the PATH; no real runtime was traced"
   exit 0
 fi
-rm -rf "$work" && mkdir -p "$work/src" "$work/oracle-src"
-cp "$src/tests/dotnet/workload/workload.csproj" "$src/tests/dotnet/workload/Program.cs" "$work/src/"
+rm -rf "$work" && mkdir -p "$work/oracle-src"
+. "$src/tests/dotnet/workload.sh"
+need_workload "$work" "$src" "no real runtime was traced"
 cp "$src/tests/dotnet/oracle/oracle.csproj" "$src/tests/dotnet/oracle/Program.cs" "$work/oracle-src/"
 build() {  # build NAME PROJECT OUT
   if ! timeout 300 dotnet build "$2" -c Release -o "$3" --nologo -v quiet > "$work/$1-build.log" 2>&1; then
@@ -24,7 +25,6 @@ build() {  # build NAME PROJECT OUT
     exit 1
   fi
 }
-build workload "$work/src/workload.csproj" "$work/bin"
 build oracle "$work/oracle-src/oracle.csproj" "$work/oracle" " (NuGet restore of Microsoft.Diagnostics.Tracing.TraceEvent 4.0.0?)"
 
 all=0xFFFFFFFFFFFFFFFF
@@ -36,7 +36,7 @@ fail=0
 capture() {
   name=$1 trace="$work/$1.nettrace" stats="$work/$1-stats.txt"
   DOTNET_EnableEventPipe=1 DOTNET_EventPipeOutputPath="$trace" DOTNET_EventPipeConfig="$config" \
-  DOTNET_EventPipeEnableStackwalk=$2 timeout 120 dotnet "$work/bin/workload.dll" 2 > "$work/$name-run.log" 2>&1 ||
+  DOTNET_EventPipeEnableStackwalk=$2 timeout 120 dotnet "$workload/workload.dll" 2 > "$work/$name-run.log" 2>&1 ||
     { cat "$work/$name-run.log"; echo "FAIL: the workload did not run"; exit 1; }
   "$dump" --stats "$trace" > "$stats" 2>&1
   status=$?

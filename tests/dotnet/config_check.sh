@@ -12,22 +12,9 @@ if ! command -v dotnet >/dev/null 2>&1; then
   echo "SKIPPED: dotnet is not on the PATH; no real runtime was traced"
   exit 0
 fi
-mkdir -p "$work/src"
-# The workload is built once per change of its sources (as capture_check.sh builds it).
-stale=0
-for f in workload.csproj Program.cs; do
-  cmp -s "$src/tests/dotnet/workload/$f" "$work/src/$f" || stale=1
-done
-if [ "$stale" = 1 ] || [ ! -f "$work/bin/workload.dll" ]; then
-  rm -rf "$work/src" "$work/bin" && mkdir -p "$work/src"
-  cp "$src/tests/dotnet/workload/workload.csproj" "$src/tests/dotnet/workload/Program.cs" "$work/src/"
-  if ! timeout 300 dotnet build "$work/src/workload.csproj" -c Release -o "$work/bin" --nologo -v quiet \
-       > "$work/workload-build.log" 2>&1; then
-    cat "$work/workload-build.log"
-    echo "FAIL: the workload does not build"
-    exit 1
-  fi
-fi
+mkdir -p "$work"
+. "$src/tests/dotnet/workload.sh"
+need_workload "$work" "$src" "no real runtime was traced"
 
 fail=0
 # run NAME EVENT...: the config for the events, one round of the workload under it, its stats in $work/NAME-stats.txt.
@@ -45,7 +32,7 @@ run() {
   trace="$work/$name.nettrace"
   rm -f "$trace"
   DOTNET_EnableEventPipe=1 DOTNET_EventPipeOutputPath="$trace" DOTNET_EventPipeConfig="$config" \
-    timeout 120 dotnet "$work/bin/workload.dll" 1 > "$work/$name-run.log" 2>&1 ||
+    timeout 120 dotnet "$workload/workload.dll" 1 > "$work/$name-run.log" 2>&1 ||
     { cat "$work/$name-run.log"; echo "FAIL ($name): the workload did not run"; exit 1; }
   "$dump" --stats "$trace" > "$work/$name-stats.txt" 2>&1 ||
     { cat "$work/$name-stats.txt"; echo "FAIL ($name): clretw-dump --stats"; exit 1; }

@@ -20,7 +20,7 @@ ok() { echo "ok: $1"; }
 bad() { echo "FAIL: $1"; fail=1; }
 
 # A workload that runs for minutes; killed at the end.
-dotnet "$work/bin/workload.dll" 600 > "$work/workload.log" 2>&1 &
+dotnet "$workload/workload.dll" 600 > "$work/workload.log" 2>&1 &
 wpid=$!
 trap 'kill $wpid 2>/dev/null' EXIT
 # Early in its start the runtime reports the host alone as the command line: wait for the whole of it.
@@ -31,7 +31,7 @@ for _ in $(seq 1 100); do
 done
 
 # 1. ps
-if [ -n "$found" ] && grep -Eq "^ *$wpid +workload +10\.[0-9.]+ +.*dotnet $work/bin/workload.dll 600\$" "$work/ps.txt"; then
+if [ -n "$found" ] && grep -Eq "^ *$wpid +workload +10\.[0-9.]+ +.*dotnet $workload/workload.dll 600\$" "$work/ps.txt"; then
   ok "ps lists pid $wpid with its name, runtime version and command line"
 else
   cat "$work/ps.txt"; bad "ps does not list the workload (pid $wpid)"
@@ -94,7 +94,7 @@ else
 fi
 
 # 5. the process exits mid-session
-dotnet "$work/bin/workload.dll" 4 > /dev/null 2>&1 &
+dotnet "$workload/workload.dll" 4 > /dev/null 2>&1 &
 spid=$!
 for _ in $(seq 1 100); do "$trace" ps 2>/dev/null | grep -Eq "^ *$spid " && break; sleep 0.05; done
 "$trace" collect -p "$spid" --profile gc-verbose -o "$work/exit.nettrace" --no-progress 2> "$work/exit.err"
@@ -107,7 +107,7 @@ fi
 
 # 6. startup tracing
 "$trace" collect --providers Microsoft-Windows-DotNETRuntime:0x18:5 --format json --no-progress \
-  -- dotnet "$work/bin/workload.dll" 1 > "$work/startup.jsonl" 2> "$work/startup.err" || { cat "$work/startup.err"; bad "startup tracing exited $?"; }
+  -- dotnet "$workload/workload.dll" 1 > "$work/startup.jsonl" 2> "$work/startup.err" || { cat "$work/startup.err"; bad "startup tracing exited $?"; }
 first=$(head -n 1 "$work/startup.jsonl" | sed -n 's/.*"name":"\([^"]*\)".*/\1/p')
 if grep -q '"name":"Loader/AssemblyLoad".*System.Private.CoreLib' "$work/startup.jsonl" &&
    grep -q '"name":"Method/LoadVerbose"' "$work/startup.jsonl" && [ "$first" = "Runtime/Start" ]; then

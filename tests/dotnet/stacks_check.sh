@@ -1,5 +1,5 @@
 #!/bin/sh
-# Sampled stacks against the reference: builds tests/dotnet/workload and runs `workload cpu` (2 threads
+# Sampled stacks against the reference: runs `workload cpu` of tests/dotnet/workload (2 threads
 # spinning for 2 s in Cpu.Outer -> Cpu.Middle -> Cpu.LeafA/LeafB and Cpu.Sort -> Array.Sort) under EventPipe
 # with no tools: the sample profiler and the runtime's loader and JIT events (rundown is on by default and
 # names every method still loaded at the end). dotnet-trace, installed as a dotnet tool from NuGet,
@@ -19,7 +19,7 @@ need_workload "$work" "$src" "no real runtime was sampled"
 trace="$work/cpu.nettrace"
 DOTNET_EnableEventPipe=1 DOTNET_EventPipeOutputPath="$trace" \
 DOTNET_EventPipeConfig="Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x38:5" \
-  timeout 120 dotnet "$work/bin/workload.dll" cpu > "$work/run.log" 2>&1 ||
+  timeout 120 dotnet "$workload/workload.dll" cpu > "$work/run.log" 2>&1 ||
   { cat "$work/run.log"; echo "FAIL: the workload did not run"; exit 1; }
 "$dump" --stats "$trace" > "$work/stats.txt" 2>&1
 status=$?
@@ -79,7 +79,7 @@ python3 "$src/tests/dotnet/compare_speedscope.py" "$work/theirs.speedscope.json"
 # Live: the symbolizer on a session's stream, rundown arriving after the stop.
 if [ -n "$ttool" ]; then
   timeout 120 "$ttool" collect --providers "Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x38:5" \
-    --format folded --no-progress -- dotnet "$work/bin/workload.dll" cpu > "$work/live.folded" 2> "$work/live.err"
+    --format folded --no-progress -- dotnet "$workload/workload.dll" cpu > "$work/live.folded" 2> "$work/live.err"
   status=$?
   live=$(awk '{ s += $NF } END { print s + 0 }' "$work/live.folded")
   if [ "$status" -ne 0 ] || [ "$live" -eq 0 ]; then
