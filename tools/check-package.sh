@@ -125,13 +125,23 @@ grep -q "$work/debroot/usr/bin/clretw-gen" "$work/own-deb/build.ninja" "$work/ow
   2>/dev/null || fail "the example built from the .deb did not use the .deb's clretw-gen"
 
 note "from the source tree: add_subdirectory (own-manifest) and FetchContent (read-trace)"
-# These two build clretw itself, generated decoders included, unoptimized: what they check is how a
-# project takes clretw in, and the optimized libraries were checked above (the install's).
-fast="-DCMAKE_CXX_FLAGS_RELEASE=-O0"
-configure_example own-manifest "$work/own-src" -DCLRETW_SOURCE="$src" "$fast"
+# These two build clretw itself. They compile as BUILD_DIR did - its compiler, its flags, warnings as
+# errors - and through ccache when BUILD_DIR did, so clretw's own files come from the objects its
+# build left in the cache; what they check is how a project takes clretw in (the examples' own code
+# was compiled with warnings as errors above).
+cached() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
+from_source() {  # from_source NAME BUILD [CMAKE ARGS...]
+  name=$1 dir=$2
+  shift 2
+  cmake -S "$src/examples/$name" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$(cached CMAKE_CXX_COMPILER)" \
+        "-DCMAKE_CXX_FLAGS_RELEASE=$(cached CMAKE_CXX_FLAGS_RELEASE)" -DCLRETW_WERROR=ON \
+        -DCMAKE_CXX_COMPILER_LAUNCHER="$(cached CMAKE_CXX_COMPILER_LAUNCHER)" "$@" >"$work/configure.log" 2>&1 ||
+    { cat "$work/configure.log"; fail "configuring examples/$name from the source tree ($*)"; }
+}
+from_source own-manifest "$work/own-src" -DCLRETW_SOURCE="$src"
 build_example "$work/own-src"
 run_shop "$work/own-src"
-configure_example read-trace "$work/read-src" -DCLRETW_FETCH_SOURCE="$src" "$fast"
+from_source read-trace "$work/read-src" -DCLRETW_FETCH_SOURCE="$src"
 build_example "$work/read-src"
 run_reader "$work/read-src/read-trace"
 note "package checks passed ($(basename "$deb"), $events events read by each reader)"
