@@ -14,6 +14,7 @@
 set -u
 trace=$1 dump=$2 work=$3 src=$4
 . "$src/tests/dotnet/workload.sh"
+rm -rf "$work"
 need_workload "$work" "$src" "no live process was traced"
 fail=0
 ok() { echo "ok: $1"; }

@@ -13,6 +13,7 @@
 set -u
 dump=$1 work=$2 src=$3 ttool=${4:-}
 . "$src/tests/dotnet/workload.sh"
+rm -rf "$work"
 need_workload "$work" "$src" "no real runtime was sampled"
 
 # The capture: the sample profiler, and Loader (0x8), Jit (0x10) and NGen (0x20) of the runtime provider.

@@ -18,6 +18,7 @@ need_workload() {
     echo "SKIPPED: dotnet is not on the PATH; $3"
     exit 0
   fi
+  mkdir -p "$1"
   if [ -n "${CLRETW_WORKLOAD:-}" ]; then
     workload=$CLRETW_WORKLOAD/bin
     [ -f "$workload/workload.dll" ] || { echo "FAIL: $workload/workload.dll is missing: the fixture dotnet_workload did not build it"; exit 1; }
