@@ -78,7 +78,8 @@ struct Reader::Impl {
         sorter.release();
         continue;
       }
-      sorter.add(record);
+      if (!options.keep || options.keep(record)) sorter.add(record);
+      else ++stats.passed_over;
       if (blocks->header().sorted) sorter.release(record.timestamp);
     }
   }
@@ -121,7 +122,11 @@ Result<const EventRecord*> Reader::next() {
   if (impl_->options.sorted) return impl_->next_sorted();
   if (impl_->failed) return impl_->error;
   if (impl_->ended) return static_cast<const EventRecord*>(nullptr);
-  return impl_->next_raw();
+  for (;;) {
+    auto r = impl_->next_raw();
+    if (!r || !*r || !impl_->options.keep || impl_->options.keep(**r)) return r;
+    ++impl_->stats.passed_over;
+  }
 }
 
 }  // namespace clretw::nettrace

@@ -1,7 +1,7 @@
-// Internal: delivery in timestamp order. Events are buffered (with copies of
-// their payloads and stacks) until the stream says no earlier event can
-// follow - at an event flagged sorted, a sequence point or the end - and are
-// then released in timestamp order, file order among equal timestamps.
+// Internal: delivery in timestamp order. Events are buffered (their payloads and stacks copied
+// into one growing buffer) until the stream says no earlier event can follow - at an event
+// flagged sorted, a sequence point or the end - and are then released in timestamp order, file
+// order among equal timestamps. The buffer is reused once everything in it was delivered.
 #pragma once
 
 #include <cstdint>
@@ -23,16 +23,22 @@ class Sorter {
   bool holds_events() const noexcept { return !pending_.empty(); }
 
  private:
-  struct Buffered {
-    EventRecord record;
-    std::vector<std::uint8_t> payload, stack;
-    std::uint64_t order = 0;  // file order, for a stable sort
+  struct Entry {
+    EventRecord record;  // payload and stack point nowhere until delivered
+    std::size_t bytes = 0;          // where its payload, then its stack, are in bytes_
+    std::uint32_t payload_size = 0, stack_size = 0;
   };
-  std::vector<Buffered> pending_;  // not yet ordered
-  std::vector<Buffered> ready_;    // ordered, delivered from ready_pos_
+  struct Key {
+    std::int64_t timestamp;
+    std::uint32_t entry;  // index in entries_: file order, for ties
+    bool operator<(const Key& o) const noexcept { return timestamp != o.timestamp ? timestamp < o.timestamp : entry < o.entry; }
+  };
+  std::vector<Entry> entries_;
+  std::vector<std::uint8_t> bytes_;
+  std::vector<Key> pending_;  // not yet ordered
+  std::vector<Key> ready_;    // ordered, delivered from ready_pos_
   std::size_t ready_pos_ = 0;
-  Buffered current_;
-  std::uint64_t order_ = 0;
+  EventRecord current_;
 };
 
 }  // namespace clretw::nettrace::detail

@@ -93,6 +93,7 @@ Result<std::unique_ptr<TraceSource>> open_trace(const std::string& path, OpenOpt
   };
   nettrace::ReaderOptions ro;
   ro.sorted = options.sorted;
+  ro.keep = options.keep;
   switch (detect_format(Bytes(head, got))) {
     case TraceFormat::nettrace:
     case TraceFormat::netperf: {

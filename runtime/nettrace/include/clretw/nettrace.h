@@ -110,6 +110,7 @@ struct Stats {
   std::uint64_t lost_events = 0;     // sequence-number gaps, per capture thread and at sequence points
                                      // (NetPerf has no sequence numbers: always 0 there)
   std::uint64_t unknown_metadata = 0;  // events naming a metadata id never defined
+  std::uint64_t passed_over = 0;       // of `events`, those ReaderOptions::keep did not keep
 };
 
 struct ReaderOptions {
@@ -117,6 +118,10 @@ struct ReaderOptions {
   // none (nor sorted flags): there the events of each event block are ordered, not across blocks.
   bool sorted = false;
   std::uint32_t max_block_size = 64u << 20;  // larger blocks are treated as damage
+  // Deliver only the events this returns true for (null: every event); the others are passed
+  // over as they are read, before sorting (Stats::passed_over counts them). A reader that needs a
+  // few kinds of events in time order (clretw::RuntimeModel) then sorts only those.
+  bool (*keep)(const EventRecord&) = nullptr;
 };
 
 // Bytes of a trace read in order, without seeking: a live session's socket, a pipe.

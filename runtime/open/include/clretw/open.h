@@ -25,6 +25,8 @@ TraceFormat detect_format(Bytes first_bytes) noexcept;
 
 struct OpenOptions {
   bool sorted = false;  // nettrace: timestamp order between sequence points; ETL is always merged by time
+  // nettrace: deliver only the events this keeps (nettrace::ReaderOptions::keep); null: all.
+  bool (*keep)(const EventRecord&) = nullptr;
   // Loads the manifests a trace carries (ETL: EventSource manifests, events 0xFFFE) as they
   // complete; see TraceSource::carried_manifests(). Must outlive the source. Null: they are
   // listed as needing a loader (the generator's: clretw::gen::CarriedManifestLoader).
