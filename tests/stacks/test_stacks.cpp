@@ -11,6 +11,7 @@
 #include "clretw/events.h"
 #include "clretw/profile.h"
 #include "clretw/symbolizer.h"
+#include "records.h"
 
 namespace {
 
@@ -22,42 +23,16 @@ namespace wk = clretw::windows_kernel;
 
 constexpr std::uint32_t kPid = 4242;
 
-// Records as a trace source hands them out; the bytes live as long as the builder.
-class Records {
+// Records as a trace source hands them out (records.h), of process kPid.
+class Records : public test::Records {
  public:
-  template <class E, class P>
-  const EventRecord& add(unsigned version, const P& payload, std::int64_t t, std::uint64_t thread = 7,
-                         std::vector<std::uint64_t> stack = {}) {
-    auto bytes = payload.encode(8);
-    REQUIRE(bytes);
-    payloads_.push_back(std::move(*bytes));
-    EventRecord r;
-    r.provider_guid = E::provider_guid;
-    r.id = E::id;
-    r.version = static_cast<std::uint8_t>(version);
-    r.timestamp = t;
-    r.process_id = kPid;
-    r.thread_id = thread;
-    r.pointer_size = 8;
-    r.payload = Bytes(payloads_.back().data(), payloads_.back().size());
-    stacks_.emplace_back();
-    for (std::uint64_t a : stack)
-      for (int i = 0; i < 8; ++i) stacks_.back().push_back(static_cast<std::uint8_t>(a >> (8 * i)));
-    r.stack = Bytes(stacks_.back().data(), stacks_.back().size());
-    records_.push_back(r);
-    return records_.back();
-  }
+  Records() : test::Records(kPid) {}
   // A CPU sample of `thread` at `t`, stack innermost first.
   const EventRecord& sample(std::int64_t t, std::vector<std::uint64_t> stack, std::uint64_t thread = 7) {
     sp::payload::ThreadSample s;
     s.Type = static_cast<sp::ThreadSampleTypeMap>(2);
     return add<sp::ThreadSample>(0, s, t, thread, std::move(stack));
   }
-  const std::deque<EventRecord>& all() const { return records_; }
-
- private:
-  std::deque<std::vector<std::uint8_t>> payloads_, stacks_;
-  std::deque<EventRecord> records_;
 };
 
 // A method's names and range as MethodLoadVerbose carries them, or (P) the rundown's MethodDCEndVerbose.

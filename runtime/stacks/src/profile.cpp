@@ -65,7 +65,8 @@ class ChildTable {
 struct RawNode {
   std::uint64_t address = 0;  // roots: 0
   std::int64_t first_seen = 0, last_seen = 0;
-  std::uint64_t self = 0;
+  std::uint64_t self = 0;   // the weights of the samples ending here
+  std::uint64_t count = 0;  // the samples ending here
   std::uint32_t parent = kNone;
   std::uint32_t thread = 0;
 };
@@ -160,7 +161,7 @@ StackProfile::~StackProfile() = default;
 StackProfile::StackProfile(StackProfile&&) noexcept = default;
 StackProfile& StackProfile::operator=(StackProfile&&) noexcept = default;
 
-void StackProfile::add(const EventRecord& r, double ms, const Symbolizer& symbols) {
+void StackProfile::add(const EventRecord& r, double ms, const Symbolizer& symbols, std::uint64_t weight) {
   Impl& p = *impl_;
   if (p.finished) return;
   const std::uint32_t ti = p.thread_for(r.process_id, r.thread_id);
@@ -193,7 +194,9 @@ void StackProfile::add(const EventRecord& r, double ms, const Symbolizer& symbol
       th.nodes.push_back(node);
     }
   }
-  ++p.raw[node].self;
+  p.raw[node].self += weight;
+  ++p.raw[node].count;
+  p.summary.weight += weight;
   if (!th.runs.empty() && th.runs.back().first == node) ++th.runs.back().second;
   else th.runs.emplace_back(node, 1);
   if (th.samples++ == 0) th.first_ms = ms;
@@ -212,10 +215,10 @@ void StackProfile::finish(const Symbolizer& symbols) {
     std::sort(pids.begin(), pids.end());
     s.processes = static_cast<std::uint64_t>(std::unique(pids.begin(), pids.end()) - pids.begin());
   }
-  // Samples through each node (children come after their parents).
+  // Samples through each node (children come after their parents): each frame of each sample once.
   std::vector<std::uint64_t> total(p.raw.size());
   for (std::size_t i = p.raw.size(); i-- > 0;) {
-    total[i] += p.raw[i].self;
+    total[i] += p.raw[i].count;
     if (p.raw[i].parent != kNone) total[p.raw[i].parent] += total[i];
   }
   std::unordered_map<std::string, std::uint32_t> interned;
@@ -394,7 +397,7 @@ void StackProfile::write_speedscope(std::ostream& out, std::string_view name, st
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
 
-void StackProfile::write_top(std::ostream& out, std::size_t n) const {
+void StackProfile::write_top(std::ostream& out, std::size_t n, std::string_view unit) const {
   const Impl& p = *impl_;
   const ProfileSummary& s = p.summary;
   std::vector<std::uint64_t> exclusive(p.names.size()), inclusive(p.names.size());
@@ -421,18 +424,20 @@ void StackProfile::write_top(std::ostream& out, std::size_t n) const {
   if (rows.size() > n) rows.resize(n);
   std::string line;
   char buf[96];
-  std::snprintf(buf, sizeof buf, "%10s %7s %10s %7s  %s\n", "exclusive", "", "inclusive", "", "method");
+  std::snprintf(buf, sizeof buf, "%10s %7s %10s %7s  %s", "exclusive", "", "inclusive", "", "method");
   out << buf;
+  if (!unit.empty()) out << "  (weights: " << unit << ")";
+  out << '\n';
   for (std::uint32_t r : rows) {
     line.clear();
     std::snprintf(buf, sizeof buf, "%10llu ", static_cast<unsigned long long>(exclusive[r]));
     line += buf;
     std::string pct;
-    append_percent(pct, exclusive[r], s.samples);
+    append_percent(pct, exclusive[r], s.weight);
     std::snprintf(buf, sizeof buf, "%7s %10llu ", pct.c_str(), static_cast<unsigned long long>(inclusive[r]));
     line += buf;
     pct.clear();
-    append_percent(pct, inclusive[r], s.samples);
+    append_percent(pct, inclusive[r], s.weight);
     std::snprintf(buf, sizeof buf, "%7s  ", pct.c_str());
     line += buf;
     line += p.names[r];

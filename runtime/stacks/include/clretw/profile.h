@@ -30,6 +30,7 @@ namespace clretw {
 // How the frames of all samples were named (each frame of each sample counted once).
 struct ProfileSummary {
   std::uint64_t samples = 0;
+  std::uint64_t weight = 0;         // the samples' weights summed (= samples unless add() was given weights)
   std::uint64_t threads = 0;
   std::uint64_t processes = 0;
   std::uint64_t without_stack = 0;  // samples with no stack: shown as the frame "(no stack)"
@@ -54,9 +55,10 @@ class StackProfile {
   StackProfile(StackProfile&&) noexcept;
   StackProfile& operator=(StackProfile&&) noexcept;
 
-  // One sample: `record`'s stack (innermost first) on its thread, at `ms` since the trace start.
-  // `symbols` is asked only which unload epoch the process is in.
-  void add(const EventRecord& record, double ms, const Symbolizer& symbols);
+  // One sample: `record`'s stack (innermost first) on its thread, at `ms` since the trace start,
+  // weighing `weight` in folded stacks and the top table (e.g. an allocation's bytes; speedscope's
+  // timeline counts samples). `symbols` is asked only which unload epoch the process is in.
+  void add(const EventRecord& record, double ms, const Symbolizer& symbols, std::uint64_t weight = 1);
 
   // Names every frame with what `symbols` knows now; call once, after the last record, before the
   // writers. Samples added later are not written.
@@ -69,9 +71,10 @@ class StackProfile {
   // speedscope's file format (https://www.speedscope.app/file-format-schema.json): one sampled
   // profile per thread, in ms, samples root first in time order (runs of equal stacks merged).
   void write_speedscope(std::ostream& out, std::string_view name, std::string_view exporter) const;
-  // The `n` methods with the most exclusive samples, with their inclusive samples (a method counted
-  // once per sample however often it recurs), and the frame summary.
-  void write_top(std::ostream& out, std::size_t n) const;
+  // The `n` methods with the most exclusive samples (weights), with their inclusive samples (a
+  // method counted once per sample however often it recurs). `unit` names what the weights count
+  // in the header when they are not samples (e.g. "bytes allocated").
+  void write_top(std::ostream& out, std::size_t n, std::string_view unit = {}) const;
 
  private:
   struct Impl;
