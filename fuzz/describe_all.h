@@ -1,7 +1,8 @@
 // What every trace-reader harness does with a source that opened: read it to its end (or its first
 // error), describing every event with the built-in decoders and formatting it as text and JSON; the
 // symbolizer learns from every event, every event with a stack goes into a stack profile and has its
-// frames named, and the profile is written in every form. Each event is also described without a
+// frames named, and the profile is written in every form; the runtime model sees every event and its
+// reports are written as JSON, text and HTML. Each event is also described without a
 // visitor, which must give the same answer (the harness aborts when it does not).
 #pragma once
 
@@ -13,6 +14,8 @@
 #include "clretw/describe.h"
 #include "clretw/events.h"
 #include "clretw/profile.h"
+#include "clretw/report.h"
+#include "clretw/runtime_model.h"
 #include "clretw/source.h"
 
 inline void describe_all(clretw::TraceSource& source) {
@@ -20,6 +23,7 @@ inline void describe_all(clretw::TraceSource& source) {
   std::string line;
   clretw::Symbolizer symbols;
   clretw::StackProfile profile;
+  clretw::RuntimeModel model;
   for (int n = 0; n < 100000; ++n) {
     auto next = source.next();
     if (!next || !*next) break;
@@ -39,6 +43,7 @@ inline void describe_all(clretw::TraceSource& source) {
       std::abort();
     }
     symbols.observe(r);
+    model.observe(r, source.milliseconds(r.timestamp));  // in any order: the fuzzers do not sort
     if (r.stack_depth() == 0) continue;
     profile.add(r, source.milliseconds(r.timestamp), symbols);
     for (std::size_t i = 0; i < r.stack_depth(); ++i)
@@ -49,4 +54,12 @@ inline void describe_all(clretw::TraceSource& source) {
   profile.write_folded(out);
   profile.write_speedscope(out, "fuzz", "fuzz");
   profile.write_top(out, 5);
+  model.finish(symbols);
+  std::vector<clretw::TraceReport> reports;
+  reports.push_back({"fuzz", std::move(model), ""});
+  clretw::ReportOptions o;
+  for (clretw::ReportFormat f : {clretw::ReportFormat::json, clretw::ReportFormat::text, clretw::ReportFormat::html}) {
+    o.format = f;
+    clretw::write_report(out, reports, o);
+  }
 }

@@ -3,6 +3,7 @@
 #   1. ps finds the workload, with its pid and command line;
 #   2. collect --profile gc-verbose --duration 5s writes a file that clretw-dump reconciles with 0
 #      malformed, and the same session decoded live to JSON is, line for line, the file's JSON;
+#      A session with --report gc gives, at its end, the GC table clretw-dump makes of the file it wrote;
 #   3. events arrive while the process runs: the median delay from a workload event's own wall-clock
 #      time to its line on stdout is under 1 s;
 #   4. Ctrl-C stops a session cleanly: exit 0 and a complete file;
@@ -52,6 +53,17 @@ if cmp -s "$work/gc-file.jsonl" "$work/gc-live.jsonl" && [ -s "$work/gc-live.jso
   ok "decoded live: the same $(wc -l < "$work/gc-live.jsonl") events, line for line, as the file"
 else
   bad "the live JSON ($(wc -l < "$work/gc-live.jsonl") lines) differs from the file's ($(wc -l < "$work/gc-file.jsonl"))"
+fi
+# 2b. A report live: the GC table at the session's end is the one clretw-dump makes of the file it wrote.
+"$trace" collect -p "$wpid" --profile gc-verbose --duration 3s -o "$work/report.nettrace" --report gc --format json --no-progress \
+  > "$work/report-live.jsonl" 2> "$work/report.err" || { cat "$work/report.err"; bad "collect --report gc exited $?"; }
+"$dump" --report gc --format json "$work/report.nettrace" | sed 's/"trace":"report.nettrace"/"trace":"pid '"$wpid"'"/' \
+  > "$work/report-file.jsonl"
+if [ -s "$work/report-live.jsonl" ] && cmp -s "$work/report-live.jsonl" "$work/report-file.jsonl"; then
+  ok "reported live: the same $(wc -l < "$work/report-live.jsonl") GCs as the report of the file"
+else
+  diff "$work/report-live.jsonl" "$work/report-file.jsonl" | head -5
+  bad "the live GC report ($(wc -l < "$work/report-live.jsonl") lines) differs from the file's ($(wc -l < "$work/report-file.jsonl"))"
 fi
 
 # 3. latency: RoundStart carries DateTime.UtcNow.Ticks

@@ -32,8 +32,17 @@ void add_print_options(CLI::App& app, PrintArgs& a) {
                  "Output: text (default), json (one object per line) or csv; or the sampled stacks as folded\n"
                  "(one line per distinct stack per thread, 'Thread (tid);root;...;leaf count', for flamegraph.pl\n"
                  "and inferno) or speedscope (speedscope.app's JSON, one profile per thread), frames named from\n"
-                 "the trace's method events (see --top)")
-      ->check(CLI::IsMember({"text", "json", "csv", "folded", "speedscope"}));
+                 "the trace's method events (see --top); or, with --report, html: one self-contained page\n"
+                 "(summary, plots, sortable tables; nothing fetched from the network)")
+      ->check(CLI::IsMember({"text", "json", "csv", "folded", "speedscope", "html"}));
+  app.add_option("--report", a.report,
+                 "Instead of events, answer what the runtime did, per process: gc (every GC: generation, type,\n"
+                 "reason, pause, suspension, heap before/after, promoted), alloc (bytes by type), jit (methods per\n"
+                 "tier, JIT time, IL and native sizes), exceptions (by type, with a message and throw sites),\n"
+                 "contention (by lock and waiting frame), threadpool (worker counts, adjustments), summary, or\n"
+                 "all; comma-separated. --format text (tables; --top N rows, default 20), json (one object per\n"
+                 "line with \"table\" and \"trace\"), csv (one report) or html. Several traces: one table, a\n"
+                 "trace column. Times in ms since the trace start; MB = 10^6 bytes, as PerfView counts");
   app.add_option("--top", o.top,
                  "Print the N methods with the most exclusive samples, with inclusive samples, instead of events.\n"
                  "Samples are the CPU samples (EventPipe's sample profiler) unless --filter or --id choose other\n"
@@ -77,6 +86,21 @@ void check_print_options(const CLI::App& app, PrintArgs& a) {
     throw CLI::ValidationError("--from", std::to_string(o.from) + " is after --to " + std::to_string(o.to));
   for (const std::string& f : o.filters)
     if (f.empty()) throw CLI::ValidationError("--filter", "an empty pattern matches no event");
+  if (app.count("--report")) {
+    const auto kinds = parse_report_kinds(a.report);
+    if (!kinds)
+      throw CLI::ValidationError("--report", "'" + a.report + "' is not a list of gc, alloc, jit, exceptions, contention, "
+                                                              "threadpool, summary or all");
+    o.report = *kinds;
+    if (o.stats) throw CLI::ValidationError("--report", "writes reports; it does not combine with --stats");
+    if (o.resolve) throw CLI::ValidationError("--report", "names its frames itself; it does not combine with --resolve");
+    if (a.format == "folded" || a.format == "speedscope")
+      throw CLI::ValidationError("--report", "is written as text, json, csv or html, not " + a.format);
+    if (a.format == "csv" && (*kinds & (*kinds - 1)))
+      throw CLI::ValidationError("--report", "--format csv holds one table: choose one report, not '" + a.report + "'");
+    return;
+  }
+  if (a.format == "html") throw CLI::ValidationError("--format", "html is the page of --report; give --report too");
   if (o.stats && o.profile())
     throw CLI::ValidationError("--stats", "counts events; it does not combine with --top or --format " + a.format);
   if (o.top && app.count("--format") && a.format != "text")

@@ -1,6 +1,6 @@
 // The options of clretw/print.h on a command line (clretw-dump, clretw-trace collect): --format,
 // --filter, --id, --keywords, --level, --from, --to, --stats, --limit, --no-progress, --top,
-// --resolve, --sample-interval.
+// --resolve, --sample-interval, --report.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -14,6 +14,7 @@ namespace clretw::tools {
 struct PrintArgs {
   PrintOptions print;
   std::string format = "text";
+  std::string report;
   bool no_progress = false;
 };
 

@@ -34,7 +34,10 @@ int run(int argc, char** argv) {
   CLI::App app{
       "clretw-dump: decode .NET traces to text, JSON or CSV: EventPipe .nettrace (formats 4-6), .NET Core 2.1/2.2\n"
       ".netperf, and Windows .etl files (any OS; compressed or not), told apart by their content. Or turn their\n"
-      "CPU samples into flame graphs (--format folded|speedscope) and a table of hot methods (--top N).\n"
+      "CPU samples into flame graphs (--format folded|speedscope) and a table of hot methods (--top N). Or answer\n"
+      "what the runtime did (--report gc|alloc|jit|exceptions|contention|threadpool|summary|all): GC pauses and\n"
+      "heap sizes, allocations by type, JIT tiers and times, exceptions, lock contention, as text, JSON lines,\n"
+      "CSV or one HTML page.\n"
       "CLR runtime events decode with the built-in decoders (or --manifest); EventSource events with the\n"
       "field lists in the trace. Unknown and malformed events are printed too, never dropped."};
   app.add_option("traces", o.traces,
@@ -87,7 +90,7 @@ int run(int argc, char** argv) {
   EventPrinter printer(o.print.print, catalogs);
   int status = 0;
   for (const std::string& path : o.traces) status = std::max(status, printer.print_file(path, open));
-  return status;
+  return std::max(status, printer.finish());
 }
 
 int main(int argc, char** argv) { return clretw::tools::guarded_main("clretw-dump", run, argc, argv); }

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -151,7 +152,12 @@ int collect(CollectOptions& o) {
   diag::SessionStopper stopper(**session, duration, &g_interrupted);
   diag::TeeStream tee(**session, file);
   int status = 0;
-  auto reader = nettrace::Reader::open_stream(tee);
+  nettrace::ReaderOptions reader_options;
+  if (o.print.print.report) {  // reports follow each process in time order, from the runtime's events
+    reader_options.sorted = true;
+    reader_options.keep = &RuntimeModel::wants;
+  }
+  auto reader = nettrace::Reader::open_stream(tee, reader_options);
   if (!reader) {
     std::cerr << "clretw-trace: the session's stream: " << reader.error().message() << "\n";
     status = 1;
@@ -161,7 +167,9 @@ int collect(CollectOptions& o) {
     p.quiet = !print;
     p.tool = "clretw-trace";
     NettraceSource source(**reader);
-    status = EventPrinter(p, {&clretw::catalog()}).print(source, "pid " + std::to_string(o.pid));
+    EventPrinter printer(p, {&clretw::catalog()});
+    status = printer.print(source, "pid " + std::to_string(o.pid));
+    status = std::max(status, printer.finish());
   }
   const std::string stop_error = stopper.finish();
   if (file) std::fclose(file), file = nullptr;

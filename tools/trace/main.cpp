@@ -47,7 +47,7 @@ int run(int argc, char** argv) {
     if (c->parsed()) {
       tools::check_print_options(*c, o.print);
       if (o.pid && !o.command.empty()) throw CLI::ValidationError("-p", "give -p PID or -- COMMAND, not both");
-      for (const char* opt : {"--format", "--stats", "--filter", "--id", "--keywords", "--level", "--from", "--to", "--limit"})
+      for (const char* opt : {"--format", "--stats", "--report", "--filter", "--id", "--keywords", "--level", "--from", "--to", "--limit"})
         o.decode_asked |= c->count(opt) > 0;
     }
   } catch (const CLI::ParseError& e) {

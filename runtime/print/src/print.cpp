@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <unordered_map>
 
 #if defined(_WIN32)
@@ -248,18 +249,40 @@ const char* output_format_name(OutputFormat f) noexcept {
     case OutputFormat::csv: return "csv";
     case OutputFormat::folded: return "folded";
     case OutputFormat::speedscope: return "speedscope";
+    case OutputFormat::html: return "html";
   }
   return "?";
 }
 
 std::optional<OutputFormat> parse_output_format(std::string_view name) noexcept {
-  for (OutputFormat f : {OutputFormat::text, OutputFormat::json, OutputFormat::csv, OutputFormat::folded, OutputFormat::speedscope})
+  for (OutputFormat f : {OutputFormat::text, OutputFormat::json, OutputFormat::csv, OutputFormat::folded, OutputFormat::speedscope,
+                         OutputFormat::html})
     if (name == output_format_name(f)) return f;
   return std::nullopt;
 }
 
 EventPrinter::EventPrinter(PrintOptions options, std::vector<const Catalog*> catalogs, std::ostream& out, std::ostream& err)
     : o_(std::move(options)), catalogs_(std::move(catalogs)), out_(out), err_(err) {}
+
+int EventPrinter::finish() {
+  if (!o_.report || reports_.empty()) return 0;
+  ReportOptions r;
+  r.kinds = o_.report;
+  r.format = o_.format == OutputFormat::json  ? ReportFormat::json
+             : o_.format == OutputFormat::csv ? ReportFormat::csv
+             : o_.format == OutputFormat::html ? ReportFormat::html
+                                               : ReportFormat::text;
+  if (o_.top) r.top = o_.top;
+  try {
+    write_report(out_, reports_, r);
+  } catch (const std::invalid_argument& e) {
+    err_ << o_.tool << ": " << e.what() << "\n";
+    return 2;
+  }
+  out_.flush();
+  reports_.clear();
+  return 0;
+}
 
 Symbolizer read_methods(TraceSource& source) {
   Symbolizer symbols;
@@ -271,7 +294,12 @@ Symbolizer read_methods(TraceSource& source) {
   return symbols;
 }
 
-int EventPrinter::print_file(const std::string& path, const OpenOptions& oo) {
+int EventPrinter::print_file(const std::string& path, const OpenOptions& given) {
+  OpenOptions oo = given;
+  if (o_.report) {  // the model follows each process in time order; it needs the runtime's events only
+    oo.sorted = true;
+    oo.keep = &RuntimeModel::wants;
+  }
   auto opened = open_trace(path, oo);
   if (!opened) {
     first_ = false;  // (a trace that cannot be opened takes the first place all the same)
@@ -285,7 +313,7 @@ int EventPrinter::print_file(const std::string& path, const OpenOptions& oo) {
   } forget{file_name_};
   // (A pipe or standard input is read once: resolve then names frames by what it has seen so
   // far, as a live session does.)
-  if (!o_.resolve || o_.stats || o_.quiet || !seekable_path(path)) return print(**opened, path);
+  if (!o_.resolve || o_.stats || o_.quiet || o_.report || !seekable_path(path)) return print(**opened, path);
   // resolve: the method events of the whole file first (rundown comes at its end), then the
   // events with their stacks named as of each event's time. Damage shows in the second pass.
   const Symbolizer symbols = read_methods(**opened);
@@ -303,8 +331,11 @@ int EventPrinter::print(TraceSource& reader, const std::string& path, const Symb
   const char* tool = o.tool.c_str();
   std::ostream& out = out_;
   const LineFormat format = o.line_format();
-  const bool profiling = o.profile() && !o.stats;
-  const bool naming = profiling || (o.resolve && !o.stats && !o.quiet);
+  const bool reporting = o.report != 0;
+  const bool profiling = o.profile() && !o.stats && !reporting;
+  const bool naming = profiling || reporting || (o.resolve && !o.stats && !o.quiet);
+  RuntimeModel model;
+  bool weighted = false;  // a profile of allocations: weights are bytes
   Symbolizer own;  // learns as the trace goes, unless `symbols` has seen it all
   const Symbolizer& sym = symbols ? *symbols : own;
   StackProfile profile(o.sample_interval_ms);
@@ -335,12 +366,13 @@ int EventPrinter::print(TraceSource& reader, const std::string& path, const Symb
       if (glob_match(f, key)) return true;
     return false;
   };
-  if (format == LineFormat::csv && first_ && !o.stats) out << csv_header() << "\n";
+  if (format == LineFormat::csv && first_ && !o.stats && !reporting) out << csv_header() << "\n";
   first_ = false;
   int status = 0;
   // The event's time, only where a range or the output needs it.
   const bool ranged = o.from != PrintOptions{}.from || o.to != PrintOptions{}.to;
-  const bool need_ms = ranged || profiling || !(o.stats || o.quiet);
+  const bool need_ms = ranged || profiling || reporting || !(o.stats || o.quiet);
+  std::string damage;
   for (;;) {
     auto next = reader.next();
     if (!next) {
@@ -348,6 +380,7 @@ int EventPrinter::print(TraceSource& reader, const std::string& path, const Symb
       write_lines();
       out.flush();
       err_ << tool << ": " << path << ": " << next.error().message() << "\n";
+      damage = next.error().message();
       status = 1;
       break;
     }
@@ -368,6 +401,16 @@ int EventPrinter::print(TraceSource& reader, const std::string& path, const Symb
     if (o.level >= 0 && r->level > o.level) continue;
     if (o.keywords && !(r->keywords & o.keywords)) continue;
     if (!o.ids.empty() && std::find(o.ids.begin(), o.ids.end(), r->id) == o.ids.end()) continue;
+    if (reporting) {
+      if (!o.filters.empty()) {
+        describer->describe(*r, d);
+        if (!filtered_in(d)) continue;
+      }
+      ++shown;
+      model.observe(*r, ms);
+      if (o.limit && shown >= o.limit) break;
+      continue;
+    }
     if (profiling) {
       // The samples: CPU samples, or with filters or ids the events those choose (allocation
       // ticks, exceptions...), stack or not.
@@ -378,7 +421,10 @@ int EventPrinter::print(TraceSource& reader, const std::string& path, const Symb
         continue;
       }
       ++shown;
-      profile.add(*r, ms, sym);
+      // Allocations weigh their bytes (--top, folded); other events one each.
+      const std::optional<double> bytes = allocation_bytes(*r);
+      weighted |= bytes.has_value();
+      profile.add(*r, ms, sym, bytes ? static_cast<std::uint64_t>(*bytes + 0.5) : 1);
       if (o.limit && shown >= o.limit) break;
       continue;
     }
@@ -414,9 +460,13 @@ int EventPrinter::print(TraceSource& reader, const std::string& path, const Symb
   }
   write_lines();
   progress.done();
+  if (reporting) {
+    model.finish(sym);
+    reports_.push_back({!file_name_.empty() ? file_name_ : path, std::move(model), std::move(damage)});
+  }
   if (profiling) {
     profile.finish(sym);
-    if (o.top) profile.write_top(out, o.top);
+    if (o.top) profile.write_top(out, o.top, weighted ? "bytes allocated, estimated from the allocation events" : "");
     else if (o.format == OutputFormat::folded) profile.write_folded(out);
     else profile.write_speedscope(out, !o.trace_name.empty() ? o.trace_name : !file_name_.empty() ? file_name_ : path, tool);
     out.flush();

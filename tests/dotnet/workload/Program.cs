@@ -8,6 +8,9 @@
 // TraceLogging-style Write<T>), with nested activities. `workload N` repeats N rounds.
 // `workload cpu` instead spins for about 2 s on 2 named threads in a few nested methods (for sampled
 // stacks: tests/dotnet/stacks_check.sh) while the main thread waits for them.
+// `workload gcbench` instead runs an ordinary allocation-heavy program for about 1.5 s on 2 threads
+// (GcBench below: binary trees, string and dictionary churn, large arrays, a few caught exceptions),
+// for the GC, JIT and exception reports (tests/dotnet/report_check.sh).
 using System.Diagnostics.Tracing;
 using System.Net;
 using System.Net.Sockets;
@@ -20,6 +23,11 @@ using System.Runtime.Loader;
 
 if (args.Length > 0 && args[0] == "cpu") {
   Console.WriteLine($"workload: cpu, checksum {Cpu.Run(TimeSpan.FromSeconds(2), 2)}");
+  return;
+}
+if (args.Length > 0 && args[0] == "gcbench") {
+  long sum = GcBench.Run(TimeSpan.FromSeconds(1.5));
+  Console.WriteLine($"workload: gcbench, checksum {sum}, server GC {GCSettings.IsServerGC}, latency {GCSettings.LatencyMode}, {GC.CollectionCount(0)} GCs");
   return;
 }
 int rounds = args.Length > 0 && int.TryParse(args[0], out var r) ? r : 1;
@@ -333,5 +341,93 @@ static class Cpu {
     for (int i = 0; i < data.Length; i++) data[i] = (int)(x = x * 1664525u + 1013904223u);
     Array.Sort(data);
     return data[0];
+  }
+}
+
+// A generic allocation-heavy program, not shaped to any analysis: one thread runs the Benchmarks Game's
+// binary-trees (a long-lived tree, then many short-lived trees of every depth), the other churns strings
+// through a dictionary and keeps a few large arrays alive in turn (the large object heap); both parse
+// text now and then, some of it malformed (FormatException), and look up keys that may be gone
+// (KeyNotFoundException), catching what is thrown. Each repeats its work until the time is up.
+static class GcBench {
+  public static long Run(TimeSpan duration) {
+    var deadline = System.Diagnostics.Stopwatch.StartNew();
+    long trees = 0, churn = 0;
+    var workers = new[] {
+      new Thread(() => trees = Trees(deadline, duration)) { Name = "gcbench-trees" },
+      new Thread(() => churn = Churn(deadline, duration)) { Name = "gcbench-churn" },
+    };
+    foreach (var w in workers) w.Start();
+    foreach (var w in workers) w.Join();
+    return trees + churn;
+  }
+
+  sealed class Node {
+    public Node? Left, Right;
+    public int Check() => 1 + (Left == null ? 0 : Left.Check() + Right!.Check());
+  }
+
+  static Node Tree(int depth) =>
+      depth == 0 ? new Node() : new Node { Left = Tree(depth - 1), Right = Tree(depth - 1) };
+
+  static long Trees(System.Diagnostics.Stopwatch clock, TimeSpan duration) {
+    const int minDepth = 4, maxDepth = 16;
+    long sum = 0;
+    var rest = new List<Node>();  // trees kept for a while: they reach the older generations
+    do {
+      sum += Tree(maxDepth + 1).Check();
+      var longLived = Tree(maxDepth);
+      for (int depth = minDepth; depth <= maxDepth && clock.Elapsed < duration; depth += 2) {
+        int iterations = 1 << (maxDepth - depth + minDepth);
+        for (int i = 0; i < iterations; i++) {
+          var t = Tree(depth);
+          sum += t.Check();
+          if (i % 512 == 0) rest.Add(t);
+        }
+        sum += Parse(depth % 3 == 0 ? "depth " + depth : depth.ToString());
+      }
+      if (rest.Count > 64) rest.RemoveRange(0, 32);
+      sum += longLived.Check();
+    } while (clock.Elapsed < duration);
+    return sum + rest.Count;
+  }
+
+  static long Churn(System.Diagnostics.Stopwatch clock, TimeSpan duration) {
+    var words = new Dictionary<string, List<int>>();
+    var large = new byte[4][];
+    var random = new Random(12345);
+    long sum = 0;
+    for (int round = 0; clock.Elapsed < duration; round++) {
+      for (int i = 0; i < 20_000; i++) {
+        int k = random.Next(50_000);
+        string key = "key-" + k.ToString("x") + "/" + (k % 17);
+        if (!words.TryGetValue(key, out var list)) words[key] = list = new List<int>();
+        list.Add(i);
+        if (list.Count > 8) words.Remove(key);
+      }
+      sum += string.Join(",", words.Keys.Take(100)).Length;
+      large[round % large.Length] = new byte[120_000 + 50_000 * (round % 20)];
+      sum += large[round % large.Length].Length;
+      if (round % 64 == 0) sum += Lookup(words, "key-" + round.ToString("x") + "/" + (round % 17));
+      if (round % 64 == 32) sum += Parse("round " + round);
+      if (words.Count > 40_000) words.Clear();
+    }
+    return sum + words.Count;
+  }
+
+  static long Parse(string text) {
+    try {
+      return int.Parse(text, System.Globalization.CultureInfo.InvariantCulture);
+    } catch (FormatException) {
+      return -1;
+    }
+  }
+
+  static long Lookup(Dictionary<string, List<int>> words, string key) {
+    try {
+      return words[key].Count;
+    } catch (KeyNotFoundException) {
+      return 0;
+    }
   }
 }

@@ -1,7 +1,9 @@
 // clretw/print.h - what clretw-dump and clretw-trace print, as a library: every event of a trace
 // as text, JSON or CSV lines, or their counts (stats), or the sampled stacks as a profile (folded
-// stacks, speedscope, the hottest methods), with filters, progress on a terminal, stack frames
-// named by the trace's method events, and the manifests the trace carries loaded as they come.
+// stacks, speedscope, the hottest methods), or reports of what the runtime did (GCs, allocations,
+// JIT, exceptions, contention, thread pool: clretw/report.h), with filters, progress on a
+// terminal, stack frames named by the trace's method events, and the manifests the trace carries
+// loaded as they come.
 //
 //   clretw::PrintOptions o;
 //   o.format = clretw::OutputFormat::json;
@@ -24,6 +26,7 @@
 
 #include "clretw/describe.h"
 #include "clretw/open.h"
+#include "clretw/report.h"
 #include "clretw/schema.h"
 #include "clretw/source.h"
 #include "clretw/symbolizer.h"
@@ -32,7 +35,8 @@ namespace clretw {
 
 enum class OutputFormat : std::uint8_t {
   text, json, csv,    // one line per event (format_event())
-  folded, speedscope  // the sampled stacks (StackProfile)
+  folded, speedscope, // the sampled stacks (StackProfile)
+  html                 // reports only: one self-contained page
 };
 const char* output_format_name(OutputFormat f) noexcept;  // "text", "json", ...
 std::optional<OutputFormat> parse_output_format(std::string_view name) noexcept;
@@ -51,6 +55,10 @@ struct PrintOptions {
   // or ids the events those choose.
   bool stats = false;
   std::size_t top = 0;
+  // Instead of events: the reports these kinds name (ReportKind bits; 0: none), in `format` (text,
+  // json, csv or html), for all traces together, written by finish(). The filters, ids, keywords,
+  // level and time range choose the events the model sees; `top` bounds the text tables' rows.
+  unsigned report = 0;
   // Text and JSON: each event's stack frames by name ("frames"); print_file() reads a file twice
   // for it, first for its method events (rundown included, which comes at the end).
   bool resolve = false;
@@ -62,7 +70,7 @@ struct PrintOptions {
   std::string tool = "clretw";      // the prefix of messages ("clretw-dump: trace.etl: ...")
 
   bool profile() const noexcept {
-    return format == OutputFormat::folded || format == OutputFormat::speedscope || top > 0;
+    return !report && (format == OutputFormat::folded || format == OutputFormat::speedscope || top > 0);
   }
   LineFormat line_format() const noexcept {
     return format == OutputFormat::json ? LineFormat::json : format == OutputFormat::csv ? LineFormat::csv : LineFormat::text;
@@ -87,6 +95,9 @@ class EventPrinter {
   // The trace file at `path` (open_trace(), "-" for standard input), with resolve's first pass
   // when asked and the file can be read twice. 0 and 1 as print(); 2 when it cannot be opened.
   int print_file(const std::string& path, const OpenOptions& open = {});
+  // After the last trace: the reports (PrintOptions::report) of every trace printed, as one table per
+  // kind. 0, or 2 when they cannot be written in the format asked (CSV holds one table).
+  int finish();
 
   const PrintOptions& options() const noexcept { return o_; }
 
@@ -96,6 +107,7 @@ class EventPrinter {
   std::ostream& out_;
   std::ostream& err_;
   bool first_ = true;      // no trace printed yet (CSV's header)
+  std::vector<TraceReport> reports_;  // the models of the traces printed (report)
   std::string file_name_;  // print_file()'s, while it prints
 };
 
