@@ -41,7 +41,7 @@ run_reader() {
 note "cmake --install to a temporary prefix"
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 for f in bin/clretw-gen bin/clretw-dump bin/clretw-trace bin/clretw-sample include/clretw/events.h \
-         include/clretw/nettrace.h include/clretw/print.h include/clretw/carried.h lib/cmake/clretw/clretwConfig.cmake lib/cmake/clretw/clretwConfigVersion.cmake \
+         include/clretw/nettrace.h include/clretw/print.h include/clretw/runtime_model.h include/clretw/report.h include/clretw/carried.h lib/cmake/clretw/clretwConfig.cmake lib/cmake/clretw/clretwConfigVersion.cmake \
          lib/cmake/clretw/ClretwGenerate.cmake lib/pkgconfig/clretw.pc share/doc/clretw/README.md \
          share/doc/clretw/docs/LIBRARY.md share/doc/clretw/examples/read-trace/main.cpp; do
   [ -e "$work/prefix/$f" ] || fail "the install lacks $f"
