@@ -40,6 +40,7 @@ struct Sink {
   bool with_trace = false;               // text: the trace column (several traces)
   std::vector<std::size_t> widths;       // text: filled by measure
   std::vector<bool> text_column;         // text: left-aligned columns, from the first row
+  std::vector<std::size_t> shown;        // text: the columns shown, as indices into a row (set by header())
   std::uint64_t rows = 0;
 };
 
@@ -86,7 +87,7 @@ class Table {
  private:
   void flush();
   static std::string plain(const Cell& c, bool grouped);
-  std::vector<std::size_t> shown() const;  // text: the columns shown, as indices into a row
+  const std::vector<std::size_t>& shown();  // text: the columns shown, as indices into a row
   std::string name(std::size_t i) const { return i == 0 ? "trace" : i == 1 ? "pid" : columns_[i - 2].name; }
   void put(std::string& line, std::size_t j, std::size_t last, const std::string& v) const;
   const char* kind_;
@@ -130,8 +131,9 @@ std::string Table::plain(const Cell& c, bool group) {
   return {};
 }
 
-std::vector<std::size_t> Table::shown() const {
-  std::vector<std::size_t> cols;
+const std::vector<std::size_t>& Table::shown() {
+  std::vector<std::size_t>& cols = sink_.shown;
+  if (!cols.empty()) return cols;
   if (sink_.with_trace) cols.push_back(0);
   cols.push_back(1);
   for (std::size_t i = 0; i < columns_.size(); ++i)
@@ -160,10 +162,10 @@ void Table::header() {
     line_ = "trace,pid";
     for (const Column& c : columns_) (line_ += ',') += c.name;
   } else if (sink_.mode == Sink::Mode::text) {
-    const auto cols = shown();
+    const auto& cols = shown();
     for (std::size_t j = 0; j < cols.size(); ++j) put(line_, j, cols.size() - 1, name(cols[j]));
   } else if (sink_.mode == Sink::Mode::measure) {
-    const auto cols = shown();
+    const auto& cols = shown();
     sink_.widths.assign(cols.size(), 0);
     for (std::size_t j = 0; j < cols.size(); ++j) sink_.widths[j] = name(cols[j]).size();
     return;
@@ -218,7 +220,7 @@ void Table::flush() {
       line_ += '\n';
       break;
     case Sink::Mode::measure: {
-      const auto cols = shown();
+      const auto& cols = shown();
       if (sink_.text_column.empty())
         for (std::size_t col : cols) sink_.text_column.push_back(row_[col].kind == Cell::Kind::text);
       if (sink_.widths.size() < cols.size()) sink_.widths.resize(cols.size(), 0);
@@ -228,7 +230,7 @@ void Table::flush() {
       return;
     }
     case Sink::Mode::text: {
-      const auto cols = shown();
+      const auto& cols = shown();
       for (std::size_t j = 0; j < cols.size(); ++j) put(line_, j, cols.size() - 1, plain(row_[cols[j]], cols[j] != 1));
       line_ += '\n';
       break;
