@@ -26,6 +26,7 @@ namespace {
 using namespace clretw;
 namespace rt = clretw::dotnet_runtime;
 namespace p = clretw::dotnet_runtime::payload;
+namespace pv = clretw::dotnet_runtime_private;
 
 constexpr std::uint32_t kPid = 77;
 constexpr std::uint64_t kGcThread = 11;
@@ -158,14 +159,21 @@ TEST_CASE("a background GC: its initial suspension plus each later GC-prep pause
   run.suspend(100, rt::GCSuspendEEReasonMap::SuspendForGC);
   run.suspended(101);
   run.start(102, 2, 2, rt::GCTypeMap::BackgroundGC);
+  run.at<pv::BGCBegin>(102.1, 0, pv::payload::BGCBegin{}, 12);  // its phases, from the private provider
   run.start(103, 3, 1, rt::GCTypeMap::NonConcurrentGC);  // the ephemeral GC at the background GC's start
   run.end(104, 3);
   run.heap_stats(104.5, 1'000'000, 200'000);
+  run.at<pv::BGC1stNonConEnd>(104.8, 0, pv::payload::BGC1stNonConEnd{}, 12);
   run.restarted(105);
+  run.at<pv::BGC1stConEnd>(150, 0, pv::payload::BGC1stConEnd{}, 12);
   // A foreground pause for the background GC's preparation, on another thread.
   run.suspend(200, rt::GCSuspendEEReasonMap::SuspendForGCPrep, 12);
   run.suspended(200.5, 12);
+  run.at<pv::BGC2ndNonConBegin>(200.6, 0, pv::payload::BGC2ndNonConBegin{}, 12);
+  run.at<pv::BGC2ndNonConEnd>(200.8, 0, pv::payload::BGC2ndNonConEnd{}, 12);
   run.restarted(201, 12);
+  run.at<pv::BGC2ndConBegin>(201.5, 0, pv::payload::BGC2ndConBegin{}, 12);
+  run.at<pv::BGC2ndConEnd>(240, 0, pv::payload::BGC2ndConEnd{}, 12);
   run.end(250, 2);
   run.heap_stats(251, 2'000'000, 300'000);
   run.model.finish(run.symbols);
@@ -178,6 +186,11 @@ TEST_CASE("a background GC: its initial suspension plus each later GC-prep pause
   CHECK(bgc.bgc_final_pause_ms == doctest::Approx(1));
   CHECK(bgc.complete);
   CHECK(bgc.heap_after_mb() == doctest::Approx(8.5));
+  CHECK(bgc.bgc_phases_ms[0] == doctest::Approx(2.7));   // initial mark: BGCBegin -> 1st non-concurrent end
+  CHECK(bgc.bgc_phases_ms[1] == doctest::Approx(45.2));  // concurrent mark
+  CHECK(bgc.bgc_phases_ms[2] == doctest::Approx(0.2));   // final mark
+  CHECK(bgc.bgc_phases_ms[3] == doctest::Approx(38.5));  // concurrent sweep
+  CHECK(gen1.bgc_phases_ms[0] == -1);
   CHECK(gen1.generation == 1);
   CHECK(gen1.pause_ms == doctest::Approx(2));  // 103 -> 105
   CHECK(gen1.suspend_ms == 0);

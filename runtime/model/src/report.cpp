@@ -297,6 +297,8 @@ void gc_table(Sink& sink, const std::vector<TraceReport>& traces) {
   static const char* after[kGcHeaps] = {"gen0_after_mb", "gen1_after_mb", "gen2_after_mb", "loh_after_mb", "poh_after_mb"};
   static const char* promoted[kGcHeaps] = {"gen0_promoted_mb", "gen1_promoted_mb", "gen2_promoted_mb", "loh_promoted_mb",
                                            "poh_promoted_mb"};
+  for (const char* c : {"bgc_initial_mark_ms", "bgc_concurrent_mark_ms", "bgc_final_mark_ms", "bgc_concurrent_sweep_ms"})
+    cols.push_back({c, false});
   for (const char* c : after) cols.push_back({c, false});
   for (const char* c : promoted) cols.push_back({c, false});
   for (const Column& c : std::vector<Column>{{"pinned_objects", false}, {"fragmentation_mb", false}, {"heaps", false},
@@ -321,6 +323,7 @@ void gc_table(Sink& sink, const std::vector<TraceReport>& traces) {
       t.add(gc.heap_before_mb(), 6);
       t.add(gc.heap_after_mb(), 6);
       t.add(gc.promoted_mb(), 6);
+      for (double phase : gc.bgc_phases_ms) t.add(phase, 4);
       for (std::int64_t b : gc.size_after) t.add(mb(b), 6);
       for (std::int64_t b : gc.promoted) t.add(mb(b), 6);
       t.add(gc.pinned_objects);

@@ -11,6 +11,7 @@
 
 #include "clretw/dispatch.h"
 #include "clretw/dotnet_runtime.h"
+#include "clretw/dotnet_runtime_private.h"
 #include "clretw/dotnet_runtime_rundown.h"
 #include "clretw/events.h"
 
@@ -146,6 +147,7 @@ struct ProcessState {
   double suspend_end_ms = -1;    // suspendEndTimeRelativeMSec (never reset, as TraceEvent)
   std::vector<std::size_t> gcs;  // indices into Impl::gcs
   std::size_t current_bgc = kNoIndex;
+  double bgc_phase_start_ms = -1;  // where the background GC's current phase began
   std::vector<bool> has_heap_stats;  // per entry of `gcs`
   // Allocations: from ticks and from samples, kept apart (a trace may have both; samples win).
   std::map<std::string, TypeCount, std::less<>> by_type_ticks, by_type_sampled;
@@ -209,6 +211,7 @@ struct RuntimeModel::Impl {
 
   Impl() {
     gc_handlers();
+    bgc_phase_handlers();
     allocation_handlers();
     jit_handlers();
     other_handlers();
@@ -361,6 +364,27 @@ struct RuntimeModel::Impl {
         ++gen;
       }
     });
+  }
+
+  // A background GC's phases, from the private provider: a phase begins at one event and ends at another.
+  void bgc_phase_handlers() {
+    namespace pv = dotnet_runtime_private;
+    auto begin = [this] { p->bgc_phase_start_ms = ms; };
+    auto end = [this](std::size_t phase) {
+      if (p->current_bgc == kNoIndex || p->bgc_phase_start_ms < 0) return;
+      gcs[p->gcs[p->current_bgc]].bgc_phases_ms[phase] = ms - p->bgc_phase_start_ms;
+      p->bgc_phase_start_ms = -1;
+    };
+    dispatcher.on<pv::BGCBegin>([begin](const pv::BGCBeginView&, const EventRecord&) { begin(); });
+    dispatcher.on<pv::BGC1stNonConEnd>([begin, end](const pv::BGC1stNonConEndView&, const EventRecord&) {
+      end(0);
+      begin();  // the concurrent mark follows at once
+    });
+    dispatcher.on<pv::BGC1stConEnd>([end](const pv::BGC1stConEndView&, const EventRecord&) { end(1); });
+    dispatcher.on<pv::BGC2ndNonConBegin>([begin](const pv::BGC2ndNonConBeginView&, const EventRecord&) { begin(); });
+    dispatcher.on<pv::BGC2ndNonConEnd>([end](const pv::BGC2ndNonConEndView&, const EventRecord&) { end(2); });
+    dispatcher.on<pv::BGC2ndConBegin>([begin](const pv::BGC2ndConBeginView&, const EventRecord&) { begin(); });
+    dispatcher.on<pv::BGC2ndConEnd>([end](const pv::BGC2ndConEndView&, const EventRecord&) { end(3); });
   }
 
   void add_allocation(std::string_view type, double bytes, bool large, bool sampled) {
@@ -553,14 +577,15 @@ std::optional<double> allocation_bytes(const EventRecord& r) noexcept {
 }
 
 bool RuntimeModel::wants(const EventRecord& r) noexcept {
-  return r.provider_guid == rt::provider_guid || r.provider_guid == dotnet_runtime_rundown::provider_guid;
+  return r.provider_guid == rt::provider_guid || r.provider_guid == dotnet_runtime_private::provider_guid ||
+         r.provider_guid == dotnet_runtime_rundown::provider_guid;
 }
 
 void RuntimeModel::observe(const EventRecord& record, double ms) {
   Impl& s = *impl_;
   ProcessState& p = s.process(record.process_id, ms);
   p.last_ms = std::max(p.last_ms, ms);
-  if (record.provider_guid != rt::provider_guid) return;
+  if (record.provider_guid != rt::provider_guid && record.provider_guid != dotnet_runtime_private::provider_guid) return;
   ++p.runtime_events;
   s.p = &p;
   s.ms = ms;

@@ -49,6 +49,10 @@ struct GcInfo {
   double pause_ms = 0;            // how long managed threads were stopped for it (a background GC: every pause)
   double suspend_ms = 0;          // how long stopping them took (GC/SuspendEEStart to Stop)
   double bgc_final_pause_ms = -1; // a background GC's last pause; -1 for the others
+  // A background GC's phases (ms): initial mark (1st non-concurrent), concurrent mark (1st concurrent),
+  // final mark (2nd non-concurrent), concurrent sweep (2nd concurrent); -1 unless the runtime's private
+  // provider's GC/BGC* events are in the trace.
+  std::array<double, 4> bgc_phases_ms{-1, -1, -1, -1};
   GcSizes size_before{-1, -1, -1, -1, -1};  // GC/PerHeapHistory's sizes before, summed over heaps
   GcSizes size_after{-1, -1, -1, -1, -1};   // GC/HeapStats
   GcSizes promoted{-1, -1, -1, -1, -1};     // GC/HeapStats: bytes that survived, per heap
@@ -163,8 +167,8 @@ class RuntimeModel {
   // One event, at `ms` since the trace start, in time order. Stacks are kept as addresses (the
   // innermost few) and named at finish().
   void observe(const EventRecord& record, double ms);
-  // The events observe() learns from, and the Symbolizer needs to name its sites: the runtime's
-  // and its rundown's. A source may pass the others over (OpenOptions::keep) before sorting.
+  // The events observe() learns from, and the Symbolizer needs to name its sites: the runtime's,
+  // its private provider's (background GC phases) and its rundown's. A source may pass the others over (OpenOptions::keep) before sorting.
   static bool wants(const EventRecord& record) noexcept;
   // Names throw sites and contended stacks with what `symbols` knows now; call once, at the end.
   void finish(const Symbolizer& symbols);
