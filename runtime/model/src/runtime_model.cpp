@@ -148,7 +148,6 @@ struct ProcessState {
   std::vector<std::size_t> gcs;  // indices into Impl::gcs
   std::size_t current_bgc = kNoIndex;
   double bgc_phase_start_ms = -1;  // where the background GC's current phase began
-  std::vector<bool> has_heap_stats;  // per entry of `gcs`
   // Allocations: from ticks and from samples, kept apart (a trace may have both; samples win).
   std::map<std::string, TypeCount, std::less<>> by_type_ticks, by_type_sampled;
   double since_gc_ticks = 0, since_gc_sampled = 0;
@@ -230,16 +229,10 @@ struct RuntimeModel::Impl {
   std::int64_t tid() const { return static_cast<std::int64_t>(record->thread_id); }
 
   // GetCurrentGC: the process's last GC while it is not complete, else the background GC in flight.
-  GcInfo* current_gc(std::size_t* slot = nullptr) {
+  GcInfo* current_gc() {
     if (p->gcs.empty()) return nullptr;
-    if (!gcs[p->gcs.back()].complete) {
-      if (slot) *slot = p->gcs.size() - 1;
-      return &gcs[p->gcs.back()];
-    }
-    if (p->current_bgc != kNoIndex) {
-      if (slot) *slot = p->current_bgc;
-      return &gcs[p->gcs[p->current_bgc]];
-    }
+    if (!gcs[p->gcs.back()].complete) return &gcs[p->gcs.back()];
+    if (p->current_bgc != kNoIndex) return &gcs[p->gcs[p->current_bgc]];
     return nullptr;
   }
 
@@ -276,15 +269,14 @@ struct RuntimeModel::Impl {
     dispatcher.on<rt::GCRestartEEEnd>([this](const rt::GCRestartEEEndView&, const EventRecord&) {
       if (tid() == p->suspend_tid_other) p->suspend_tid_other = kNone;
       if (tid() != p->suspend_tid_bgc && tid() != p->suspend_tid_gc) return;
-      std::size_t slot = 0;
-      if (GcInfo* gc = current_gc(&slot)) {
+      if (GcInfo* gc = current_gc()) {
         if (gc->type == static_cast<std::uint32_t>(rt::GCTypeMap::BackgroundGC)) {
           add_concurrent_pause(*gc, ms);
         } else if (gc->end_ms < 0) {
           add_concurrent_pause(*gc, ms);  // no GC/End yet: a concurrent GC of a runtime without types
         } else {
           gc->pause_ms = ms - gc->pause_start_ms;
-          if (p->has_heap_stats[slot]) gc->complete = true;  // a blocking GC ends at its restart
+          if (gc->size_after[0] >= 0) gc->complete = true;  // a blocking GC ends at its restart, after GC/HeapStats
         }
       }
       p->suspend_start_ms = -1;
@@ -325,15 +317,13 @@ struct RuntimeModel::Impl {
       if (background) gc.pause_ms = gc.suspend_ms;  // the later pauses add to it
       gcs.push_back(gc);
       p->gcs.push_back(gcs.size() - 1);
-      p->has_heap_stats.push_back(false);
       if (background) p->current_bgc = p->gcs.size() - 1;
     });
     dispatcher.on<rt::GCEnd>([this](const rt::GCEndView&, const EventRecord&) {
       if (GcInfo* gc = current_gc()) gc->end_ms = ms;
     });
     dispatcher.on<rt::GCHeapStats>([this](const rt::GCHeapStatsView& v, const EventRecord&) {
-      std::size_t slot = 0;
-      GcInfo* gc = current_gc(&slot);
+      GcInfo* gc = current_gc();
       if (!gc) return;
       auto i64 = [](std::uint64_t x) { return static_cast<std::int64_t>(std::min<std::uint64_t>(x, INT64_MAX)); };
       gc->size_after = {i64(v.GenerationSize0()), i64(v.GenerationSize1()), i64(v.GenerationSize2()),
@@ -341,7 +331,6 @@ struct RuntimeModel::Impl {
       gc->promoted = {i64(v.TotalPromotedSize0()), i64(v.TotalPromotedSize1()), i64(v.TotalPromotedSize2()),
                       i64(v.TotalPromotedSize3()), i64(v.TotalPromotedSize4().value_or(0))};
       gc->pinned_objects = v.PinnedObjectCount();
-      p->has_heap_stats[slot] = true;
       // A background GC does not restart the runtime at its end: its heap stats end it.
       if (gc->type == static_cast<std::uint32_t>(rt::GCTypeMap::BackgroundGC) && p->current_bgc != kNoIndex) {
         gcs[p->gcs[p->current_bgc]].complete = true;
