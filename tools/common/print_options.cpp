@@ -26,9 +26,10 @@ std::optional<std::uint64_t> parse_mask(std::string_view t) {
 
 }  // namespace
 
-void add_print_options(CLI::App& app, PrintArgs& a) {
+void add_print_options(CLI::App& app, PrintArgs& a, const std::string& format_names) {
   PrintOptions& o = a.print;
-  app.add_option("-f,--format", a.format,
+  a.format_flag = format_names.substr(format_names.rfind(',') + 1);
+  app.add_option(format_names, a.format,
                  "Output: text (default), json (one object per line) or csv; or the sampled stacks as folded\n"
                  "(one line per distinct stack per thread, 'Thread (tid);root;...;leaf count', for flamegraph.pl\n"
                  "and inferno) or speedscope (speedscope.app's JSON, one profile per thread), frames named from\n"
@@ -97,16 +98,16 @@ void check_print_options(const CLI::App& app, PrintArgs& a) {
     if (a.format == "folded" || a.format == "speedscope")
       throw CLI::ValidationError("--report", "is written as text, json, csv or html, not " + a.format);
     if (a.format == "csv" && (*kinds & (*kinds - 1)))
-      throw CLI::ValidationError("--report", "--format csv holds one table: choose one report, not '" + a.report + "'");
+      throw CLI::ValidationError("--report", a.format_flag + " csv holds one table: choose one report, not '" + a.report + "'");
     return;
   }
-  if (a.format == "html") throw CLI::ValidationError("--format", "html is the page of --report; give --report too");
+  if (a.format == "html") throw CLI::ValidationError(a.format_flag, "html is the page of --report; give --report too");
   if (o.stats && o.profile())
-    throw CLI::ValidationError("--stats", "counts events; it does not combine with --top or --format " + a.format);
-  if (o.top && app.count("--format") && a.format != "text")
-    throw CLI::ValidationError("--top", "prints a table; it does not combine with --format " + a.format);
+    throw CLI::ValidationError("--stats", "counts events; it does not combine with --top or " + a.format_flag + " " + a.format);
+  if (o.top && app.count(a.format_flag) && a.format != "text")
+    throw CLI::ValidationError("--top", "prints a table; it does not combine with " + a.format_flag + " " + a.format);
   if (o.resolve && (a.format == "csv" || o.profile()))
-    throw CLI::ValidationError("--resolve", "names the stacks of text and JSON lines; --format " + a.format +
+    throw CLI::ValidationError("--resolve", "names the stacks of text and JSON lines; " + a.format_flag + " " + a.format +
                                                 " is not one of them" + (o.profile() ? " (profiles are always named)" : ""));
 }
 
