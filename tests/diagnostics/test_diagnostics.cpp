@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "clretw/diagnostics.h"
+#include "clretw/events.h"
 #include "clretw/nettrace.h"
 #include "../../runtime/diagnostics/src/ipc.h"
 #include "metadata.h"
@@ -304,6 +305,14 @@ TEST_CASE("CollectTracing: the lowest command that says what is asked, its bytes
                                               5,  0, 0, 0, 3, 0, 0, 0, 'A', 0, 'b', 0, 0, 0, 4, 0, 0, 0, 'K', 0,
                                               '=', 0, 'V', 0, 0, 0};
   CHECK(bytes == expected);
+  // CollectTracing6: a session type (0, streaming) first, an empty event filter per provider and
+  // the buffering mode last.
+  p.buffering = BufferingMode::block;
+  CHECK(collect_command_for(p) == 6);
+  const auto six = ipc::collect_payload(6, p);
+  REQUIRE(six.size() == expected.size() + 21);
+  CHECK(std::vector<std::uint8_t>(six.begin(), six.begin() + 8) == std::vector<std::uint8_t>{0, 0, 0, 0, 64, 0, 0, 0});
+  CHECK(std::vector<std::uint8_t>(six.end() - 4, six.end()) == std::vector<std::uint8_t>{1, 0, 0, 0});
 
   // A runtime before .NET 9 answers CollectTracing4 "unknown command": the default rundown mask is
   // what CollectTracing3's rundown flag means, so the client falls back.
@@ -337,6 +346,27 @@ TEST_CASE("CollectTracing: the lowest command that says what is asked, its bytes
   auto refused = Client(old.path(), 1s).start_session(q);
   REQUIRE_FALSE(refused);
   CHECK(refused.error().message().find(".NET 9") != std::string::npos);
+
+  // gc-collect's narrow rundown: on such a runtime, as dotnet-trace does, without the rundown.
+  std::vector<std::vector<std::uint8_t>> requests;
+  FakeServer older(
+      [&](int fd, int i) {
+        requests.push_back(read_request(fd));
+        if (i == 0) return send_all(fd, error_answer(0x80131385));
+        ipc::PayloadWriter w;
+        w.u64(7);
+        send_all(fd, ok(w.bytes()));
+      },
+      2);
+  q.stackwalk = true;
+  q.rundown_keywords = 0x1;
+  q.rundown_fallback = RundownFallback::none;
+  auto without = Client(older.path(), 1s).start_session(q);
+  REQUIRE_MESSAGE(without, without.error().message());
+  CHECK((*without)->command() == 2);
+  REQUIRE(requests.size() == 2);
+  CHECK(requests[1][17] == 0x03);   // CollectTracing2
+  CHECK(requests[1][20 + 8] == 0);  // its rundown flag, after the buffer size and the format
 }
 
 TEST_CASE("a live session's events are delivered as their blocks arrive, and a cut stream says where") {
@@ -454,10 +484,13 @@ TEST_CASE("provider specifications in dotnet-trace's syntax, and the profiles") 
   CHECK((*p)[0] == Provider{"Microsoft-Windows-DotNETRuntime", 0x8003, 5, ""});
   CHECK((*p)[1] == Provider{"Clretw-Workload", ~0ull, 5, ""});
   CHECK((*p)[2] == Provider{"My-Source", 0xff, 4, "A=1;B=x:y"});
+  // A name alone: every keyword, dotnet-trace's default level (informational).
   auto only_name = parse_providers("Microsoft-DotNETCore-SampleProfiler");
   REQUIRE(only_name);
-  CHECK((*only_name)[0] == Provider{"Microsoft-DotNETCore-SampleProfiler", ~0ull, 5, ""});
-  for (const char* bad : {"", ":0x1:4", "A:0xZZ:4", "A:0x1:9", "A:0x1:loud"}) {
+  CHECK((*only_name)[0] == Provider{"Microsoft-DotNETCore-SampleProfiler", ~0ull, 4, ""});
+  // A level above 5 is verbose, as dotnet-trace reads it.
+  CHECK((*parse_providers("A:0x1:9"))[0].level == 5);
+  for (const char* bad : {"", ":0x1:4", "A:0xZZ:4", "A:0x1:loud", "A:0x1:-1"}) {
     CAPTURE(bad);
     CHECK_FALSE(parse_providers(bad));
   }
@@ -465,12 +498,152 @@ TEST_CASE("provider specifications in dotnet-trace's syntax, and the profiles") 
   REQUIRE(gc);
   CHECK(gc->providers == std::vector<Provider>{{"Microsoft-Windows-DotNETRuntime", 0x8003, 5, ""}});
   CHECK(gc->rundown);
+  CHECK_FALSE(gc->rundown_keywords);
   auto collect = profile("gc-collect");
   REQUIRE(collect);
   CHECK(collect->providers.size() == 2);
-  CHECK_FALSE(collect->rundown);  // dotnet-trace's low-overhead profile asks for no rundown
-  CHECK(profile("none")->providers.empty());
+  // dotnet-trace's low-overhead profile asks for the GC rundown only, and none where that cannot be had.
+  CHECK(collect->rundown_keywords == std::optional<std::uint64_t>(0x1));
+  CHECK(collect->rundown_fallback == RundownFallback::none);
   auto unknown = profile("fast");
   REQUIRE_FALSE(unknown);
   CHECK(unknown.error().message().find("gc-collect") != std::string::npos);
+  // Every profile dotnet-trace 10 lists.
+  for (const char* name : {"dotnet-common", "dotnet-sampled-thread-time", "gc-verbose", "gc-collect", "database", "cpu-sampling",
+                           "thread-time"}) {
+    CAPTURE(name);
+    CHECK(std::any_of(profiles().begin(), profiles().end(), [&](const ProfileInfo& i) { return i.name == name; }));
+  }
+}
+
+TEST_CASE("keyword names: --clrevents as dotnet-trace names them, and in --providers") {
+  const std::vector<const Catalog*> catalogs{&clretw::catalog()};
+  // dotnet-trace 10's --clrevents table (its names and masks).
+  const std::pair<const char*, std::uint64_t> table[] = {
+      {"gc", 0x1}, {"gchandle", 0x2}, {"fusion", 0x4}, {"assemblyloader", 0x4}, {"loader", 0x8}, {"jit", 0x10},
+      {"ngen", 0x20}, {"startenumeration", 0x40}, {"endenumeration", 0x80}, {"security", 0x400},
+      {"appdomainresourcemanagement", 0x800}, {"jittracing", 0x1000}, {"interop", 0x2000}, {"contention", 0x4000},
+      {"exception", 0x8000}, {"threading", 0x10000}, {"jittedmethodiltonativemap", 0x20000},
+      {"overrideandsuppressngenevents", 0x40000}, {"type", 0x80000}, {"gcheapdump", 0x100000},
+      {"gcsampledobjectallocationhigh", 0x200000}, {"gcheapsurvivalandmovement", 0x400000}, {"gcheapcollect", 0x800000},
+      {"managedheadcollect", 0x800000}, {"gcheapandtypenames", 0x1000000}, {"gcsampledobjectallocationlow", 0x2000000},
+      {"perftrack", 0x20000000}, {"stack", 0x40000000}, {"threadtransfer", 0x80000000}, {"debugger", 0x100000000},
+      {"monitoring", 0x200000000}, {"codesymbols", 0x400000000}, {"eventsource", 0x800000000},
+      {"compilation", 0x1000000000}, {"compilationdiagnostic", 0x2000000000}, {"methoddiagnostic", 0x4000000000},
+      {"typediagnostic", 0x8000000000}, {"jitinstrumentationdata", 0x10000000000}, {"profiler", 0x20000000000},
+      {"waithandle", 0x40000000000}, {"allocationsampling", 0x80000000000}};
+  for (const auto& [name, mask] : table) {
+    CAPTURE(name);
+    CHECK(clr_keyword(name, catalogs) == std::optional<std::uint64_t>(mask));
+  }
+  CHECK_FALSE(clr_keyword("gcc", catalogs));
+  auto named = parse_providers("Microsoft-Windows-DotNETRuntime:GC+Exception:5,Microsoft-Windows-DotNETRuntime:jitkeyword|loader", catalogs);
+  REQUIRE_MESSAGE(named, named.error().message());
+  CHECK((*named)[0].keywords == 0x8001);
+  CHECK((*named)[1].keywords == 0x18);
+  auto wrong = parse_providers("Microsoft-Windows-DotNETRuntime:GC+Garbage", catalogs);
+  REQUIRE_FALSE(wrong);
+  CHECK(wrong.error().detail.find("'Garbage' is not a keyword of Microsoft-Windows-DotNETRuntime") != std::string::npos);
+  CHECK(wrong.error().detail.find("GCKeyword") != std::string::npos);  // the keywords it has
+  auto unknown_provider = parse_providers("My-Source:Fast", catalogs);
+  REQUIRE_FALSE(unknown_provider);
+  CHECK(unknown_provider.error().detail.find("give a hex mask") != std::string::npos);
+}
+
+namespace {
+SessionRequest request(std::string profiles, std::string providers = {}, std::string clrevents = {}, std::string level = {},
+                       std::optional<bool> rundown = {}) {
+  SessionRequest r;
+  r.profiles = std::move(profiles);
+  r.providers = std::move(providers);
+  r.clrevents = std::move(clrevents);
+  r.clreventlevel = std::move(level);
+  r.rundown = rundown;
+  return r;
+}
+}  // namespace
+
+TEST_CASE("a session planned from dotnet-trace's options: profiles, providers, --clrevents, --rundown") {
+  const std::vector<const Catalog*> catalogs{&clretw::catalog()};
+  auto plan = [&](const SessionRequest& r) {
+    auto p = plan_session(r, catalogs);
+    REQUIRE_MESSAGE(p, p.error().message());
+    return *p;
+  };
+  // Nothing asked: dotnet-trace 10's default, said.
+  SessionPlan d = plan(request(""));
+  REQUIRE(d.options.providers.size() == 2);
+  CHECK(d.options.providers[0] == Provider{"Microsoft-Windows-DotNETRuntime", 0x100003801D, 4, ""});
+  CHECK(d.options.providers[1] == Provider{"Microsoft-DotNETCore-SampleProfiler", 0xF00000000000, 4, ""});
+  CHECK(d.enabled_by == std::vector<unsigned>{by_profile, by_profile});
+  REQUIRE(d.notes.size() == 1);
+  CHECK(d.notes[0].find("dotnet-common and dotnet-sampled-thread-time") != std::string::npos);
+  CHECK(d.options.rundown);
+  CHECK_FALSE(d.options.rundown_keywords);
+  // Profiles naming one provider: a union.
+  SessionPlan u = plan(request("dotnet-common, GC-Verbose"));
+  REQUIRE(u.options.providers.size() == 1);
+  CHECK(u.options.providers[0] == Provider{"Microsoft-Windows-DotNETRuntime", 0x100003801F, 5, ""});
+  CHECK(u.notes.empty());
+  // --providers decide for the providers they name; --clrevents is then ignored, and said.
+  SessionPlan q = plan(request("dotnet-common,database", "Microsoft-Windows-DotNETRuntime:0x1:5", "jit"));
+  REQUIRE(q.options.providers.size() == 3);
+  CHECK(q.options.providers[0] == Provider{"Microsoft-Windows-DotNETRuntime", 0x1, 5, ""});
+  CHECK(q.enabled_by[0] == by_providers);
+  CHECK(q.options.providers[2].name == "Microsoft-Diagnostics-DiagnosticSource");
+  CHECK(q.options.providers[2].arguments.starts_with("FilterAndPayloadSpecs=\"SqlClientDiagnosticListener/"));
+  REQUIRE(q.notes.size() == 1);
+  CHECK(q.notes[0].find("--clrevents is ignored") != std::string::npos);
+  // --clrevents alone, with its level.
+  SessionPlan c = plan(request("", "", "gc+exception", "verbose"));
+  REQUIRE(c.options.providers.size() == 1);
+  CHECK(c.options.providers[0] == Provider{"Microsoft-Windows-DotNETRuntime", 0x8001, 5, ""});
+  CHECK(c.enabled_by[0] == by_clrevents);
+  // gc-collect's narrow rundown; --rundown true widens it, false drops it.
+  SessionPlan g = plan(request("gc-collect"));
+  CHECK(g.options.rundown_keywords == std::optional<std::uint64_t>(0x1));
+  CHECK(g.options.rundown_fallback == RundownFallback::none);
+  SessionPlan gt = plan(request("gc-collect", "", "", "", true));
+  CHECK(gt.options.rundown);
+  CHECK_FALSE(gt.options.rundown_keywords);
+  SessionPlan gf = plan(request("gc-collect", "", "", "", false));
+  CHECK_FALSE(gf.options.rundown);
+  CHECK(collect_command_for(gf.options) == 2);
+  // A misspelled provider is enabled as given, with the names it is nearest to.
+  SessionPlan m = plan(request("", "Microsoft-Windows-DotNETRuntme:0x1:4"));
+  REQUIRE(m.notes.size() == 1);
+  CHECK(m.notes[0].find("did you mean Microsoft-Windows-DotNETRuntime") != std::string::npos);
+  SessionPlan own = plan(request("", "Clretw-Workload"));
+  REQUIRE(own.notes.size() == 1);
+  CHECK(own.notes[0].find("application's own") != std::string::npos);
+  CHECK(plan(request("", "System.Runtime:0:5")).notes.empty());  // a well-known EventSource
+  // Refused: a profile for collect-linux, an unknown one, an unknown CLR keyword, two filters of one provider.
+  const SessionRequest refused[] = {request("cpu-sampling"), request("dotnet-common,fast"), request("", "", "gc+gcc"),
+                                    request("", "A:1:4:K=1,A:2:4:K=2")};
+  for (const SessionRequest& bad : refused) {
+    CAPTURE(bad.profiles);
+    CHECK_FALSE(plan_session(bad, catalogs));
+  }
+  CHECK(plan_session(request("cpu-sampling"), catalogs).error().detail.find("collect-linux") != std::string::npos);
+  // The table dotnet-trace prints.
+  const std::string table = provider_table(q);
+  CHECK(table.find("Provider Name                           Keywords            Level               Enabled By\n") == 0);
+  CHECK(table.find("Microsoft-Windows-DotNETRuntime         0x0000000000000001  Verbose(5)          --providers\n") !=
+        std::string::npos);
+  CHECK(table.find("System.Threading.Tasks.TplEventSource   0x0000000000000080  Informational(4)    --profile\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("a program that cannot be started, or ends before its runtime connects, is reported at once") {
+  const auto start = std::chrono::steady_clock::now();
+  auto missing = Launched::launch({"clretw-no-such-program"}, false);
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().detail == "cannot run 'clretw-no-such-program': No such file or directory");
+  auto quick = Launched::launch({"sh", "-c", "exit 7"}, false);
+  REQUIRE(quick);
+  auto never = quick->connect(30s);
+  REQUIRE_FALSE(never);
+  CHECK(never.error().detail.find("'sh' ended (exit code 7) before its runtime connected") != std::string::npos);
+  CHECK(quick->wait() == 7);
+  CHECK(std::chrono::steady_clock::now() - start < 10s);  // not the 30 s time-out (a bound for a loaded machine, not a timing)
 }

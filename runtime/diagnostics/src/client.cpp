@@ -111,112 +111,8 @@ Result<Endpoint> find_process(std::uint32_t pid) {
                what + (process_alive(pid) ? " (is it a .NET process, with DOTNET_EnableDiagnostics not 0?)" : " (no such process)")};
 }
 
-// ---- providers ----------------------------------------------------------------------------
-
-Result<std::vector<Provider>> parse_providers(std::string_view spec) {
-  std::vector<Provider> out;
-  auto bad = [&](std::string_view part, const std::string& why) {
-    return Error{Errc::bad_format, 0, {}, "provider '" + std::string(part) + "': " + why};
-  };
-  std::size_t start = 0;
-  while (start <= spec.size()) {
-    // Providers are comma separated; a filter argument may be quoted and hold commas.
-    std::size_t end = start;
-    bool quoted = false;
-    while (end < spec.size() && (quoted || spec[end] != ',')) quoted ^= spec[end++] == '"';
-    std::string_view part = spec.substr(start, end - start);
-    start = end + 1;
-    if (part.empty()) {
-      if (end >= spec.size()) break;
-      continue;
-    }
-    Provider p;
-    // Name[:Keywords[:Level[:Arguments]]]: the arguments keep any further colons.
-    std::vector<std::string_view> pieces;
-    std::string_view rest = part;
-    for (std::size_t colon; pieces.size() < 3 && (colon = rest.find(':')) != std::string_view::npos;) {
-      pieces.push_back(rest.substr(0, colon));
-      rest.remove_prefix(colon + 1);
-    }
-    pieces.push_back(rest);
-    p.name = std::string(pieces[0]);
-    if (p.name.empty()) return bad(part, "no provider name");
-    if (pieces.size() > 1 && !pieces[1].empty() && pieces[1] != "*") {
-      std::string_view k = pieces[1];
-      if (k.size() > 2 && k[0] == '0' && (k[1] == 'x' || k[1] == 'X')) k.remove_prefix(2);
-      auto [ptr, ec] = std::from_chars(k.data(), k.data() + k.size(), p.keywords, 16);
-      if (ec != std::errc() || ptr != k.data() + k.size()) return bad(part, "keywords '" + std::string(pieces[1]) + "' are not a hex mask");
-    }
-    if (pieces.size() > 2 && !pieces[2].empty()) {
-      static const std::map<std::string, std::uint32_t> names{{"logalways", 0}, {"critical", 1}, {"error", 2},
-                                                              {"warning", 3}, {"informational", 4}, {"verbose", 5}};
-      std::string level(pieces[2]);
-      std::transform(level.begin(), level.end(), level.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      if (auto it = names.find(level); it != names.end()) {
-        p.level = it->second;
-      } else {
-        auto [ptr, ec] = std::from_chars(level.data(), level.data() + level.size(), p.level);
-        if (ec != std::errc() || ptr != level.data() + level.size() || p.level > 5)
-          return bad(part, "level '" + level + "' is not 0-5 or a level name (critical ... verbose)");
-      }
-    }
-    if (pieces.size() > 3) {
-      std::string args(pieces[3]);
-      if (args.size() >= 2 && args.front() == '"' && args.back() == '"') args = args.substr(1, args.size() - 2);
-      p.arguments = args;
-    }
-    out.push_back(std::move(p));
-  }
-  if (out.empty()) return Error{Errc::bad_format, 0, {}, "no providers in '" + std::string(spec) + "'"};
-  return out;
-}
-
-namespace {
-
-struct Profile {
-  std::string_view name;
-  std::vector<Provider> providers;
-  bool rundown = true;
-};
-
-const std::vector<Profile>& profiles() {
-  // As dotnet-trace defines them (dotnet-trace list-profiles, and the table collect prints).
-  static const std::vector<Profile> kProfiles = {
-      {"cpu-sampling",
-       {{"Microsoft-DotNETCore-SampleProfiler", 0xF00000000000ull, 4, {}},
-        {"Microsoft-Windows-DotNETRuntime", 0x14C14FCCBDull, 4, {}}}},
-      {"gc-verbose", {{"Microsoft-Windows-DotNETRuntime", 0x8003, 5, {}}}},
-      {"gc-collect", {{"Microsoft-Windows-DotNETRuntime", 0x1, 4, {}}, {"Microsoft-Windows-DotNETRuntimePrivate", 0x1, 4, {}}},
-       false},  // "very low overhead": no rundown
-      {"dotnet-common", {{"Microsoft-Windows-DotNETRuntime", 0x100003801Dull, 4, {}}}},
-      {"dotnet-sampled-thread-time", {{"Microsoft-DotNETCore-SampleProfiler", 0xF00000000000ull, 4, {}}}},
-      {"none", {}},
-  };
-  return kProfiles;
-}
-
-}  // namespace
-
-Result<SessionOptions> profile(std::string_view name) {
-  for (const Profile& p : profiles()) {
-    if (p.name != name) continue;
-    SessionOptions o;
-    o.providers = p.providers;
-    o.rundown = p.rundown;
-    return o;
-  }
-  std::string known;
-  for (const Profile& p : profiles()) known += (known.empty() ? "" : ", ") + std::string(p.name);
-  return Error{Errc::bad_format, 0, {}, "no profile '" + std::string(name) + "' (profiles: " + known + ")"};
-}
-
-std::vector<std::string_view> profile_names() {
-  std::vector<std::string_view> out;
-  for (const Profile& p : profiles()) out.push_back(p.name);
-  return out;
-}
-
 unsigned collect_command_for(const SessionOptions& o) noexcept {
+  if (o.buffering == BufferingMode::block) return 6;
   if (o.rundown_keywords) return 4;
   if (!o.stackwalk) return 3;
   return 2;
@@ -297,9 +193,21 @@ Result<std::unique_ptr<Session>> Client::start_session(const SessionOptions& o) 
     }
     // An older runtime: fall back while the lower command can still say what was asked.
     if (a.error() && a.hresult() == detail::kUnknownCommand && !address_.empty()) {
+      if (n == 6) {
+        Error e = refused(name, a);
+        e.detail += " (the Block buffering mode needs .NET 11 or later: leave it out for the lossy circular buffer)";
+        return e;
+      }
       const bool plain_rundown = !o.rundown_keywords || *o.rundown_keywords == 0 ||
                                  *o.rundown_keywords == detail::kDefaultRundownKeywords;
-      if (n == 4 && plain_rundown) {
+      if (n == 4 && (plain_rundown || o.rundown_fallback != RundownFallback::fail)) {
+        // A narrower rundown is not to be had: the standard one, or none, as the caller chose.
+        if (!plain_rundown) {
+          SessionOptions fallback = o;
+          fallback.rundown_keywords.reset();
+          fallback.rundown = o.rundown_fallback == RundownFallback::standard;
+          return start_session(fallback);
+        }
         n = o.stackwalk ? 2 : 3;
         continue;
       }
@@ -322,9 +230,17 @@ Session::Session(std::unique_ptr<Connection> stream, std::string address, std::u
 Session::~Session() = default;
 
 Result<std::size_t> Session::read_some(void* dst, std::size_t n) {
-  auto got = stream_->read_some(dst, n, std::nullopt);
-  if (got) bytes_ += *got;
-  return got;
+  // In steps, so that abandon() from another thread ends a wait for a runtime that sends nothing.
+  for (;;) {
+    auto got = stream_->read_some(dst, n, std::chrono::milliseconds(200));
+    if (got) {
+      bytes_ += *got;
+      return got;
+    }
+    if (got.error().code != Errc::timed_out) return got;
+    if (abandoned_)
+      return Error{Errc::io_error, bytes_, {}, "the session was abandoned before the runtime ended its stream"};
+  }
 }
 
 Status Session::stop() {

@@ -95,6 +95,7 @@ Result<std::string> PayloadReader::string(std::string_view field) {
 
 std::vector<std::uint8_t> collect_payload(unsigned n, const SessionOptions& o) {
   PayloadWriter w;
+  if (n >= 5) w.u32(0);  // a streaming session (not user_events)
   w.u32(o.buffer_mb);
   w.u32(1);  // nettrace
   if (n >= 4) {
@@ -111,6 +112,7 @@ std::vector<std::uint8_t> collect_payload(unsigned n, const SessionOptions& o) {
     w.string(p.arguments);
     if (n >= 5) w.u8(0), w.u32(0);  // no event-id filter: "disable none"
   }
+  if (n >= 6) w.u32(o.buffering == BufferingMode::block ? 1 : 0);
   return w.bytes();
 }
 

@@ -74,7 +74,7 @@ class PayloadReader {
   std::size_t pos_ = 0;
 };
 
-// CollectTracingN's payload (N in 2..5; format 1 = nettrace).
+// CollectTracingN's payload (N in 2..6; format 1 = nettrace).
 std::vector<std::uint8_t> collect_payload(unsigned n, const SessionOptions& o);
 // The answers.
 Result<ProcessInfo> parse_process_info(unsigned n, Bytes payload);  // ProcessInfoN, N in 1..3

@@ -27,6 +27,7 @@
 #include "clretw/guid.h"
 #include "clretw/nettrace.h"
 #include "clretw/result.h"
+#include "clretw/schema.h"
 
 namespace clretw::diagnostics {
 
@@ -55,27 +56,85 @@ struct ProcessInfo {
 struct Provider {
   std::string name;
   std::uint64_t keywords = ~0ull;
-  std::uint32_t level = 5;
+  std::uint32_t level = 4;
   std::string arguments;  // "Key=Value;Key=Value" (EventSource filter arguments)
   friend bool operator==(const Provider&, const Provider&) = default;
 };
 
 // dotnet-trace's syntax: "Name[:Keywords[:Level[:Key=Value;...]]]", comma separated. Keywords are
-// hex (0x optional) or empty for all, levels a number or a name (critical ... verbose).
-Result<std::vector<Provider>> parse_providers(std::string_view spec);
+// a hex mask (0x optional), empty or * for all, or, beyond dotnet-trace, keyword names joined by
+// '+' or '|' ("GC+Exception", "GCKeyword|JitKeyword"), looked up case-insensitively in the first
+// of `catalogs` that defines the provider (with or without the "Keyword" suffix). Levels are 0-5
+// (higher numbers mean verbose, as dotnet-trace reads them) or a name (logalways, critical ...
+// verbose); the default is informational (4), as dotnet-trace's.
+Result<std::vector<Provider>> parse_providers(std::string_view spec, const std::vector<const Catalog*>& catalogs = {});
+
+// How the runtime buffers a session's events when the reader falls behind.
+enum class BufferingMode : std::uint8_t {
+  drop,   // the circular buffer drops events (lossy; every runtime)
+  block   // the runtime's threads wait for the reader (lossless; CollectTracing6, .NET 11 and later)
+};
+// When a runtime refuses a custom rundown keyword mask (runtimes before .NET 9): fail, retry with
+// the standard rundown, or retry with none.
+enum class RundownFallback : std::uint8_t { fail, standard, none };
+
 struct SessionOptions {
   std::vector<Provider> providers;
   std::uint32_t buffer_mb = 256;
   bool rundown = true;                             // method and module rundown when the session stops
   std::optional<std::uint64_t> rundown_keywords;   // a rundown keyword mask (runtimes of .NET 9 and later)
+  RundownFallback rundown_fallback = RundownFallback::fail;
   bool stackwalk = true;                           // a stack with each event
+  BufferingMode buffering = BufferingMode::drop;
 };
 
-// dotnet-trace's profiles (cpu-sampling, gc-verbose, gc-collect, dotnet-common, dotnet-sampled-thread-time,
-// none) as the sessions they ask for: their providers, and whether they want the rundown (gc-collect does not).
+// dotnet-trace 10's profiles, as `dotnet-trace list-profiles` lists them: dotnet-common,
+// dotnet-sampled-thread-time, gc-verbose, gc-collect, database (for collect), cpu-sampling and
+// thread-time (for dotnet-trace's collect-linux: kernel events through perf, which clretw-trace
+// does not collect).
+struct ProfileInfo {
+  std::string_view name{};
+  std::string_view description{};
+  std::vector<Provider> providers{};
+  std::uint64_t rundown_keywords = 0;  // a narrower rundown than the standard one (gc-collect: GC only); 0: standard
+  RundownFallback fallback = RundownFallback::fail;  // when the runtime refuses that mask
+  std::string_view verb{};             // the one command it is for ("collect", "collect-linux"); empty: any
+};
+const std::vector<ProfileInfo>& profiles();
+// One profile by name (case-insensitive), or an error naming the profiles.
 Result<SessionOptions> profile(std::string_view name);
 // The profile names, for --help.
 std::vector<std::string_view> profile_names();
+
+// What a session of dotnet-trace's options asks for: --profile (comma-separated), --providers,
+// --clrevents/--clreventlevel and --rundown, combined as dotnet-trace 10 combines them, except
+// that several profiles naming one provider are a union (their keywords or'ed, the most verbose
+// level), where dotnet-trace keeps the first profile's.
+struct SessionRequest {
+  std::string profiles;                  // "gc-verbose,database"; empty with nothing else: dotnet-common + dotnet-sampled-thread-time
+  std::string providers;                 // parse_providers(); a provider named here replaces a profile's
+  std::string clrevents, clreventlevel;  // "gc+jit", "5": Microsoft-Windows-DotNETRuntime, unless named already
+  std::optional<bool> rundown;           // --rundown true|false; unset: as the profiles say
+  std::uint32_t buffer_mb = 256;
+  BufferingMode buffering = BufferingMode::drop;
+  std::string_view verb = "collect";     // profiles for another command are refused
+};
+enum EnabledBy : unsigned { by_providers = 1, by_clrevents = 2, by_profile = 4 };
+struct SessionPlan {
+  SessionOptions options;
+  std::vector<unsigned> enabled_by;   // per options.providers: EnabledBy bits
+  std::vector<std::string> notes;     // what the user should know: defaults taken, options ignored, unknown providers
+};
+// `catalogs` resolve keyword names and tell known providers from unknown ones (a provider no
+// catalog and no well-known EventSource name is noted, with the nearest known names).
+Result<SessionPlan> plan_session(const SessionRequest& request, const std::vector<const Catalog*>& catalogs = {});
+// dotnet-trace's table of a plan: "Provider Name  Keywords  Level  Enabled By", one line per provider.
+std::string provider_table(const SessionPlan& plan);
+// dotnet-trace's --clrevents names (gc, gchandle, loader, jit, exception ...): the runtime
+// provider's keywords without their "Keyword" suffix, and dotnet-trace's aliases.
+std::optional<std::uint64_t> clr_keyword(std::string_view name, const std::vector<const Catalog*>& catalogs = {});
+// Known provider names (of `catalogs` and well-known EventSources) nearest to `name`, best first.
+std::vector<std::string> nearest_providers(std::string_view name, const std::vector<const Catalog*>& catalogs, std::size_t n = 3);
 
 // The lowest CollectTracing command (2..5, as the command id's suffix) that can express `o`.
 unsigned collect_command_for(const SessionOptions& o) noexcept;
@@ -101,6 +160,9 @@ class Session final : public nettrace::ByteStream {
   // runtime then writes the rundown and ends the stream: keep reading to the end. Safe to call
   // from another thread while one reads; a second call does nothing.
   Status stop();
+  // Ends the reading (read_some() fails within 200 ms) without waiting for the runtime to end the
+  // stream: for a runtime that cannot (one suspended at startup, never resumed). From any thread.
+  void abandon() noexcept { abandoned_ = true; }
 
  private:
   friend class Client;
@@ -113,6 +175,7 @@ class Session final : public nettrace::ByteStream {
   std::chrono::milliseconds timeout_;
   std::uint64_t bytes_ = 0;
   bool stopped_ = false;
+  std::atomic<bool> abandoned_{false};
 };
 
 class Client {
@@ -178,20 +241,22 @@ class Launched {
  public:
   // Listens on a port in the temporary directory and starts `command` (its first word looked up
   // on PATH) with the port in its environment; the child's standard streams go to /dev/null
-  // unless `show_io`.
+  // unless `show_io`. A program that cannot be started is an error at once, with the OS's reason.
   static Result<Launched> launch(const std::vector<std::string>& command, bool show_io);
   ~Launched();  // a child not waited for is killed
   Launched(Launched&&) noexcept;
   Launched& operator=(Launched&&) noexcept;
 
   // The runtime's first connection: the process it advertises and a client whose first command
-  // (start_session) goes on that connection. On failure the child is killed.
+  // (start_session) goes on that connection. A child that ends first is an error when it ends
+  // (wait() then gives its status); on a time-out the child is killed.
   Result<std::pair<ReversePort::Advertised, Client>> connect(std::chrono::milliseconds timeout);
   // Once the session is on: the runtime's next connection, and ResumeRuntime on it. On failure
   // the child is killed.
   Status resume(std::chrono::milliseconds timeout);
-  // Waits for the child to end, sending it SIGINT first when `interrupt`: its exit status, 128 +
-  // the signal that ended it, or -1 when there is no child.
+  // Waits for the child to end, sending it SIGINT first when `interrupt` (and SIGKILL when it has
+  // not ended 10 s later): its exit status, 128 +
+  // the signal that ended it (also when it ended already and was waited for), or -1.
   int wait(bool interrupt = false);
   void kill() noexcept;  // SIGKILL, and waits
   long pid() const noexcept { return pid_; }
@@ -200,23 +265,30 @@ class Launched {
   Launched(ReversePort port, long pid) : port_(std::move(port)), pid_(pid) {}
   std::optional<ReversePort> port_;
   long pid_ = -1;
+  int exit_status_ = -1;  // once waited for
+  std::string name_;      // the program, for messages
 };
 
 // Stops a session (StopTracing) from a thread of its own after `duration`, or once `*interrupted`
 // is set (a signal handler's flag), whichever comes first; the reader goes on draining the stream
-// (the rundown comes after StopTracing) until the runtime ends it.
+// (the rundown comes after StopTracing) until the runtime ends it. Once `*abandon` is set too (a
+// second Ctrl-C), the session is abandoned (Session::abandon()).
 class SessionStopper {
  public:
-  SessionStopper(Session& session, std::optional<std::chrono::milliseconds> duration, const std::atomic<bool>* interrupted);
+  SessionStopper(Session& session, std::optional<std::chrono::milliseconds> duration, const std::atomic<bool>* interrupted,
+                 const std::atomic<bool>* abandon = nullptr);
   ~SessionStopper();
   SessionStopper(const SessionStopper&) = delete;
   SessionStopper& operator=(const SessionStopper&) = delete;
   // Ends the thread (the session is not stopped when it has not been yet: it ended by itself):
   // StopTracing's error, or "" when it did not fail.
   std::string finish();
+  // Whether it stopped the session (the duration passed, or the flag was set), as opposed to the
+  // runtime ending it.
+  bool stopped() const noexcept { return stopped_; }
 
  private:
-  std::atomic<bool> done_{false};
+  std::atomic<bool> done_{false}, stopped_{false};
   std::string error_;
   std::thread thread_;
 };
