@@ -33,9 +33,10 @@ void add_print_options(CLI::App& app, PrintArgs& a, const std::string& format_na
                  "Output: text (default), json (one object per line) or csv; or the sampled stacks as folded\n"
                  "(one line per distinct stack per thread, 'Thread (tid);root;...;leaf count', for flamegraph.pl\n"
                  "and inferno) or speedscope (speedscope.app's JSON, one profile per thread), frames named from\n"
-                 "the trace's method events (see --top); or, with --report, html: one self-contained page\n"
-                 "(summary, plots, sortable tables; nothing fetched from the network)")
-      ->check(CLI::IsMember({"text", "json", "csv", "folded", "speedscope", "html"}));
+                 "the trace's method events (see --top), or chromium (Chrome's trace-event JSON, for Perfetto and\n"
+                 "chrome://tracing: each thread's sampled frames as begin/end events); or, with --report, html:\n"
+                 "one self-contained page (summary, plots, sortable tables; nothing fetched from the network)")
+      ->check(CLI::IsMember({"text", "json", "csv", "folded", "speedscope", "chromium", "html"}));
   app.add_option("--report", a.report,
                  "Instead of events, answer what the runtime did, per process: gc (every GC: generation, type,\n"
                  "reason, pause, suspension, heap before/after, promoted), alloc (bytes by type), jit (methods per\n"
@@ -95,7 +96,7 @@ void check_print_options(const CLI::App& app, PrintArgs& a) {
     o.report = *kinds;
     if (o.stats) throw CLI::ValidationError("--report", "writes reports; it does not combine with --stats");
     if (o.resolve) throw CLI::ValidationError("--report", "names its frames itself; it does not combine with --resolve");
-    if (a.format == "folded" || a.format == "speedscope")
+    if (a.format == "folded" || a.format == "speedscope" || a.format == "chromium")
       throw CLI::ValidationError("--report", "is written as text, json, csv or html, not " + a.format);
     if (a.format == "csv" && (*kinds & (*kinds - 1)))
       throw CLI::ValidationError("--report", a.format_flag + " csv holds one table: choose one report, not '" + a.report + "'");

@@ -249,6 +249,7 @@ const char* output_format_name(OutputFormat f) noexcept {
     case OutputFormat::csv: return "csv";
     case OutputFormat::folded: return "folded";
     case OutputFormat::speedscope: return "speedscope";
+    case OutputFormat::chromium: return "chromium";
     case OutputFormat::html: return "html";
   }
   return "?";
@@ -256,7 +257,7 @@ const char* output_format_name(OutputFormat f) noexcept {
 
 std::optional<OutputFormat> parse_output_format(std::string_view name) noexcept {
   for (OutputFormat f : {OutputFormat::text, OutputFormat::json, OutputFormat::csv, OutputFormat::folded, OutputFormat::speedscope,
-                         OutputFormat::html})
+                         OutputFormat::chromium, OutputFormat::html})
     if (name == output_format_name(f)) return f;
   return std::nullopt;
 }
@@ -466,8 +467,9 @@ int EventPrinter::print(TraceSource& reader, const std::string& path, const Symb
   }
   if (profiling) {
     profile.finish(sym);
-    if (o.top) profile.write_top(out, o.top, weighted ? "bytes allocated, estimated from the allocation events" : "");
+    if (o.top) profile.write_top(out, o.top, weighted ? "bytes allocated, estimated from the allocation events" : "", o.top_inclusive);
     else if (o.format == OutputFormat::folded) profile.write_folded(out);
+    else if (o.format == OutputFormat::chromium) profile.write_chromium(out);
     else profile.write_speedscope(out, !o.trace_name.empty() ? o.trace_name : !file_name_.empty() ? file_name_ : path, tool);
     out.flush();
     if (!o.quiet) print_profile_summary(profile.summary(), sym, tool, err_);

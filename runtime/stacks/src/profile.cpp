@@ -1,6 +1,7 @@
 #include "clretw/profile.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <unordered_map>
@@ -79,8 +80,9 @@ struct Thread {
   std::vector<std::uint64_t> path;   // the last sample's addresses, root first
   std::vector<std::uint32_t> nodes;  // and their nodes
   std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;  // (node, samples) in time order
+  std::vector<double> run_ms;                                 // when each run began
   std::uint64_t samples = 0;
-  double first_ms = 0;
+  double first_ms = 0, last_ms = 0;
 };
 
 struct NamedNode {
@@ -197,9 +199,14 @@ void StackProfile::add(const EventRecord& r, double ms, const Symbolizer& symbol
   p.raw[node].self += weight;
   ++p.raw[node].count;
   p.summary.weight += weight;
-  if (!th.runs.empty() && th.runs.back().first == node) ++th.runs.back().second;
-  else th.runs.emplace_back(node, 1);
+  if (!th.runs.empty() && th.runs.back().first == node) {
+    ++th.runs.back().second;
+  } else {
+    th.runs.emplace_back(node, 1);
+    th.run_ms.push_back(ms);
+  }
   if (th.samples++ == 0) th.first_ms = ms;
+  th.last_ms = ms;
   ++p.summary.samples;
 }
 
@@ -397,7 +404,61 @@ void StackProfile::write_speedscope(std::ostream& out, std::string_view name, st
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
 
-void StackProfile::write_top(std::ostream& out, std::size_t n, std::string_view unit) const {
+void StackProfile::write_chromium(std::ostream& out) const {
+  const Impl& p = *impl_;
+  std::string buf = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[";
+  bool first = true;
+  auto event = [&](char phase, std::uint32_t name, std::uint32_t pid, std::uint64_t tid, double ms) {
+    buf += first ? "" : ",";
+    first = false;
+    buf += "\n{\"ph\":\"";
+    buf += phase;
+    buf += "\",\"name\":\"";
+    append_json_escaped(buf, p.names[name]);
+    buf += "\",\"cat\":\"sample\",\"pid\":";
+    append_uint(buf, pid);
+    buf += ",\"tid\":";
+    append_uint(buf, tid);
+    buf += ",\"ts\":";
+    append_double(buf, std::round(ms * 1000.0 * 1000.0) / 1000.0);  // microseconds, to the nanosecond
+    buf += '}';
+    if (buf.size() > (1u << 16)) {
+      out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+      buf.clear();
+    }
+  };
+  std::vector<std::uint32_t> open, path;  // named nodes, root first
+  for (std::uint32_t t = 0; t < p.threads.size(); ++t) {
+    const Thread& th = p.threads[t];
+    if (!th.samples) continue;
+    buf += first ? "" : ",";
+    first = false;
+    buf += "\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":";
+    append_uint(buf, th.pid);
+    buf += ",\"tid\":";
+    append_uint(buf, th.tid);
+    buf += ",\"args\":{\"name\":\"";
+    append_json_escaped(buf, p.names[p.named[p.thread_named_root[t]].name]);
+    buf += "\"}}";
+    open.clear();
+    for (std::size_t i = 0; i < th.runs.size(); ++i) {
+      path.clear();
+      for (std::uint32_t n = p.named_of[th.runs[i].first]; p.named[n].parent != kNone; n = p.named[n].parent) path.push_back(n);
+      std::reverse(path.begin(), path.end());
+      std::size_t common = 0;
+      while (common < open.size() && common < path.size() && open[common] == path[common]) ++common;
+      const double ms = th.run_ms[i];
+      while (open.size() > common) event('E', p.named[open.back()].name, th.pid, th.tid, ms), open.pop_back();
+      for (std::size_t k = common; k < path.size(); ++k) event('B', p.named[path[k]].name, th.pid, th.tid, ms), open.push_back(path[k]);
+    }
+    const double end = th.last_ms + p.interval;
+    while (!open.empty()) event('E', p.named[open.back()].name, th.pid, th.tid, end), open.pop_back();
+  }
+  buf += "\n]}\n";
+  out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+}
+
+void StackProfile::write_top(std::ostream& out, std::size_t n, std::string_view unit, bool by_inclusive) const {
   const Impl& p = *impl_;
   const ProfileSummary& s = p.summary;
   std::vector<std::uint64_t> exclusive(p.names.size()), inclusive(p.names.size());
@@ -417,6 +478,7 @@ void StackProfile::write_top(std::ostream& out, std::size_t n, std::string_view 
   for (std::uint32_t i = 0; i < p.names.size(); ++i)
     if (inclusive[i]) rows.push_back(i);
   std::sort(rows.begin(), rows.end(), [&](std::uint32_t a, std::uint32_t b) {
+    if (by_inclusive && inclusive[a] != inclusive[b]) return inclusive[a] > inclusive[b];
     if (exclusive[a] != exclusive[b]) return exclusive[a] > exclusive[b];
     if (inclusive[a] != inclusive[b]) return inclusive[a] > inclusive[b];
     return p.names[a] < p.names[b];

@@ -11,6 +11,9 @@
 // `workload gcbench` instead runs an ordinary allocation-heavy program for about 1.5 s on 2 threads
 // (GcBench below: binary trees, string and dictionary churn, large arrays, a few caught exceptions),
 // for the GC, JIT and exception reports (tests/dotnet/report_check.sh).
+// `workload crash` runs a round and then fails fast (exit status 134, SIGABRT); `workload exit N` runs a
+// round and exits with status N; `workload wait` runs a
+// round a second until it is killed (tests/dotnet/trace_cli.sh).
 using System.Diagnostics.Tracing;
 using System.Net;
 using System.Net.Sockets;
@@ -24,6 +27,21 @@ using System.Runtime.Loader;
 if (args.Length > 0 && args[0] == "cpu") {
   Console.WriteLine($"workload: cpu, checksum {Cpu.Run(TimeSpan.FromSeconds(2), 2)}");
   return;
+}
+if (args.Length > 0 && args[0] == "crash") {
+  // For clretw-trace's exit status: some events, then a crash the OS reports as SIGABRT (134).
+  Workload.Round(0);
+  Console.Error.WriteLine("workload: crashing on purpose");
+  Environment.FailFast("workload: crashing on purpose");
+}
+if (args.Length > 1 && args[0] == "exit") {
+  // For clretw-trace's exit status: some events, then a clean exit with this status.
+  Workload.Round(0);
+  Environment.Exit(int.Parse(args[1]));
+}
+if (args.Length > 0 && args[0] == "wait") {
+  // Runs until killed (for -n, --dport and stopping events): one round of events a second.
+  for (int round = 0; ; round++) { Workload.Round(round); Thread.Sleep(1000); }
 }
 if (args.Length > 0 && args[0] == "gcbench") {
   long sum = GcBench.Run(TimeSpan.FromSeconds(1.5));

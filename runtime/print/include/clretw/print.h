@@ -36,6 +36,7 @@ namespace clretw {
 enum class OutputFormat : std::uint8_t {
   text, json, csv,    // one line per event (format_event())
   folded, speedscope, // the sampled stacks (StackProfile)
+  chromium,           // the sampled stacks as Chrome's trace events (Perfetto, chrome://tracing)
   html                 // reports only: one self-contained page
 };
 const char* output_format_name(OutputFormat f) noexcept;  // "text", "json", ...
@@ -55,6 +56,7 @@ struct PrintOptions {
   // or ids the events those choose.
   bool stats = false;
   std::size_t top = 0;
+  bool top_inclusive = false;         // top: the methods with the most inclusive samples instead
   // Instead of events: the reports these kinds name (ReportKind bits; 0: none), in `format` (text,
   // json, csv or html), for all traces together, written by finish(). The filters, ids, keywords,
   // level and time range choose the events the model sees; `top` bounds the text tables' rows.
@@ -70,7 +72,8 @@ struct PrintOptions {
   std::string tool = "clretw";      // the prefix of messages ("clretw-dump: trace.etl: ...")
 
   bool profile() const noexcept {
-    return !report && (format == OutputFormat::folded || format == OutputFormat::speedscope || top > 0);
+    return !report && (format == OutputFormat::folded || format == OutputFormat::speedscope || format == OutputFormat::chromium ||
+                       top > 0);
   }
   LineFormat line_format() const noexcept {
     return format == OutputFormat::json ? LineFormat::json : format == OutputFormat::csv ? LineFormat::csv : LineFormat::text;

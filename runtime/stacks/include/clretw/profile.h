@@ -71,10 +71,15 @@ class StackProfile {
   // speedscope's file format (https://www.speedscope.app/file-format-schema.json): one sampled
   // profile per thread, in ms, samples root first in time order (runs of equal stacks merged).
   void write_speedscope(std::ostream& out, std::string_view name, std::string_view exporter) const;
+  // Chrome's trace-event JSON (Perfetto, chrome://tracing): per thread, a begin ("B") and end
+  // ("E") event for each frame as the sampled stacks enter and leave it, at the samples' times
+  // (µs since the trace start); a thread's last frames end one interval after its last sample.
+  void write_chromium(std::ostream& out) const;
   // The `n` methods with the most exclusive samples (weights), with their inclusive samples (a
   // method counted once per sample however often it recurs). `unit` names what the weights count
-  // in the header when they are not samples (e.g. "bytes allocated").
-  void write_top(std::ostream& out, std::size_t n, std::string_view unit = {}) const;
+  // in the header when they are not samples (e.g. "bytes allocated"). `by_inclusive`: the methods
+  // with the most inclusive samples instead (dotnet-trace report topN --inclusive).
+  void write_top(std::ostream& out, std::size_t n, std::string_view unit = {}, bool by_inclusive = false) const;
 
  private:
   struct Impl;
