@@ -193,13 +193,18 @@ void append_stack(const EventRecord& r, const Symbolizer& symbols, LineFormat fo
   if (format == LineFormat::json) line += "]}";
 }
 
-void print_profile_summary(const ProfileSummary& s, const Symbolizer& symbols, const char* tool, std::ostream& err) {
+// `chosen`: --filter or --id chose the samples. A hint never suggests what the user already gave.
+void print_profile_summary(const ProfileSummary& s, const Symbolizer& symbols, bool chosen, const char* tool,
+                           std::ostream& err) {
   auto pct = [&](std::uint64_t part) { return s.frames ? 100.0 * static_cast<double>(part) / static_cast<double>(s.frames) : 0.0; };
   const Symbolizer::Counts& c = symbols.counts();
-  if (s.samples == 0)
+  if (s.samples == 0 && chosen)
+    put(err, "%s: no event of the trace is one --filter or --id chose (among those the other options let through): "
+             "nothing to profile\n", tool);
+  else if (s.samples == 0)
     put(err,
         "%s: the trace has no CPU samples (Microsoft-DotNETCore-SampleProfiler's Thread/Sample); --filter or --id "
-        "choose other events to profile, e.g. --filter '*/GC/AllocationTick'\n",
+        "choose other events to profile, e.g. --filter GC/AllocationTick\n",
         tool);
   put(err,
       "%s: %llu samples on %llu threads (%llu without a stack), %llu distinct stacks; frames: %llu, "
@@ -520,7 +525,7 @@ int EventPrinter::print(TraceSource& reader, const std::string& path, const Symb
     else if (o.format == OutputFormat::folded) profile.write_folded(out);
     else profile.write_speedscope(out, !o.trace_name.empty() ? o.trace_name : !file_name_.empty() ? file_name_ : path, tool);
     out.flush();
-    if (!o.quiet) print_profile_summary(profile.summary(), sym, tool, err_);
+    if (!o.quiet) print_profile_summary(profile.summary(), sym, !o.filters.empty() || !o.ids.empty(), tool, err_);
   }
   if (o.stats) {
     const SourceCounts s = reader.counts();
