@@ -75,6 +75,7 @@ check "csv with header, limit 5" test "$limited" -eq 6
 check "level filter keeps errors only" sh -c "\"\$1\" --level 2 \"\$2\" | grep -q 'Exception/Start'" _ "$dump" "$trace"
 sorted=$("$dump" --sorted --format csv "$trace" | tail -n +2 | cut -d, -f1 | sort -c -n 2>&1 && echo ordered)
 check "sorted output is in time order" test "$sorted" = ordered
+check "--sorted (the default) and --file-order do not combine" sh -c "\"\$1\" --sorted --file-order \"\$2\" >/dev/null 2>&1; test \$? -eq 2" _ "$dump" "$trace"
 
 # A damaged trace: the events before the damage, then exit 1 with the block and byte offset.
 size=$(wc -c < "$trace")
@@ -113,6 +114,24 @@ if [ -n "$shared" ] && [ -d "$shared/traces" ]; then
     all=$("$dump" --stats --manifest "$shared/manifests/ClrEtwAll.runtime-main.man" "$t")
     check "$(basename "$t") with runtime-main: all decoded" sh -c "printf '%s' \"\$1\" | grep -Eq 'events: ([0-9]+) in file, \\1 counted = \\1 decoded \\+ 0 unknown \\+ 0 malformed'" _ "$all"
   done
+  # Time order by default: on every shared trace, nettrace, NetPerf and ETL, the timestamps of
+  # clretw-dump's lines never go back, and every event is printed; --file-order prints them as
+  # stored, which goes back in the .NET Core 3.0 trace (its threads' buffers interleave).
+  for t in "$shared"/traces/*.nettrace "$shared"/traces/*.netperf "$shared"/etl/*.etl; do
+    [ -f "$t" ] || continue
+    "$dump" --format json "$t" 2>/dev/null | awk 'match($0, /"timestamp":-?[0-9]+/) { v = substr($0, RSTART + 12, RLENGTH - 12) + 0; if (NR > 1 && v < prev) back++; prev = v } END { print NR, back + 0 }' > "$work/order.out"
+    read -r printed back < "$work/order.out"
+    check "$(basename "$t"): timestamps never go back ($back steps back in $printed lines)" test "$back" -eq 0
+    stored=$("$dump" --file-order "$t" 2>/dev/null | wc -l)
+    check "$(basename "$t"): every event printed in time order ($printed of $stored)" test "$printed" -eq "$stored"
+    lines=$("$dump" "$t" 2>/dev/null | wc -l)
+    check "$(basename "$t"): text as many lines as JSON ($lines, $printed)" test "$lines" -eq "$printed"
+  done
+  objver4="$shared/traces/eventpipe-dotnetcore3.0-win-x64-objver4.nettrace"
+  if [ -f "$objver4" ]; then
+    back=$("$dump" --file-order --format json "$objver4" | awk 'match($0, /"timestamp":-?[0-9]+/) { v = substr($0, RSTART + 12, RLENGTH - 12) + 0; if (NR > 1 && v < prev) back++; prev = v } END { print back + 0 }')
+    check "--file-order: the .NET Core 3.0 trace as stored goes back in time ($back steps)" test "$back" -gt 0
+  fi
   # The NetPerf file of .NET Core 2.1 (format 3), read by content: every event, each with its stack.
   netperf="$shared/traces/eventpipe-dotnetcore2.1-linux-x64-objver3.netperf"
   if [ -f "$netperf" ]; then
