@@ -58,6 +58,7 @@ TEST_CASE("event patterns: events no catalog describes, by the names the trace g
   CHECK_FALSE(work.names_event("OtherSource", "Work/Start", {}));
   CHECK(EventPattern("Work/Start").names_event("MyEventSource", "Work/Start", {}));
   CHECK(EventPattern("*/Work/Start").names_event("MyEventSource", "Work/Start", {}));
+  CHECK(EventPattern("MyEvent*").names_event("MyEventSource", "Work/Start", {}));  // PROVIDER/NAME
   CHECK_FALSE(EventPattern("Work/Stop").names_event("MyEventSource", "Work/Start", {}));
 }
 

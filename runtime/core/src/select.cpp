@@ -95,7 +95,6 @@ bool EventPattern::names_event(std::string_view provider, std::string_view name,
   if (colon_) return in_scope && answers(std::string_view(lower_).substr(part_at_));
   if (in_scope && answers(std::string_view(lower_).substr(part_at_))) return true;
   if (answers(lower_)) return true;
-  if (lower_.find('/') == std::string::npos) return false;
   std::string key;  // PROVIDER/NAME, as events print
   key.reserve(provider.size() + 1 + name.size());
   key.append(provider).append(1, '/').append(name);
