@@ -76,7 +76,7 @@ constexpr Chosen kChosen[] = {
     {9, 1},   // GC/SuspendEEStart
     {23, 0},  // GC/GCGenerationRange
     {202, 0}, // GC/Mark
-    {159, 0}, // Method/Load (template R2RGetEntryPoint)
+    {159, 0}, // Method/R2RGetEntryPoint
     {35, 0},  // GC/Triggered
     {2, 1},   // GC/Stop
     {1, 2},   // GC/Start

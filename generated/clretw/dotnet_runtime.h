@@ -14960,7 +14960,7 @@ class ModuleRangeLoadView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_RangeType = ::clretw::loc(4, 0, 18, 1, 1);
 };
 
-/// R2RGetEntryPoint: event 159 of Microsoft-Windows-DotNETRuntime ("Method/Load"), version 0.
+/// R2RGetEntryPoint: event 159 of Microsoft-Windows-DotNETRuntime ("Method/R2RGetEntryPoint"), version 0.
 ///   v0 R2RGetEntryPoint: template R2RGetEntryPoint (ClrEtwBuiltin.man:1775)
 class R2RGetEntryPointView : public ::clretw::ViewBase<4> {
  public:
@@ -15035,7 +15035,7 @@ class R2RGetEntryPointView : public ::clretw::ViewBase<4> {
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(5, 3, 8, 2, 2);
 };
 
-/// R2RGetEntryPointStart: event 160 of Microsoft-Windows-DotNETRuntime ("Method/Load"), version 0.
+/// R2RGetEntryPointStart: event 160 of Microsoft-Windows-DotNETRuntime ("Method/R2RGetEntryPointStart"), version 0.
 ///   v0 R2RGetEntryPointStart: template R2RGetEntryPointStart (ClrEtwBuiltin.man:1776)
 class R2RGetEntryPointStartView : public ::clretw::ViewBase<1> {
  public:
@@ -15465,7 +15465,7 @@ class MethodJitInliningSucceededView : public ::clretw::ViewBase<10> {
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(9, 9, 0, 2, 2);
 };
 
-/// MethodJitInliningFailedAnsi: event 186 of Microsoft-Windows-DotNETRuntime ("Method/InliningFailed"), version 0.
+/// MethodJitInliningFailedAnsi: event 186 of Microsoft-Windows-DotNETRuntime ("Method/JitInliningFailedAnsi"), version 0.
 ///   v0 MethodJitInliningFailedAnsi: template MethodJitInliningFailedAnsi (ClrEtwBuiltin.man:1790)
 class MethodJitInliningFailedAnsiView : public ::clretw::ViewBase<11> {
  public:
@@ -15774,7 +15774,7 @@ class MethodJitTailCallSucceededView : public ::clretw::ViewBase<10> {
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(11, 9, 8, 2, 2);
 };
 
-/// MethodJitTailCallFailedAnsi: event 189 of Microsoft-Windows-DotNETRuntime ("Method/TailCallFailed"), version 0.
+/// MethodJitTailCallFailedAnsi: event 189 of Microsoft-Windows-DotNETRuntime ("Method/JitTailCallFailedAnsi"), version 0.
 ///   v0 MethodJitTailCallFailedAnsi: template MethodJitTailCallFailedAnsi (ClrEtwBuiltin.man:1792)
 class MethodJitTailCallFailedAnsiView : public ::clretw::ViewBase<11> {
  public:
@@ -20369,23 +20369,23 @@ struct ModuleRangeLoad {
   using Payload = ::clretw::dotnet_runtime::payload::ModuleRangeLoad;  // the payload struct of latest_version
 };
 
-/// R2RGetEntryPoint: event 159 of Microsoft-Windows-DotNETRuntime ("Method/Load"), version 0.
+/// R2RGetEntryPoint: event 159 of Microsoft-Windows-DotNETRuntime ("Method/R2RGetEntryPoint"), version 0.
 ///   v0 R2RGetEntryPoint: template R2RGetEntryPoint (ClrEtwBuiltin.man:1775)
 struct R2RGetEntryPoint {
   static constexpr ::std::uint16_t id = 159;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr ::std::string_view name = "Method/Load";
+  static constexpr ::std::string_view name = "Method/R2RGetEntryPoint";
   static constexpr ::std::uint8_t latest_version = 0;
   using View = ::clretw::dotnet_runtime::R2RGetEntryPointView;
   using Payload = ::clretw::dotnet_runtime::payload::R2RGetEntryPoint;  // the payload struct of latest_version
 };
 
-/// R2RGetEntryPointStart: event 160 of Microsoft-Windows-DotNETRuntime ("Method/Load"), version 0.
+/// R2RGetEntryPointStart: event 160 of Microsoft-Windows-DotNETRuntime ("Method/R2RGetEntryPointStart"), version 0.
 ///   v0 R2RGetEntryPointStart: template R2RGetEntryPointStart (ClrEtwBuiltin.man:1776)
 struct R2RGetEntryPointStart {
   static constexpr ::std::uint16_t id = 160;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr ::std::string_view name = "Method/Load";
+  static constexpr ::std::string_view name = "Method/R2RGetEntryPointStart";
   static constexpr ::std::uint8_t latest_version = 0;
   using View = ::clretw::dotnet_runtime::R2RGetEntryPointStartView;
   using Payload = ::clretw::dotnet_runtime::payload::R2RGetEntryPointStart;  // the payload struct of latest_version
@@ -20450,12 +20450,12 @@ struct MethodJitInliningSucceeded {
   using Payload = ::clretw::dotnet_runtime::payload::MethodJitInliningSucceeded;  // the payload struct of latest_version
 };
 
-/// MethodJitInliningFailedAnsi: event 186 of Microsoft-Windows-DotNETRuntime ("Method/InliningFailed"), version 0.
+/// MethodJitInliningFailedAnsi: event 186 of Microsoft-Windows-DotNETRuntime ("Method/JitInliningFailedAnsi"), version 0.
 ///   v0 MethodJitInliningFailedAnsi: template MethodJitInliningFailedAnsi (ClrEtwBuiltin.man:1790)
 struct MethodJitInliningFailedAnsi {
   static constexpr ::std::uint16_t id = 186;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr ::std::string_view name = "Method/InliningFailed";
+  static constexpr ::std::string_view name = "Method/JitInliningFailedAnsi";
   static constexpr ::std::uint8_t latest_version = 0;
   using View = ::clretw::dotnet_runtime::MethodJitInliningFailedAnsiView;
   using Payload = ::clretw::dotnet_runtime::payload::MethodJitInliningFailedAnsi;  // the payload struct of latest_version
@@ -20483,12 +20483,12 @@ struct MethodJitTailCallSucceeded {
   using Payload = ::clretw::dotnet_runtime::payload::MethodJitTailCallSucceeded;  // the payload struct of latest_version
 };
 
-/// MethodJitTailCallFailedAnsi: event 189 of Microsoft-Windows-DotNETRuntime ("Method/TailCallFailed"), version 0.
+/// MethodJitTailCallFailedAnsi: event 189 of Microsoft-Windows-DotNETRuntime ("Method/JitTailCallFailedAnsi"), version 0.
 ///   v0 MethodJitTailCallFailedAnsi: template MethodJitTailCallFailedAnsi (ClrEtwBuiltin.man:1792)
 struct MethodJitTailCallFailedAnsi {
   static constexpr ::std::uint16_t id = 189;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr ::std::string_view name = "Method/TailCallFailed";
+  static constexpr ::std::string_view name = "Method/JitTailCallFailedAnsi";
   static constexpr ::std::uint8_t latest_version = 0;
   using View = ::clretw::dotnet_runtime::MethodJitTailCallFailedAnsiView;
   using Payload = ::clretw::dotnet_runtime::payload::MethodJitTailCallFailedAnsi;  // the payload struct of latest_version

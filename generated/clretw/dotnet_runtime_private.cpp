@@ -1755,7 +1755,7 @@ constexpr ::clretw::EventDesc kEvents[] = {
      .symbol = "PrvFinalizeObject", .name = "GC/FinalizeObject", .task_name = "GarbageCollectionPrivate", .opcode_name = "PrvFinalizeObject",
      .message = "", .payload = &kRecord_PrvFinalizeObject, .line = 3129},
     {.id = 193, .version = 0, .level = 5, .opcode = 40, .task = 1, .keywords = 0x2000,
-     .symbol = "CCWRefCountChangeAnsi", .name = "GC/CCWRefCountChange", .task_name = "GarbageCollectionPrivate", .opcode_name = "CCWRefCountChange",
+     .symbol = "CCWRefCountChangeAnsi", .name = "GC/CCWRefCountChangeAnsi", .task_name = "GarbageCollectionPrivate", .opcode_name = "CCWRefCountChange",
      .message = "", .payload = &kRecord_CCWRefCountChangeAnsi, .line = 3130},
     {.id = 194, .version = 0, .level = 5, .opcode = 42, .task = 1, .keywords = 0x4000,
      .symbol = "PrvSetGCHandle", .name = "GC/SetGCHandle", .task_name = "GarbageCollectionPrivate", .opcode_name = "SetGCHandle",

@@ -9548,7 +9548,7 @@ class PrvFinalizeObjectView : public ::clretw::ViewBase<2> {
   static constexpr ::clretw::FieldLoc k_TypeName[2] = {::clretw::loc(3, 0, 10, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(3, 0, 18, ::clretw::kVariable, 0, ::clretw::kTerminated)};
 };
 
-/// CCWRefCountChangeAnsi: event 193 of Microsoft-Windows-DotNETRuntimePrivate ("GC/CCWRefCountChange"), version 0.
+/// CCWRefCountChangeAnsi: event 193 of Microsoft-Windows-DotNETRuntimePrivate ("GC/CCWRefCountChangeAnsi"), version 0.
 ///   v0 CCWRefCountChangeAnsi: template CCWRefCountChangeAnsi (ClrEtwBuiltin.man:3130)
 class CCWRefCountChangeAnsiView : public ::clretw::ViewBase<4> {
  public:
@@ -12344,12 +12344,12 @@ struct PrvFinalizeObject {
   using Payload = ::clretw::dotnet_runtime_private::payload::PrvFinalizeObject;  // the payload struct of latest_version
 };
 
-/// CCWRefCountChangeAnsi: event 193 of Microsoft-Windows-DotNETRuntimePrivate ("GC/CCWRefCountChange"), version 0.
+/// CCWRefCountChangeAnsi: event 193 of Microsoft-Windows-DotNETRuntimePrivate ("GC/CCWRefCountChangeAnsi"), version 0.
 ///   v0 CCWRefCountChangeAnsi: template CCWRefCountChangeAnsi (ClrEtwBuiltin.man:3130)
 struct CCWRefCountChangeAnsi {
   static constexpr ::std::uint16_t id = 193;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr ::std::string_view name = "GC/CCWRefCountChange";
+  static constexpr ::std::string_view name = "GC/CCWRefCountChangeAnsi";
   static constexpr ::std::uint8_t latest_version = 0;
   using View = ::clretw::dotnet_runtime_private::CCWRefCountChangeAnsiView;
   using Payload = ::clretw::dotnet_runtime_private::payload::CCWRefCountChangeAnsi;  // the payload struct of latest_version

@@ -53,7 +53,7 @@ capture() {
   for event in 'DotNETRuntime/GC/Start ' 'DotNETRuntime/GC/HeapStats ' 'DotNETRuntime/GC/GCSampledObjectAllocation ' \
                'DotNETRuntime/GC/GCBulkNode ' 'DotNETRuntime/GC/GCBulkEdge ' 'DotNETRuntime/GC/GCBulkRootEdge ' \
                'DotNETRuntime/Type/BulkType ' 'DotNETRuntime/AllocationSampled ' 'DotNETRuntime/Method/LoadVerbose ' \
-               'DotNETRuntime/Method/MethodILToNativeMap ' 'DotNETRuntime/Method/Load \(.*159 v0' \
+               'DotNETRuntime/Method/MethodILToNativeMap ' 'DotNETRuntime/Method/R2RGetEntryPoint \(159 v0' \
                'DotNETRuntime/Loader/AssemblyLoad ' 'DotNETRuntime/Loader/AssemblyUnload ' 'DotNETRuntime/Exception/Start ' \
                'DotNETRuntime/ExceptionFilter/Start ' 'DotNETRuntime/ExceptionFinally/Start ' 'DotNETRuntime/Contention/Start ' \
                'DotNETRuntime/WaitHandleWait/Start ' 'DotNETRuntime/ThreadPoolWorkerThread/Start ' \

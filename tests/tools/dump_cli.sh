@@ -1,5 +1,5 @@
 #!/bin/sh
-# clretw-dump and clretw-sample from the command line: formats, filters, statistics,
+# clretw-dump and clretw-sample from the command line: formats, filters, statistics, time order,
 # a damaged trace, a manifest given at run time, bad usage.
 #   dump_cli.sh CLRETW_DUMP CLRETW_SAMPLE WORK_DIR MANIFEST_DIR [SHARED_DIR]
 set -u
@@ -75,6 +75,7 @@ check "csv with header, limit 5" test "$limited" -eq 6
 check "level filter keeps errors only" sh -c "\"\$1\" --level 2 \"\$2\" | grep -q 'Exception/Start'" _ "$dump" "$trace"
 sorted=$("$dump" --sorted --format csv "$trace" | tail -n +2 | cut -d, -f1 | sort -c -n 2>&1 && echo ordered)
 check "sorted output is in time order" test "$sorted" = ordered
+check "--sorted (the default) and --file-order do not combine" sh -c "\"\$1\" --sorted --file-order \"\$2\" >/dev/null 2>&1; test \$? -eq 2" _ "$dump" "$trace"
 
 # A damaged trace: the events before the damage, then exit 1 with the block and byte offset.
 size=$(wc -c < "$trace")
@@ -113,6 +114,78 @@ if [ -n "$shared" ] && [ -d "$shared/traces" ]; then
     all=$("$dump" --stats --manifest "$shared/manifests/ClrEtwAll.runtime-main.man" "$t")
     check "$(basename "$t") with runtime-main: all decoded" sh -c "printf '%s' \"\$1\" | grep -Eq 'events: ([0-9]+) in file, \\1 counted = \\1 decoded \\+ 0 unknown \\+ 0 malformed'" _ "$all"
   done
+  # Time order by default: on every shared trace, nettrace, NetPerf and ETL, the timestamps of
+  # clretw-dump's lines never go back, and every event is printed; --file-order prints them as
+  # stored, which goes back in the .NET Core 3.0 trace (its threads' buffers interleave).
+  for t in "$shared"/traces/*.nettrace "$shared"/traces/*.netperf "$shared"/etl/*.etl; do
+    [ -f "$t" ] || continue
+    "$dump" --format json "$t" 2>/dev/null | awk 'match($0, /"timestamp":-?[0-9]+/) { v = substr($0, RSTART + 12, RLENGTH - 12) + 0; if (NR > 1 && v < prev) back++; prev = v } END { print NR, back + 0 }' > "$work/order.out"
+    read -r printed back < "$work/order.out"
+    check "$(basename "$t"): timestamps never go back ($back steps back in $printed lines)" test "$back" -eq 0
+    stored=$("$dump" --file-order "$t" 2>/dev/null | wc -l)
+    check "$(basename "$t"): every event printed in time order ($printed of $stored)" test "$printed" -eq "$stored"
+    lines=$("$dump" "$t" 2>/dev/null | wc -l)
+    check "$(basename "$t"): text as many lines as JSON ($lines, $printed)" test "$lines" -eq "$printed"
+  done
+  objver4="$shared/traces/eventpipe-dotnetcore3.0-win-x64-objver4.nettrace"
+  if [ -f "$objver4" ]; then
+    back=$("$dump" --file-order --format json "$objver4" | awk 'match($0, /"timestamp":-?[0-9]+/) { v = substr($0, RSTART + 12, RLENGTH - 12) + 0; if (NR > 1 && v < prev) back++; prev = v } END { print back + 0 }')
+    check "--file-order: the .NET Core 3.0 trace as stored goes back in time ($back steps)" test "$back" -gt 0
+  fi
+  if [ -f "$objver4" ]; then
+    # --filter reads names as clretw-gen config does: the display name, a symbol with or without its
+    # version, a provider qualifier (full or short name), any case, and the old PROVIDER/NAME glob.
+    for f in GC/Start gc/start GCStart GCStart_V2 'DotNETRuntime:GC/Start' 'Microsoft-Windows-DotNETRuntime/GC/Start' \
+             'DotNETRuntime/GC/Start' '*/GC/Start' '*Runtime/GC/St*rt'; do
+      n=$("$dump" --filter "$f" "$objver4" 2> "$work/filter.err" | wc -l)
+      check "--filter '$f': the 478 GC/Start events ($n)" test "$n" -eq 478
+      check "--filter '$f': no warning" test ! -s "$work/filter.err"
+    done
+    "$dump" --stats --filter GC "$objver4" > "$work/keyword.out"
+    check "--filter GC: the keyword's events (GC/Start)" grep -q ' 478  Microsoft-Windows-DotNETRuntime/GC/Start (1 v2)' "$work/keyword.out"
+    check "--filter GC: not the samples" test "$(grep -c 'Thread/Sample' "$work/keyword.out")" -eq 0
+    n=$("$dump" --filter 'DotNETRuntimeRundown:GC/Start' "$objver4" 2>/dev/null | wc -l)
+    check "--filter with another provider's qualifier: none ($n)" test "$n" -eq 0
+    # A name that chooses nothing says so, with the nearest names; the exit status is unchanged.
+    n=$("$dump" --filter GC/Strat "$objver4" 2> "$work/typo.err" | wc -l)
+    status=$?
+    check "--filter GC/Strat: nothing printed ($n), exit 0 ($status)" test "$n" -eq 0 -a "$status" -eq 0
+    check "--filter GC/Strat: a warning naming GC/Start" grep -q "filter 'GC/Strat' matches no event.*nearest: .*GC/Start" "$work/typo.err"
+    # Method/Load was three events (141, 159, 160); 159 is now Method/R2RGetEntryPoint, as TraceEvent names
+    # it: its own line in --stats, chosen by its name or symbol, not by Method/Load.
+    "$dump" --stats "$objver4" > "$work/stats4.out"
+    check "--stats: 1547 Method/R2RGetEntryPoint" grep -q ' 1547  Microsoft-Windows-DotNETRuntime/Method/R2RGetEntryPoint (159 v0)$' "$work/stats4.out"
+    check "--stats: no Method/Load in this trace" test "$(grep -c '/Method/Load ' "$work/stats4.out")" -eq 0
+    n=$("$dump" --filter R2RGetEntryPoint "$objver4" | grep -c 'Method/R2RGetEntryPoint (159 v0)')
+    check "--filter R2RGetEntryPoint (a symbol): its 1547 events ($n)" test "$n" -eq 1547
+    n=$("$dump" --filter '*/Method/Load' "$objver4" 2> "$work/load.err" | wc -l)
+    check "--filter '*/Method/Load': not R2RGetEntryPoint ($n), no warning (MethodLoad is known)" sh -c "test $n -eq 0 && test ! -s '$work/load.err'"
+    # Text: sizes and counts in decimal, addresses in hex.
+    line=$("$dump" --filter GC/AllocationTick --limit 1 "$objver4")
+    check "text: AllocationAmount in decimal, TypeID and Address in hex" sh -c "printf '%s' \"\$1\" | grep -q 'AllocationAmount=104096 .*AllocationAmount64=104096 TypeID=0x7ffea911ea28 .*Address=0x19a00017fe8'" _ "$line"
+    line=$("$dump" --filter GC/HeapStats --limit 1 "$objver4")
+    check "text: GC/HeapStats' sizes in decimal" sh -c "printf '%s' \"\$1\" | grep -q 'GenerationSize0=24 TotalPromotedSize0=175504 GenerationSize1=209352'" _ "$line"
+  fi
+  # Hints never repeat the option given: --top with an allocation filter on a trace without allocations.
+  checkpoints="$shared/traces/eventpipe-dotnetcore6.0-win-x64-executioncheckpoints.nettrace"
+  if [ -f "$checkpoints" ]; then
+    "$dump" --top 5 --filter GC/AllocationTick "$checkpoints" > /dev/null 2> "$work/hint.err"
+    check "--top --filter GC/AllocationTick: says the filter chose nothing" grep -q 'no event of the trace is one --filter or --id chose' "$work/hint.err"
+    check "--top --filter GC/AllocationTick: suggests no filter" test "$(grep -c 'e.g. --filter' "$work/hint.err")" -eq 0
+    "$dump" --top 5 "$checkpoints" > /dev/null 2> "$work/hint.err"
+    check "--top without a filter: suggests one" grep -q 'e.g. --filter GC/AllocationTick' "$work/hint.err"
+  fi
+  # Text leaves out what the source did not record: EventPipe's unknown processor, the kernel's events of no process.
+  for t in "$shared"/traces/*.nettrace "$shared"/traces/*.netperf "$shared"/etl/*.etl; do
+    [ -f "$t" ] || continue
+    n=$("$dump" "$t" 2>/dev/null | grep -Ec '(pid|tid|cpu)=4294967295')
+    check "$(basename "$t"): no pid, tid or cpu 4294967295 in text ($n)" test "$n" -eq 0
+  done
+  arraytypes="$shared/traces/eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace"
+  if [ -f "$arraytypes" ]; then
+    check "arraytypes (no processors recorded): 'tid=N  fields'" sh -c "\"\$1\" --limit 1 \"\$2\" | grep -q 'pid=26240 tid=23560  arg0='" _ "$dump" "$arraytypes"
+    check "JSON keeps its cpu key" sh -c "\"\$1\" --format json --limit 1 \"\$2\" | grep -q '\"cpu\":4294967295'" _ "$dump" "$arraytypes"
+  fi
   # The NetPerf file of .NET Core 2.1 (format 3), read by content: every event, each with its stack.
   netperf="$shared/traces/eventpipe-dotnetcore2.1-linux-x64-objver3.netperf"
   if [ -f "$netperf" ]; then

@@ -48,7 +48,7 @@ void add_print_options(CLI::App& app, PrintArgs& a, const std::string& format_na
   app.add_option("--top", o.top,
                  "Print the N methods with the most exclusive samples, with inclusive samples, instead of events.\n"
                  "Samples are the CPU samples (EventPipe's sample profiler) unless --filter or --id choose other\n"
-                 "events (e.g. --filter '*/GC/AllocationTick' for allocation stacks)")
+                 "events (e.g. --filter GC/AllocationTick for allocation stacks)")
       ->check(CLI::PositiveNumber);
   app.add_flag("--resolve", o.resolve,
                "Text and JSON: print each event's stack frames by name, innermost first ('frames', beside the\n"
@@ -57,7 +57,11 @@ void add_print_options(CLI::App& app, PrintArgs& a, const std::string& format_na
                  "Milliseconds one sample stands for in speedscope's weights (EventPipe's default: 1)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  app.add_option("--filter", o.filters, "Only events whose Provider/Name matches this glob, e.g. '*/GC/*' (repeatable)")
+  app.add_option("--filter", o.filters,
+                 "Only events this name chooses, in any case, '*' for any run of characters (repeatable): a display\n"
+                 "name (GC/Start, GC/*), a symbol (GCStart, GCStart_V2), a keyword (GC, GCKeyword), any of those in\n"
+                 "one provider (DotNETRuntimeRundown:Method/*), or PROVIDER/NAME as events print ('*/GC/Start');\n"
+                 "as clretw-gen config reads names. A name that chooses no known event is reported on stderr")
       ->allow_extra_args(false);
   app.add_option("--id", o.ids, "Only events with this id, 0 to 65535 (repeatable)")
       ->allow_extra_args(false)

@@ -11,7 +11,7 @@
 #include "clretw/gen/loader.h"
 #include "clretw/gen/namer.h"
 #include "clretw/gen/schema_builder.h"
-#include "clretw/text.h"
+#include "clretw/select.h"
 
 namespace clretw::gen {
 
@@ -60,13 +60,6 @@ bool session_enables(std::uint64_t event_keywords, std::uint32_t event_level, st
 }
 
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
 
 std::string hex(std::uint64_t v) {
   char buf[24];
@@ -172,18 +165,7 @@ bool kernel_logger(const Provider& p) {  // SystemTraceControlGuid: the NT kerne
   return p.guid.to_string() == "9e814aad-3204-11d2-9a82-006008a86939";
 }
 
-std::string short_name(const std::string& provider) {
-  for (std::string_view prefix : {"Microsoft-Windows-", "Microsoft-"})
-    if (provider.size() > prefix.size() && provider.compare(0, prefix.size(), prefix) == 0)
-      return provider.substr(prefix.size());
-  return provider;
-}
-
-bool provider_matches(const Provider& p, const std::string& pattern) {
-  return glob_match(pattern, lower(p.name)) || glob_match(pattern, lower(short_name(p.name)));
-}
-
-// The names an event answers to.
+// The names an event answers to, for nearest_names().
 std::vector<std::string> event_names(const Provider& p, const Event& e) {
   std::vector<std::string> names{display_name(p, e)};
   if (!e.symbol.empty()) {
@@ -199,19 +181,14 @@ struct Match {
   bool empty() const { return keywords.empty() && named.empty(); }
 };
 
-Match match_in(const Provider& p, const std::string& pattern) {
+// What `pattern` names in `p`: keywords first (a name without '*' or '/'), then events; the
+// matching is clretw::EventPattern's, as clretw-dump --filter's.
+Match match_in(const Provider& p, const EventPattern& pattern) {
   Match m;
-  if (pattern.find_first_of("*/") == std::string::npos)
-    for (const Keyword& k : p.keywords) {
-      const std::string name = lower(k.name);
-      if (k.mask != 0 && (name == pattern || name == pattern + "keyword")) m.keywords.push_back(&k);
-    }
+  for (const Keyword& k : p.keywords)
+    if (k.mask != 0 && pattern.names_keyword(p.name, k.name)) m.keywords.push_back(&k);
   for (const Event& e : p.events)
-    for (const std::string& n : event_names(p, e))
-      if (glob_match(pattern, lower(n))) {
-        m.named.push_back(&e);
-        break;
-      }
+    if (pattern.names_event(p.name, display_name(p, e), e.symbol)) m.named.push_back(&e);
   return m;
 }
 
@@ -235,49 +212,15 @@ std::string event_list(const Provider& p, const std::vector<const Event*>& event
   return out;
 }
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
-// The names nearest to `wanted` among the events and keywords of `scope`: those containing
-// it (shortest first), then those a few edits away.
+// The names nearest to `wanted` among the events and keywords of `scope`.
 std::vector<std::string> nearest_names(const std::string& wanted, const std::vector<const Provider*>& scope) {
-  std::string key;
-  for (char c : lower(wanted))
-    if (c != '*') key += c;
-  std::set<std::string> seen;
-  std::vector<std::pair<std::size_t, std::string>> scored;
-  auto consider = [&](const std::string& name) {
-    if (name.empty() || !seen.insert(name).second) return;
-    const std::string l = lower(name);
-    if (key.size() >= 3 && l.find(key) != std::string::npos) {
-      scored.emplace_back(l.size() - key.size(), name);
-      return;
-    }
-    const std::size_t d = edit_distance(key, l);
-    if (d <= std::max<std::size_t>(2, key.size() / 3)) scored.emplace_back(1000 + d, name);
-  };
+  std::vector<std::string> names;
   for (const Provider* p : scope) {
-    for (const Keyword& k : p->keywords) consider(k.name);
+    for (const Keyword& k : p->keywords) names.push_back(k.name);
     for (const Event& e : p->events)
-      for (const std::string& n : event_names(*p, e)) consider(n);
+      for (std::string& n : event_names(*p, e)) names.push_back(std::move(n));
   }
-  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::string> out;
-  for (const auto& [score, name] : scored)
-    if (out.size() < 6) out.push_back(name);
-  return out;
+  return clretw::nearest_names(wanted, names);
 }
 
 }  // namespace
@@ -298,25 +241,19 @@ std::optional<ConfigPlan> plan_config(const std::vector<const Manifest*>& manife
 
   for (const std::string& name : names) {
     // The scope: the providers a qualifier names, else all (the first that matches wins).
+    const EventPattern pattern(name);
     std::vector<const Provider*> scope;
+    for (const Provider* p : providers)
+      if (pattern.qualifies(p->name)) scope.push_back(p);
     std::string part = name;
-    if (const std::size_t colon = name.find(':'); colon != std::string::npos) {
-      const std::string qualifier = lower(name.substr(0, colon));
-      for (const Provider* p : providers)
-        if (provider_matches(*p, qualifier)) scope.push_back(p);
-      if (scope.empty()) {
-        std::vector<std::string> all;
-        for (const Provider* p : providers) all.push_back(p->name);
-        error = "'" + name + "': no provider is named '" + name.substr(0, colon) + "' (the providers: " + join(all, ", ") + ")";
-        return std::nullopt;
-      }
-      part = name.substr(colon + 1);
-    } else if (const std::size_t slash = name.find('/'); slash != std::string::npos) {
-      const std::string qualifier = lower(name.substr(0, slash));  // as clretw-dump prints events: PROVIDER/NAME
-      for (const Provider* p : providers)
-        if (qualifier.find('*') == std::string::npos && provider_matches(*p, qualifier)) scope.push_back(p);
-      if (!scope.empty()) part = name.substr(slash + 1);
+    if (pattern.provider_required() && scope.empty()) {
+      std::vector<std::string> all;
+      for (const Provider* p : providers) all.push_back(p->name);
+      const std::string qualifier = name.substr(0, name.find(':'));
+      error = "'" + name + "': no provider is named '" + qualifier + "' (the providers: " + join(all, ", ") + ")";
+      return std::nullopt;
     }
+    if (!scope.empty()) part = pattern.unqualified();  // PROVIDER/NAME: as clretw-dump prints events
     const bool qualified = !scope.empty();
     if (!qualified) scope = providers;
     if (part.empty()) {
@@ -324,7 +261,6 @@ std::optional<ConfigPlan> plan_config(const std::vector<const Manifest*>& manife
       return std::nullopt;
     }
 
-    const std::string pattern = lower(part);
     std::vector<std::pair<const Provider*, Match>> hits;
     for (const Provider* p : scope)
       if (Match m = match_in(*p, pattern); !m.empty()) hits.emplace_back(p, std::move(m));

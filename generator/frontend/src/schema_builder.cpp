@@ -6,15 +6,73 @@
 
 #include "clretw/gen/checks.h"
 #include "clretw/gen/rules.h"
+#include "clretw/select.h"
 
 namespace clretw::gen {
 
+namespace {
+
+// An event's name from its task and opcode: "GC" and "Start"; no opcode text for opcode 0.
+struct TaskOpcode {
+  std::string_view task, opcode;
+  bool operator==(const TaskOpcode&) const = default;
+};
+TaskOpcode task_opcode(const Provider& p, const Event& e) {
+  const Task& t = p.tasks[static_cast<std::size_t>(e.task_index)];
+  return {t.message.empty() ? t.name : t.message,
+          e.opcode_value != 0 ? std::string_view(e.opcode_message) : std::string_view()};
+}
+
+// The newest version of event `id`.
+const Event& newest(const Provider& p, std::uint32_t id) {
+  const Event* n = nullptr;
+  for (const Event& e : p.events)
+    if (e.value == id && (!n || e.version > n->version)) n = &e;
+  return *n;
+}
+
+std::string_view without_prefix(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix ? s.substr(prefix.size()) : s;
+}
+
+}  // namespace
+
 std::string display_name(const Provider& p, const Event& e) {
   if (e.task_index == kUnresolved) return e.symbol.empty() ? "EventID(" + std::to_string(e.value) + ")" : e.symbol;
-  const Task& t = p.tasks[static_cast<std::size_t>(e.task_index)];
-  std::string name = t.message.empty() ? t.name : t.message;
-  if (e.opcode_value != 0 && !e.opcode_message.empty()) name += "/" + e.opcode_message;
-  return name;
+  const TaskOpcode name = task_opcode(p, e);
+  std::string out(name.task);
+  if (!name.opcode.empty()) out.append("/").append(name.opcode);
+  // Other events (other ids, another payload) may have the same task and opcode: ClrEtwAll.man's
+  // MethodLoad (141), R2RGetEntryPoint (159) and R2RGetEntryPointStart (160) are all
+  // CLRMethod/MethodLoad. The one the opcode names (its symbol ends with the opcode's name) keeps
+  // the name; the others are TASK/SYMBOL, less what the owner's symbol has before the opcode's name
+  // (Method/R2RGetEntryPoint; MethodJitInliningFailedAnsi beside MethodJitInliningFailed:
+  // Method/JitInliningFailedAnsi), as TraceEvent names them. Ids of one payload under one name
+  // (the kernel's Image/Load as 778 and 5130, GC/SampledObjectAllocation High and Low) stay one.
+  const std::string& payload = newest(p, e.value).template_name;
+  std::vector<std::uint32_t> ids{e.value};  // the events of this name, e's first
+  for (const Event& o : p.events)
+    if (o.value != e.value && o.task_index != kUnresolved && std::find(ids.begin(), ids.end(), o.value) == ids.end() &&
+        task_opcode(p, o) == name && newest(p, o.value).template_name != payload)
+      ids.push_back(o.value);
+  if (ids.size() == 1 || e.symbol.empty()) return out;
+  const std::string_view opcode = without_prefix(e.opcode, "win:");
+  const Event* owner = nullptr;
+  for (std::uint32_t id : ids) {
+    const Event& n = newest(p, id);
+    if (!opcode.empty() && without_version_suffix(n.symbol).ends_with(opcode)) {
+      if (owner) return out;  // no one owner: a manifest of odd names keeps them as they are
+      owner = &n;
+    }
+  }
+  if (owner && owner->value == e.value) return out;
+  std::string_view distinct = without_version_suffix(e.symbol);
+  if (owner) {
+    const std::string_view owner_symbol = without_version_suffix(owner->symbol);
+    const std::string_view before = owner_symbol.substr(0, owner_symbol.size() - opcode.size());
+    if (distinct.size() > before.size()) distinct = without_prefix(distinct, before);
+  }
+  return std::string(name.task).append("/").append(distinct);
 }
 
 class SchemaBuilder {

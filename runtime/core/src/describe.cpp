@@ -267,7 +267,7 @@ const std::string& EventDescriber::line_head(const EventRecord& r, const Describ
   if (!head.empty() && counted) return head;
   head.clear();
   switch (format) {
-    case LineFormat::text:  // "  Provider/Name (1 v2)  pid="
+    case LineFormat::text:  // "  Provider/Name (1 v2)"
       append_lit(head, "  ");
       head += d.provider_name;
       head += '/';
@@ -276,7 +276,7 @@ const std::string& EventDescriber::line_head(const EventRecord& r, const Describ
       append_decimal(head, r.id);
       append_lit(head, " v");
       append_decimal(head, r.version);
-      append_lit(head, ")  pid=");
+      head += ')';
       break;
     case LineFormat::json:  // {"provider":...,"symbol":"...","ms":
       append_identity(head, r, d, {"{\"provider\":\"", "\",\"id\":", ",\"version\":", ",\"name\":\""},
@@ -319,12 +319,22 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
       append_ms_padded(out, ms);
       out += describer.line_head(r, d, format);
       Pieces w(out);
-      w.dec(r.process_id);
-      if (!r.process_name.empty()) {
-        w.lit(" (").flush() += r.process_name;
-        w.ch(')');
+      // What the source did not record (all bits set: a kernel event of no process, EventPipe's
+      // events of no processor) is left out, not shown as 4294967295.
+      w.lit("  ");
+      if (r.process_id != kUnrecorded) {
+        w.lit("pid=").dec(r.process_id);
+        if (!r.process_name.empty()) {
+          w.lit(" (").flush() += r.process_name;
+          w.ch(')');
+        }
+        w.ch(' ');
       }
-      w.lit(" tid=").dec(r.thread_id).lit(" cpu=").dec(r.processor);
+      if (r.thread_id != kUnrecorded && r.thread_id != ~std::uint64_t{0}) w.lit("tid=").dec(r.thread_id).ch(' ');
+      if (r.processor != kUnrecorded) w.lit("cpu=").dec(r.processor).ch(' ');
+      std::string& line = w.flush();
+      line.pop_back();  // the last item's space
+      if (line.back() == ' ') line.pop_back();  // (and the separator, when nothing was recorded)
       if (!fields.empty()) w.lit("  ").flush() += fields;
       if (!note.empty()) {
         w.lit("  [").flush() += note;

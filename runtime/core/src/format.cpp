@@ -13,14 +13,33 @@ namespace clretw {
 
 namespace {
 
+// Whether the field's name says it holds a quantity: a word of it (a capital and what follows, up
+// to the next capital, digit or the end) is one of these. ClrEtwAll.man declares many sizes and
+// counts win:HexInt64 (GCHeapStats' GenerationSize0, AllocationTick's AllocationAmount, MethodSize),
+// which read better in decimal, as TraceEvent shows most of them.
+bool names_quantity(std::string_view name) noexcept {
+  static constexpr std::string_view kWords[] = {"Size",      "Count",      "Amount",   "Length", "Bytes",
+                                                "Allocated", "Allocation", "Survived", "Surv",   "Desired"};
+  for (std::string_view w : kWords)
+    for (std::size_t at = name.find(w); at != std::string_view::npos; at = name.find(w, at + 1)) {
+      const std::size_t end = at + w.size();
+      if (end == name.size() || (name[end] >= 'A' && name[end] <= 'Z') || (name[end] >= '0' && name[end] <= '9')) return true;
+    }
+  return false;
+}
+
+// Text shows in hex what the manifest declares hex - addresses, ids, tokens, flags, error codes -
+// except the sizes and counts it declares so: those are numbers to read, in decimal.
 bool shows_hex(const FieldDesc& f) {
   switch (f.out) {
-    case OutType::HexInt8: case OutType::HexInt16: case OutType::HexInt32: case OutType::HexInt64:
     case OutType::Win32Error: case OutType::NtStatus: case OutType::HResult: case OutType::HexBinary:
     case OutType::CodePointer:
       return true;
+    case OutType::HexInt8: case OutType::HexInt16: case OutType::HexInt32: case OutType::HexInt64:
+      return !names_quantity(f.name);
     default:
-      return f.type == InType::HexInt32 || f.type == InType::HexInt64 || f.type == InType::Pointer;
+      return (f.type == InType::HexInt32 || f.type == InType::HexInt64 || f.type == InType::Pointer) &&
+             !names_quantity(f.name);
   }
 }
 

@@ -193,13 +193,18 @@ void append_stack(const EventRecord& r, const Symbolizer& symbols, LineFormat fo
   if (format == LineFormat::json) line += "]}";
 }
 
-void print_profile_summary(const ProfileSummary& s, const Symbolizer& symbols, const char* tool, std::ostream& err) {
+// `chosen`: --filter or --id chose the samples. A hint never suggests what the user already gave.
+void print_profile_summary(const ProfileSummary& s, const Symbolizer& symbols, bool chosen, const char* tool,
+                           std::ostream& err) {
   auto pct = [&](std::uint64_t part) { return s.frames ? 100.0 * static_cast<double>(part) / static_cast<double>(s.frames) : 0.0; };
   const Symbolizer::Counts& c = symbols.counts();
-  if (s.samples == 0)
+  if (s.samples == 0 && chosen)
+    put(err, "%s: no event of the trace is one --filter or --id chose (among those the other options let through): "
+             "nothing to profile\n", tool);
+  else if (s.samples == 0)
     put(err,
         "%s: the trace has no CPU samples (Microsoft-DotNETCore-SampleProfiler's Thread/Sample); --filter or --id "
-        "choose other events to profile, e.g. --filter '*/GC/AllocationTick'\n",
+        "choose other events to profile, e.g. --filter GC/AllocationTick\n",
         tool);
   put(err,
       "%s: %llu samples on %llu threads (%llu without a stack), %llu distinct stacks; frames: %llu, "
@@ -240,6 +245,32 @@ bool take_carried(const TraceSource& source, std::size_t& seen, std::vector<cons
   return changed;
 }
 
+// A filter that chose no event of a trace: a warning, unless the catalogs know events it chooses
+// (the trace then has none of them, which the output shows), with the names nearest to it among
+// the catalogs' and the trace's.
+void warn_unmatched(const EventPattern& pattern, const std::vector<const Catalog*>& catalogs,
+                    const std::vector<std::string>& seen, const std::string& label, const char* tool, std::ostream& err) {
+  bool qualified = false;
+  std::vector<std::string> names = seen;
+  for (const Catalog* c : catalogs)
+    for (const ProviderDesc* p : c->providers) {
+      qualified |= pattern.qualifies(p->name);
+      for (const KeywordDesc& k : p->keywords) names.emplace_back(k.name);
+      for (const EventDesc& e : p->events) {
+        if (pattern.selects(*p, e)) return;
+        names.emplace_back(e.name);
+        names.emplace_back(e.symbol);
+        names.emplace_back(without_version_suffix(e.symbol));
+      }
+    }
+  const std::vector<std::string> near = nearest_names(qualified ? pattern.unqualified() : pattern.text(), names);
+  std::string list;
+  for (const std::string& n : near) list += (list.empty() ? "" : ", ") + n;
+  put(err, "%s: --filter '%s' matches no event the decoders know, nor any event of %s%s%s\n", tool, pattern.text().c_str(),
+      label.c_str(), list.empty() ? " (names are like GC/Start, GCStart, GC/*, a keyword like GC, or PROVIDER:NAME)" : "; nearest: ",
+      list.c_str());
+}
+
 }  // namespace
 
 const char* output_format_name(OutputFormat f) noexcept {
@@ -263,7 +294,9 @@ std::optional<OutputFormat> parse_output_format(std::string_view name) noexcept 
 }
 
 EventPrinter::EventPrinter(PrintOptions options, std::vector<const Catalog*> catalogs, std::ostream& out, std::ostream& err)
-    : o_(std::move(options)), catalogs_(std::move(catalogs)), out_(out), err_(err) {}
+    : o_(std::move(options)), catalogs_(std::move(catalogs)), out_(out), err_(err) {
+  for (const std::string& f : o_.filters) patterns_.emplace_back(f);
+}
 
 int EventPrinter::finish() {
   if (!o_.report || reports_.empty()) return 0;
@@ -346,8 +379,7 @@ int EventPrinter::print(TraceSource& reader, const std::string& path, const Symb
   auto describer = std::make_unique<EventDescriber>(catalogs_);
 
   StatsTable table;
-  Described d;      // reused for every event, as are the line and the filter key
-  std::string key;
+  Described d;      // reused for every event, as is the line
   std::uint64_t in_file = 0, shown = 0, decoded = 0, unknown = 0, malformed = 0, trailing = 0, undescribed = 0, stacks = 0;
   Progress progress(o.progress && CLRETW_ISATTY(2), err_);
   // The lines, written out some 64 KiB at a time (each line at once when live).
@@ -358,14 +390,30 @@ int EventPrinter::print(TraceSource& reader, const std::string& path, const Symb
     out.write(line.data(), static_cast<std::streamsize>(line.size()));
     line.clear();
   };
-  // filters: "Provider/Name" matches one of the globs.
+  // filters: one of the patterns chooses the event. Every pattern is asked once per event type
+  // (the describer's number), so that each one's hits are known for the warning at the end.
+  std::vector<std::uint8_t> chosen;  // by type: 0 not asked yet, 1 left out, 2 chosen
+  std::vector<bool> hit(patterns_.size(), false);
+  std::vector<std::string> seen_names;  // of the types asked about: the nearest names of a filter that chose none
+  auto choose = [&](const Described& described) {
+    bool in = false;
+    for (std::size_t i = 0; i < patterns_.size(); ++i)
+      if (described.event && described.provider ? patterns_[i].selects(*described.provider, *described.event)
+                                                : patterns_[i].names_event(described.provider_name, described.name, described.symbol)) {
+        hit[i] = true;
+        in = true;
+      }
+    return in;
+  };
   auto filtered_in = [&](const Described& described) {
-    key.assign(described.provider_name);
-    key += '/';
-    key += described.name;
-    for (const std::string& f : o.filters)
-      if (glob_match(f, key)) return true;
-    return false;
+    if (described.type == kNoEventType) return choose(described);
+    if (described.type >= chosen.size()) chosen.resize(std::size_t{described.type} + 1, 0);
+    std::uint8_t& c = chosen[described.type];
+    if (c == 0) {
+      c = choose(described) ? 2 : 1;
+      seen_names.emplace_back(described.name);
+    }
+    return c == 2;
   };
   if (format == LineFormat::csv && first_ && !o.stats && !reporting) out << csv_header() << "\n";
   first_ = false;
@@ -394,6 +442,7 @@ int EventPrinter::print(TraceSource& reader, const std::string& path, const Symb
       all.insert(all.end(), carried.begin(), carried.end());
       describer = std::make_unique<EventDescriber>(std::move(all));
       table.forget_types();
+      chosen.clear();
     }
     progress.update(reader, in_file);
     if (naming && !symbols) own.observe(*r);  // every method event, whatever the filters
@@ -461,6 +510,12 @@ int EventPrinter::print(TraceSource& reader, const std::string& path, const Symb
   }
   write_lines();
   progress.done();
+  if (!(o.limit && shown >= o.limit)) {  // (when --limit ended the reading, a pattern may choose events later on)
+    std::vector<const Catalog*> all = catalogs_;
+    all.insert(all.end(), carried.begin(), carried.end());
+    for (std::size_t i = 0; i < patterns_.size(); ++i)
+      if (!hit[i]) warn_unmatched(patterns_[i], all, seen_names, path, tool, err_);
+  }
   if (reporting) {
     model.finish(sym);
     reports_.push_back({!file_name_.empty() ? file_name_ : path, std::move(model), std::move(damage)});
@@ -472,7 +527,7 @@ int EventPrinter::print(TraceSource& reader, const std::string& path, const Symb
     else if (o.format == OutputFormat::chromium) profile.write_chromium(out);
     else profile.write_speedscope(out, !o.trace_name.empty() ? o.trace_name : !file_name_.empty() ? file_name_ : path, tool);
     out.flush();
-    if (!o.quiet) print_profile_summary(profile.summary(), sym, tool, err_);
+    if (!o.quiet) print_profile_summary(profile.summary(), sym, !o.filters.empty() || !o.ids.empty(), tool, err_);
   }
   if (o.stats) {
     const SourceCounts s = reader.counts();

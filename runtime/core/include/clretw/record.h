@@ -15,6 +15,10 @@ namespace clretw {
 
 class SelfDescription;  // clretw/self_describing.h
 
+// A process id, thread id or processor the source did not record: all 32 bits set (ETW's kernel
+// events of no process, EventPipe's events of no processor).
+inline constexpr std::uint32_t kUnrecorded = 0xFFFFFFFFu;
+
 struct EventRecord {
   Guid provider_guid;
   std::string_view provider_name;  // when the source names providers (EventPipe); may be empty

@@ -28,6 +28,7 @@
 #include "clretw/open.h"
 #include "clretw/report.h"
 #include "clretw/schema.h"
+#include "clretw/select.h"
 #include "clretw/source.h"
 #include "clretw/symbolizer.h"
 
@@ -45,7 +46,9 @@ std::optional<OutputFormat> parse_output_format(std::string_view name) noexcept;
 struct PrintOptions {
   OutputFormat format = OutputFormat::text;
   // Filters: an event is printed when it passes every one that is set.
-  std::vector<std::string> filters;   // its "Provider/Name" matches one of these globs (glob_match)
+  std::vector<std::string> filters;   // one of these names chooses it (clretw::EventPattern: GC/Start, GC/*,
+                                      // GCStart, a keyword, PROVIDER:NAME, '*/GC/Start'); one that chooses
+                                      // no event the decoders or the trace know is reported on `err`
   std::vector<std::uint32_t> ids;     // its id is one of these
   std::uint64_t keywords = 0;         // it has one of these keyword bits (0: any event)
   int level = -1;                     // its level is this or more severe (lower); -1: any
@@ -107,6 +110,7 @@ class EventPrinter {
  private:
   PrintOptions o_;
   std::vector<const Catalog*> catalogs_;
+  std::vector<EventPattern> patterns_;  // o_.filters, read once
   std::ostream& out_;
   std::ostream& err_;
   bool first_ = true;      // no trace printed yet (CSV's header)
