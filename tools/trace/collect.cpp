@@ -1,6 +1,7 @@
 #include "trace/collect.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include "clretw/format.h"
 #include "clretw/open.h"
 #include "clretw/print.h"
+#include "clretw/select.h"
 
 namespace clretw::tools {
 
@@ -88,9 +90,10 @@ class OutputFile {
  public:
   ~OutputFile() { discard(); }
   Status open(const std::string& path) {
-    path_ = path;
     if (!(file_ = std::fopen(path.c_str(), "wb")))
       return Error{Errc::io_error, 0, {}, "cannot write " + path + ": " + std::strerror(errno)};
+    struct stat st {};
+    if (::fstat(::fileno(file_), &st) == 0 && S_ISREG(st.st_mode)) path_ = path;  // only a file is removed, never /dev/null
     return {};
   }
   std::FILE* get() const noexcept { return file_; }
@@ -118,7 +121,7 @@ class OutputFile {
 class StoppingWatch final : public TraceSource {
  public:
   StoppingWatch(TraceSource& in, const CollectOptions& o, std::vector<std::pair<std::string, std::string>> payload)
-      : in_(in), provider_(lower(o.stop_provider)), event_(o.stop_event), payload_(std::move(payload)),
+      : in_(in), provider_(lower(o.stop_provider)), event_(o.stop_event), any_event_(o.stop_event.empty()), payload_(std::move(payload)),
         describer_({&clretw::catalog()}) {}
   Result<const EventRecord*> next() override {
     auto r = in_.next();
@@ -174,15 +177,13 @@ class StoppingWatch final : public TraceSource {
       if (const ProviderDesc* p = clretw::catalog().provider(r.provider_guid)) provider = p->name;
     }
     if (provider.size() != provider_.size() || lower(std::string(provider)) != provider_) return false;
-    if (event_.empty()) return shown_ = std::string(provider), true;
+    if (any_event_) return shown_ = std::string(provider), true;
     Fields fields;
     describer_.describe(r, described_, payload_.empty() ? nullptr : &fields);
     const std::string& name = described_.name;
-    const std::string_view symbol = described_.symbol;
-    // The name as TraceEvent gives it (Task/Opcode, e.g. GC/Start), the symbol, or the bare event name.
-    const bool named = name == event_ || symbol == event_ || (name.size() > event_.size() && name.ends_with("/" + event_)) ||
-                       (!symbol.empty() && symbol.starts_with(event_ + "_V"));
-    if (!named) return false;
+    // The name as events print (Task/Opcode, e.g. GC/Start, as TraceEvent names it too) or the
+    // symbol, read as clretw-dump --filter reads names.
+    if (!event_.names_event(provider, name, described_.symbol)) return false;
     for (const auto& [field, value] : payload_) {
       const auto it = std::find_if(fields.values.begin(), fields.values.end(), [&](const auto& f) { return f.first == field; });
       const bool equal = std::any_of(fields.values.begin(), fields.values.end(),
@@ -205,7 +206,9 @@ class StoppingWatch final : public TraceSource {
   }
 
   TraceSource& in_;
-  std::string provider_, event_;
+  std::string provider_;
+  EventPattern event_;
+  bool any_event_;
   std::vector<std::pair<std::string, std::string>> payload_;
   EventDescriber describer_;
   Described described_;

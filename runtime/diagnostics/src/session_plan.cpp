@@ -8,6 +8,7 @@
 #include <set>
 
 #include "clretw/diagnostics.h"
+#include "clretw/select.h"
 
 namespace clretw::diagnostics {
 
@@ -101,21 +102,6 @@ Result<std::uint64_t> parse_keywords(std::string_view text, std::string_view pro
   return mask;
 }
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // EventSources of the runtime libraries and ASP.NET Core that people trace by name: known to
 // exist, though no catalog describes them (their events describe themselves).
 constexpr std::string_view kWellKnownSources[] = {
@@ -160,25 +146,10 @@ std::optional<std::uint64_t> clr_keyword(std::string_view name, const std::vecto
 }
 
 std::vector<std::string> nearest_providers(std::string_view name, const std::vector<const Catalog*>& catalogs, std::size_t n) {
-  std::vector<std::string_view> known(std::begin(kWellKnownSources), std::end(kWellKnownSources));
+  std::vector<std::string> known(std::begin(kWellKnownSources), std::end(kWellKnownSources));
   for (const Catalog* c : catalogs)
-    for (const ProviderDesc* p : c->providers) known.push_back(p->name);
-  const std::string want = lower(name);
-  std::vector<std::pair<std::size_t, std::string>> scored;
-  std::set<std::string> seen;
-  for (std::string_view k : known) {
-    if (!seen.insert(std::string(k)).second) continue;
-    const std::string l = lower(k);
-    // Contains or is contained (a short name, a prefix), else a few edits away.
-    const bool part = want.size() >= 4 && (l.find(want) != std::string::npos || want.find(l) != std::string::npos);
-    const std::size_t d = part ? 0 : edit_distance(want, l);
-    if (part || d <= std::max<std::size_t>(3, want.size() / 4)) scored.emplace_back(d, std::string(k));
-  }
-  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::string> out;
-  for (auto& [d, k] : scored)
-    if (out.size() < n) out.push_back(std::move(k));
-  return out;
+    for (const ProviderDesc* p : c->providers) known.emplace_back(p->name);
+  return nearest_names(name, known, n);
 }
 
 Result<std::vector<Provider>> parse_providers(std::string_view spec, const std::vector<const Catalog*>& catalogs) {
@@ -337,10 +308,10 @@ Result<SessionPlan> plan_session(const SessionRequest& r, const std::vector<cons
   // --providers first: they decide for the providers they name.
   if (!trim(r.providers).empty()) {
     auto given = parse_providers(r.providers, catalogs);
-    if (!given) return std::move(given).error();
+    if (!given) return Error{Errc::bad_format, 0, {}, "--providers: " + given.error().detail};
     for (const Provider& p : *given) {
       if (auto i = index_of(p.name)) {
-        if (Status s = merge_into(o.providers[*i], p); !s) return std::move(s).error();
+        if (Status s = merge_into(o.providers[*i], p); !s) return Error{Errc::bad_format, 0, {}, "--providers: " + s.error().detail};
       } else {
         o.providers.push_back(p);
         plan.enabled_by.push_back(by_providers);
@@ -357,15 +328,15 @@ Result<SessionPlan> plan_session(const SessionRequest& r, const std::vector<cons
     start = end + 1;
     if (name.empty()) continue;
     const ProfileInfo* p = find_profile(name);
-    if (!p) return no_profile(name, r.verb);
+    if (!p) return Error{Errc::bad_format, 0, {}, "--profile: " + no_profile(name, r.verb).detail};
     if (!p->verb.empty() && p->verb != r.verb)
       return Error{Errc::bad_format, 0, {},
-                   "the profile '" + std::string(p->name) + "' is for dotnet-trace " + std::string(p->verb) + ", not for " +
+                   "--profile: the profile '" + std::string(p->name) + "' is for dotnet-trace " + std::string(p->verb) + ", not for " +
                        std::string(r.verb) + (p->verb == "collect-linux" ? " (kernel events through perf_events)" : "")};
     for (const Provider& q : p->providers) {
       if (auto i = index_of(q.name)) {
         if (plan.enabled_by[*i] & by_providers) continue;  // --providers decides
-        if (Status s = merge_into(o.providers[*i], q); !s) return std::move(s).error();
+        if (Status s = merge_into(o.providers[*i], q); !s) return Error{Errc::bad_format, 0, {}, "--profile: " + s.error().detail};
       } else {
         o.providers.push_back(q);
         plan.enabled_by.push_back(by_profile);
@@ -413,7 +384,7 @@ Result<SessionPlan> plan_session(const SessionRequest& r, const std::vector<cons
       o.rundown_keywords.reset();
     }
   }
-  if (o.providers.empty()) return Error{Errc::bad_format, 0, {}, "no providers to enable"};
+  if (o.providers.empty()) return Error{Errc::bad_format, 0, {}, "--providers: no providers to enable"};
   for (const Provider& p : o.providers) {
     if (known_provider(p.name, catalogs)) continue;
     const auto near = nearest_providers(p.name, catalogs);
