@@ -73,7 +73,11 @@ int run(int argc, char** argv) {
   std::vector<std::shared_ptr<const Catalog>> manifests;
   std::vector<const Catalog*> catalogs;
   OpenOptions open;
-  open.sorted = !o.file_order;
+  // Counts and the call trees of --top and folded stacks do not depend on the order: they read the
+  // file as it is stored, which costs less (the sorter's copy of every event).
+  const PrintOptions& p = o.print.print;
+  const bool order_free = p.stats || (!p.report && (p.top || p.format == OutputFormat::folded));
+  open.sorted = !o.file_order && !order_free;
 #if CLRETW_WITH_GENERATOR
   for (const std::string& path : o.manifests) {
     std::string report;
