@@ -40,7 +40,7 @@ else
 fi
 
 # 2. a file and the same session live
-"$trace" collect -p "$wpid" --profile gc-verbose --duration 5s -o "$work/gc.nettrace" --format json --no-progress \
+"$trace" collect -p "$wpid" --profile gc-verbose --duration 5s -o "$work/gc.nettrace" --print json --no-progress \
   > "$work/gc-live.jsonl" 2> "$work/gc.err" || { cat "$work/gc.err"; bad "collect --profile gc-verbose exited $?"; }
 "$dump" --stats "$work/gc.nettrace" > "$work/gc-stats.txt" 2>&1 || bad "clretw-dump --stats of the collected file"
 if grep -Eq 'events: ([0-9]+) in file, \1 counted = \1 decoded \+ 0 unknown \+ 0 malformed' "$work/gc-stats.txt"; then
@@ -55,7 +55,7 @@ else
   bad "the live JSON ($(wc -l < "$work/gc-live.jsonl") lines) differs from the file's ($(wc -l < "$work/gc-file.jsonl"))"
 fi
 # 2b. A report live: the GC table at the session's end is the one clretw-dump makes of the file it wrote.
-"$trace" collect -p "$wpid" --profile gc-verbose --duration 3s -o "$work/report.nettrace" --report gc --format json --no-progress \
+"$trace" collect -p "$wpid" --profile gc-verbose --duration 3s -o "$work/report.nettrace" --report gc --print json --no-progress \
   > "$work/report-live.jsonl" 2> "$work/report.err" || { cat "$work/report.err"; bad "collect --report gc exited $?"; }
 "$dump" --report gc --format json "$work/report.nettrace" | sed 's/"trace":"report.nettrace"/"trace":"pid '"$wpid"'"/' \
   > "$work/report-file.jsonl"
@@ -72,7 +72,7 @@ if command -v python3 >/dev/null 2>&1; then
 import json, subprocess, sys, time, statistics
 trace, pid = sys.argv[1], sys.argv[2]
 p = subprocess.Popen([trace, "collect", "-p", pid, "--providers", "Clretw-Workload:0xFFFFFFFFFFFFFFFF:5", "--duration", "6s",
-                      "--format", "json", "--no-progress"], stdout=subprocess.PIPE, text=True)
+                      "--print", "json", "--no-progress", "-o", "/dev/null"], stdout=subprocess.PIPE, text=True)
 delays = []
 for line in p.stdout:
     arrived = time.time()
@@ -119,7 +119,7 @@ else
 fi
 
 # 6. startup tracing
-"$trace" collect --providers Microsoft-Windows-DotNETRuntime:0x18:5 --format json --no-progress \
+"$trace" collect --providers Microsoft-Windows-DotNETRuntime:0x18:5 --print json --no-progress -o "$work/startup.nettrace" \
   -- dotnet "$workload/workload.dll" 1 > "$work/startup.jsonl" 2> "$work/startup.err" || { cat "$work/startup.err"; bad "startup tracing exited $?"; }
 first=$(head -n 1 "$work/startup.jsonl" | sed -n 's/.*"name":"\([^"]*\)".*/\1/p')
 if grep -q '"name":"Loader/AssemblyLoad".*System.Private.CoreLib' "$work/startup.jsonl" &&

@@ -80,12 +80,12 @@ python3 "$src/tests/dotnet/compare_speedscope.py" "$work/theirs.speedscope.json"
 # Live: the symbolizer on a session's stream, rundown arriving after the stop.
 if [ -n "$ttool" ]; then
   timeout 120 "$ttool" collect --providers "Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x38:5" \
-    --format folded --no-progress -- dotnet "$workload/workload.dll" cpu > "$work/live.folded" 2> "$work/live.err"
+    --print folded --no-progress -o "$work/live.nettrace" -- dotnet "$workload/workload.dll" cpu > "$work/live.folded" 2> "$work/live.err"
   status=$?
   live=$(awk '{ s += $NF } END { print s + 0 }' "$work/live.folded")
   if [ "$status" -ne 0 ] || [ "$live" -eq 0 ]; then
     cat "$work/live.err"
-    echo "FAIL: clretw-trace collect --format folded exited $status with $live samples"
+    echo "FAIL: clretw-trace collect --print folded exited $status with $live samples"
     fail=1
   else
     for method in 'workload!Cpu.LeafA(int32)' 'workload!Cpu.LeafB(int32)' 'workload!Cpu.Middle(int32)'; do

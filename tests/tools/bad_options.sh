@@ -109,12 +109,33 @@ bad --providers "$ttool" collect -p 1 --providers "A:0x1:loud"
 bad --providers "$ttool" collect -p 1 --providers ":0x1:4"
 bad --profile   "$ttool" collect -p 1 --profile fast
 bad --duration  "$ttool" collect -p 1 --duration "5 parsecs"
-bad --duration  "$ttool" collect -p 1 --duration 1:2:3
+bad --duration  "$ttool" collect -p 1 --duration 1:2
+bad --duration  "$ttool" collect -p 1 --duration 2
+bad --duration  "$ttool" collect -p 1 --duration 00:00:xx:05
+bad --clrevents "$ttool" collect -p 1 --clrevents gc+gcc
+bad --clreventlevel "$ttool" collect -p 1 --clrevents gc --clreventlevel loud
+bad --profile   "$ttool" collect -p 1 --profile cpu-sampling
+bad --profile   "$ttool" collect -p 1 --profile dotnet-common,fast
+bad --providers "$ttool" collect -p 1 --providers "Microsoft-Windows-DotNETRuntime:GC+Garbage"
+bad --buffering-mode "$ttool" collect -p 1 --buffering-mode Sometimes
+bad --rundown   "$ttool" collect -p 1 --rundown perhaps
+bad --resume-runtime "$ttool" collect -p 1 --resume-runtime:maybe
+bad --show-child-io "$ttool" collect -p 1 --show-child-io
+bad --dsrouter  "$ttool" collect -p 1 --dsrouter android
+bad --dport     "$ttool" collect --dport /tmp/x.sock,sideways
+bad -p          "$ttool" collect -p 1 -n app
+bad --stopping-event-event-name "$ttool" collect -p 1 --stopping-event-event-name GC/Start
+bad --stopping-event-payload-filter "$ttool" collect -p 1 --stopping-event-provider-name P --stopping-event-event-name E \
+  --stopping-event-payload-filter Reason
+bad --format    "$ttool" convert "$trace" --format xml
+bad --format    "$ttool" convert "$trace"
+bad subcommand  "$ttool" report "$trace"
+bad --number    "$ttool" report "$trace" topN -n 0
 bad --buffersize "$ttool" collect -p 1 --buffersize 0
 bad --buffersize "$ttool" collect -p 1 --buffersize 99999
 bad --format    "$ttool" collect -p 1 --format xml
+bad --print     "$ttool" collect -p 1 --print xml
 bad --output    "$ttool" collect -p 1 -o /proc/clretw-cannot-write
-bad --no-rundown "$ttool" collect -p 1 --no-rundown=perhaps
 bad subcommand  "$ttool" frobnicate
 bad subcommand  "$ttool"
 echo "bad_options: $cases cases"

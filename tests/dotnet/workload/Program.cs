@@ -37,6 +37,7 @@ if (args.Length > 0 && args[0] == "crash") {
 if (args.Length > 1 && args[0] == "exit") {
   // For clretw-trace's exit status: some events, then a clean exit with this status.
   Workload.Round(0);
+  Console.WriteLine($"workload: exiting with {args[1]}");
   Environment.Exit(int.Parse(args[1]));
 }
 if (args.Length > 0 && args[0] == "wait") {
