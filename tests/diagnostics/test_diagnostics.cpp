@@ -532,9 +532,9 @@ TEST_CASE("keyword names: --clrevents as dotnet-trace names them, and in --provi
       {"compilation", 0x1000000000}, {"compilationdiagnostic", 0x2000000000}, {"methoddiagnostic", 0x4000000000},
       {"typediagnostic", 0x8000000000}, {"jitinstrumentationdata", 0x10000000000}, {"profiler", 0x20000000000},
       {"waithandle", 0x40000000000}, {"allocationsampling", 0x80000000000}};
-  for (const auto& [name, mask] : table) {
-    CAPTURE(name);
-    CHECK(clr_keyword(name, catalogs) == std::optional<std::uint64_t>(mask));
+  for (const auto& entry : table) {
+    CAPTURE(entry.first);
+    CHECK(clr_keyword(entry.first, catalogs) == std::optional<std::uint64_t>(entry.second));
   }
   CHECK_FALSE(clr_keyword("gcc", catalogs));
   auto named = parse_providers("Microsoft-Windows-DotNETRuntime:GC+Exception:5,Microsoft-Windows-DotNETRuntime:jitkeyword|loader", catalogs);

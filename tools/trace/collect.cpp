@@ -184,7 +184,8 @@ class StoppingWatch final : public TraceSource {
     // The name as events print (Task/Opcode, e.g. GC/Start, as TraceEvent names it too) or the
     // symbol, read as clretw-dump --filter reads names.
     if (!event_.names_event(provider, name, described_.symbol)) return false;
-    for (const auto& [field, value] : payload_) {
+    for (const auto& wanted : payload_) {
+      const std::string &field = wanted.first, &value = wanted.second;
       const auto it = std::find_if(fields.values.begin(), fields.values.end(), [&](const auto& f) { return f.first == field; });
       const bool equal = std::any_of(fields.values.begin(), fields.values.end(),
                                      [&](const auto& f) { return f.first == field && same_value(f.second, value); });
