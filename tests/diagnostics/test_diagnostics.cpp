@@ -603,6 +603,9 @@ TEST_CASE("a session planned from dotnet-trace's options: profiles, providers, -
   SessionPlan g = plan(request("gc-collect"));
   CHECK(g.options.rundown_keywords == std::optional<std::uint64_t>(0x1));
   CHECK(g.options.rundown_fallback == RundownFallback::none);
+  SessionPlan mixed = plan(request("gc-collect,dotnet-sampled-thread-time"));  // the samples need the standard rundown
+  CHECK(mixed.options.rundown);
+  CHECK_FALSE(mixed.options.rundown_keywords);
   SessionPlan gt = plan(request("gc-collect", "", "", "", true));
   CHECK(gt.options.rundown);
   CHECK_FALSE(gt.options.rundown_keywords);

@@ -48,7 +48,7 @@ if grep -Eq 'events: ([0-9]+) in file, \1 counted = \1 decoded \+ 0 unknown \+ 0
 else
   cat "$work/gc-stats.txt"; bad "the collected file does not reconcile"
 fi
-"$dump" --format json "$work/gc.nettrace" > "$work/gc-file.jsonl"
+"$dump" --file-order --format json "$work/gc.nettrace" > "$work/gc-file.jsonl"
 if cmp -s "$work/gc-file.jsonl" "$work/gc-live.jsonl" && [ -s "$work/gc-live.jsonl" ]; then
   ok "decoded live: the same $(wc -l < "$work/gc-live.jsonl") events, line for line, as the file"
 else

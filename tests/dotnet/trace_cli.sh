@@ -52,6 +52,16 @@ else
   cat err.txt; ls; bad "collect -- sh -c 'exit 3': exit $rc after $took ms"
 fi
 
+fresh existing
+echo "an older trace" > old.nettrace
+"$ttool" collect -p 999999 -o old.nettrace > out.txt 2> err.txt
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q "no such process" err.txt && [ "$(cat old.nettrace)" = "an older trace" ] && [ "$(ls | wc -l)" -eq 3 ]; then
+  ok "a session that never started leaves an existing -o file as it was, and creates none"
+else
+  cat err.txt; ls; bad "-p 999999 -o old.nettrace: exit $rc, or the file was changed"
+fi
+
 # 2. the child's exit status
 fresh exit134
 "$ttool" collect --profile gc-verbose -o t.nettrace -- dotnet "$wl" exit 134 > out.txt 2> err.txt
@@ -77,6 +87,15 @@ dotnet "$wl" wait > "$work/wait.log" 2>&1 &
 wpid=$!
 trap 'kill $wpid 2>/dev/null' EXIT
 for _ in $(seq 1 100); do "$ttool" ps 2>/dev/null | grep -Eq "^ *$wpid .*workload.dll wait" && break; sleep 0.1; done
+
+fresh limit
+timeout 120 "$ttool" collect --limit 5 --print json --profile gc-verbose -o t.nettrace -- dotnet "$wl" 1 > out.jsonl 2> err.txt
+rc=$?
+if [ "$rc" -eq 0 ] && [ "$(wc -l < out.jsonl)" -eq 5 ] && complete t.nettrace; then
+  ok "--limit 5 live: 5 lines printed, the session stopped, the file complete ($(grep '^events:' t.nettrace.stats | cut -d, -f1))"
+else
+  cat err.txt; bad "--limit 5 live: exit $rc"
+fi
 
 # 3. -p with two profiles and dotnet-trace's duration; the default output name
 fresh profiles

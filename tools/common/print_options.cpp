@@ -42,7 +42,7 @@ void add_print_options(CLI::App& app, PrintArgs& a, const std::string& format_na
                  "reason, pause, suspension, heap before/after, promoted), alloc (bytes by type), jit (methods per\n"
                  "tier, JIT time, IL and native sizes), exceptions (by type, with a message and throw sites),\n"
                  "contention (by lock and waiting frame), threadpool (worker counts, adjustments), summary, or\n"
-                 "all; comma-separated. --format text (tables; --top N rows, default 20), json (one object per\n"
+                 "all; comma-separated. " + a.format_flag + " text (tables; --top N rows, default 20), json (one object per\n"
                  "line with \"table\" and \"trace\"), csv (one report) or html. Several traces: one table, a\n"
                  "trace column. Times in ms since the trace start; MB = 10^6 bytes, as PerfView counts");
   app.add_option("--top", o.top,

@@ -84,35 +84,50 @@ std::string default_output(const std::string& app) {
   return app + "_" + stamp + ".nettrace";
 }
 
-// The output file: created before anything starts (so nothing starts that could not be written),
-// removed again unless a session was started into it.
+// The output file: checked before anything starts (so nothing starts that could not be written),
+// truncated only once a session is on (an existing file survives a session that never started),
+// and a file created here is removed again unless a session wrote to it.
 class OutputFile {
  public:
   ~OutputFile() { discard(); }
-  Status open(const std::string& path) {
-    if (!(file_ = std::fopen(path.c_str(), "wb")))
-      return Error{Errc::io_error, 0, {}, "cannot write " + path + ": " + std::strerror(errno)};
+  // Whether `path` can be written, without changing what it holds.
+  Status check(const std::string& path) {
+    std::error_code ec;
+    const bool existed = fs::exists(path, ec);
+    std::FILE* f = std::fopen(path.c_str(), "ab");
+    if (!f) return Error{Errc::io_error, 0, {}, "cannot write " + path + ": " + std::strerror(errno)};
     struct stat st {};
-    if (::fstat(::fileno(file_), &st) == 0 && S_ISREG(st.st_mode)) path_ = path;  // only a file is removed, never /dev/null
+    regular_ = ::fstat(::fileno(f), &st) == 0 && S_ISREG(st.st_mode);  // /dev/null is written, never removed
+    std::fclose(f);
+    path_ = path;
+    created_ = !existed;
+    return {};
+  }
+  // The session is on: the file from its first byte.
+  Status start() {
+    if (!(file_ = std::fopen(path_.c_str(), "wb")))
+      return Error{Errc::io_error, 0, {}, "cannot write " + path_ + ": " + std::strerror(errno)};
+    started_ = true;
     return {};
   }
   std::FILE* get() const noexcept { return file_; }
-  void keep() noexcept { kept_ = true; }
+  bool regular() const noexcept { return regular_; }
   bool close() {
     const bool ok = !file_ || std::fclose(file_) == 0;
     file_ = nullptr;
     return ok;
   }
-  void discard(bool even_kept = false) {
+  // Removes the file when this run created it and no session wrote to it, or when `even_started`.
+  void discard(bool even_started = false) {
     close();
-    if ((even_kept || !kept_) && !path_.empty()) std::remove(path_.c_str());
+    if (regular_ && (created_ || started_) && (!started_ || even_started) && !path_.empty()) std::remove(path_.c_str());
     path_.clear();
   }
 
  private:
   std::string path_;
   std::FILE* file_ = nullptr;
-  bool kept_ = false;
+  bool regular_ = false, created_ = false, started_ = false;
 };
 
 // The event that stops the session (--stopping-event-*): a provider (exactly, case-insensitively),
@@ -408,7 +423,7 @@ int collect(CollectOptions& o) {
                                      : fs::path(dport_path).filename().string();
   const std::string output = o.output.empty() ? default_output(app) : o.output;
   OutputFile file;
-  if (Status s = file.open(output); !s) return warn("--output: " + s.error().detail), 2;
+  if (Status s = file.check(output); !s) return warn("--output: " + s.error().detail), 2;
 
   std::optional<diag::Launched> child;
   std::optional<diag::ReversePort> port;
@@ -450,7 +465,7 @@ int collect(CollectOptions& o) {
   std::cerr << "\n" << diag::provider_table(*plan) << "\n";
   auto session = client->start_session(plan->options);
   if (!session) return warn(session.error().message()), 1;  // the file goes; a child is killed
-  file.keep();
+  if (Status s = file.start(); !s) return warn("--output: " + s.error().detail), 1;
   if (resume && child) {  // the session is on: let the child's runtime start
     if (Status resumed = child->resume(std::chrono::seconds(30)); !resumed)
       return warn("resuming the runtime: " + resumed.error().message()), 1;
@@ -458,6 +473,11 @@ int collect(CollectOptions& o) {
     auto next = port->accept(std::chrono::seconds(30));
     Status resumed = next ? next->second.resume_runtime() : Status(std::move(next).error());
     if (!resumed) return warn("resuming the runtime: " + resumed.error().message()), 1;
+  } else if (resume && dport_connect) {
+    // A runtime listening at a port of its own waits to be resumed unless told nosuspend; resuming
+    // one that runs already changes nothing.
+    if (Status resumed = diag::Client(dport_path).resume_runtime(); !resumed)
+      warn("warning: resuming the runtime: " + resumed.error().message());
   }
   std::cerr << "Process        : " << (o.pid ? std::to_string(o.pid) + " (" + app + ")" : app) << "\n"
             << "Output File    : " << fs::absolute(output).string() << "\n";
@@ -495,8 +515,17 @@ int collect(CollectOptions& o) {
     std::optional<StoppingWatch> watch;
     if (!o.stop_provider.empty()) watch.emplace(source, o, payload_filter);
     EventPrinter printer(p, {&clretw::catalog()});
-    status = printer.print(watch ? static_cast<TraceSource&>(*watch) : source, "pid " + std::to_string(o.pid));
+    TraceSource& read = watch ? static_cast<TraceSource&>(*watch) : source;
+    status = printer.print(read, "pid " + std::to_string(o.pid));
     status = std::max(status, printer.finish());
+    // Printing may end before the stream (--limit): the session is stopped then, and the rest of
+    // the stream, the rundown with it, still goes to the file.
+    if (auto more = read.next(); more && *more) {
+      g_stop = true;
+      while ((more = read.next()) && *more) {
+      }
+      if (!more) warn("the session's stream: " + more.error().message()), status = std::max(status, 1);
+    }
     lost = source.counts().lost_events;
   }
   const std::string stop_error = stopper.finish();
@@ -513,11 +542,13 @@ int collect(CollectOptions& o) {
     warn("warning: the runtime lost " + std::to_string(lost) + " events: its buffer (--buffersize " + std::to_string(o.buffer_mb) +
          " MB) filled faster than they were read; a larger buffer or fewer providers or keywords lose fewer" +
          (request.buffering == diag::BufferingMode::block ? "" : ", and --buffering-mode Block (.NET 11 and later) none"));
-    if (request.buffering == diag::BufferingMode::block) status = std::max(status, 1);  // a lossless session was asked for
+    if (request.buffering == diag::BufferingMode::block) status = std::max(status, 1), failed_here = true;  // a lossless session was asked for
   }
   // Conversions dotnet-trace makes beside the trace.
   const std::string format = lower(o.format);
-  if ((format == "speedscope" || format == "chromium") && (*session)->bytes_read()) {
+  if ((format == "speedscope" || format == "chromium") && (*session)->bytes_read() && !file.regular()) {
+    warn("--format " + o.format + ": " + output + " is not a file to convert; nothing else is written");
+  } else if ((format == "speedscope" || format == "chromium") && (*session)->bytes_read()) {
     PrintOptions p;
     p.format = format == "speedscope" ? OutputFormat::speedscope : OutputFormat::chromium;
     const std::string converted = converted_name(output, format);
@@ -530,8 +561,10 @@ int collect(CollectOptions& o) {
     // A child that ended by itself gives its exit status, unless tracing failed here (the stream
     // of a process that crashed is cut where it died: the file holds everything up to there). One
     // still running when the session was stopped here is interrupted; the status is the session's.
+    // A stream that broke while the program still runs is a failure here: the program is stopped.
+    if (status != 0 && child->running()) failed_here = true;
     const bool stopped_here = stopper.stopped() || g_stop;
-    const int code = child->wait(stopped_here);
+    const int code = child->wait(stopped_here || failed_here);
     if (!stopped_here && !failed_here && code >= 0) {
       if (status != 0) std::cerr << "clretw-trace: the trace ends where the program ended, without the end of its stream\n";
       if (code != 0 && !o.show_child_io)
@@ -552,10 +585,10 @@ int convert(const std::string& input, const std::string& format, const std::stri
   const std::string path = output.empty() ? converted_name(input, f) : converted_name(output, f);
   std::ofstream out(path, std::ios::binary);
   if (!out) return std::cerr << "clretw-trace: convert: cannot write " << path << ": " << std::strerror(errno) << "\n", 1;
-  std::cerr << "clretw-trace: writing " << path << "\n";
   const int status = write_profile(input, p, out);
   out.flush();
   if (status > 1) std::remove(path.c_str());  // the input could not be opened: no file
+  else std::cerr << "clretw-trace: wrote " << path << "\n";
   return status;
 }
 

@@ -22,7 +22,7 @@ std::vector<std::string> dotnet_style_values(int argc, char** argv) {
   static const std::set<std::string, std::less<>> kOptions = {
       "--rundown", "--resume-runtime", "--show-child-io", "--buffersize", "--buffering-mode", "--format", "--duration",
       "--profile", "--providers", "--clrevents", "--clreventlevel", "--output", "--process-id", "--name", "--dport",
-      "--diagnostic-port"};
+      "--diagnostic-port", "--stopping-event-provider-name", "--stopping-event-event-name", "--stopping-event-payload-filter"};
   std::vector<std::string> out;
   bool rest = false;
   for (int i = 0; i < argc; ++i) {
@@ -81,11 +81,11 @@ int run(int argc, char** argv) {
       ->transform(CLI::IsMember({"Drop", "Block", "0", "1"}, CLI::ignore_case));
   c->add_option("--rundown", o.rundown, "Collect the method and module rundown at the end: true (default) or false")
       ->expected(0, 1)
-      ->check(CLI::IsMember({"", "true", "false", "True", "False", "0", "1"}));
+      ->check(CLI::IsMember({"", "true", "false", "0", "1"}, CLI::ignore_case));
   c->add_option("--resume-runtime", o.resume_runtime,
                 "Resume a runtime that waits for it (-- COMMAND, --dport) once the session is on: true (default) or false")
       ->expected(0, 1)
-      ->check(CLI::IsMember({"", "true", "false", "True", "False", "0", "1"}));
+      ->check(CLI::IsMember({"", "true", "false", "0", "1"}, CLI::ignore_case));
   c->add_flag("--show-child-io", o.show_child_io, "Show the output of the program started with -- COMMAND (hidden by default)");
   c->add_option("--stopping-event-provider-name", o.stop_provider, "Stop the session at the first event of this provider");
   c->add_option("--stopping-event-event-name", o.stop_event,
@@ -104,7 +104,7 @@ int run(int argc, char** argv) {
             "Exit status: the traced program's when clretw-trace started it and it ended by itself; else 0 when the\n"
             "session ended cleanly, 1 when it could not start or its stream broke, 2 on bad usage.");
 
-  std::string input, convert_format = "Speedscope", convert_output;
+  std::string input, convert_format, convert_output;
   auto* conv = app.add_subcommand("convert", "Convert a nettrace file to speedscope or Chromium JSON (its sampled stacks)");
   conv->add_option("input", input, "The trace")->required();
   conv->add_option("--format", convert_format, "Speedscope or Chromium (NetTrace: nothing to do)")

@@ -48,6 +48,7 @@ Result<std::pair<ReversePort::Advertised, Client>> Launched::connect(std::chrono
   return Error{Errc::io_error, 0, {}, "starting a program to trace is not implemented on Windows"};
 }
 int Launched::wait(bool) { return -1; }
+bool Launched::running() { return false; }
 void Launched::kill() noexcept { pid_ = -1; }
 
 #else
@@ -147,6 +148,15 @@ int Launched::wait(bool interrupt) {
   }
   exit_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return exit_status_;
+}
+
+bool Launched::running() {
+  if (pid_ <= 0) return false;
+  int status = 0;
+  if (::waitpid(static_cast<pid_t>(pid_), &status, WNOHANG) != static_cast<pid_t>(pid_)) return true;
+  pid_ = -1;
+  exit_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return false;
 }
 
 void Launched::kill() noexcept {

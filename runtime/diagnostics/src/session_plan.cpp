@@ -320,6 +320,7 @@ Result<SessionPlan> plan_session(const SessionRequest& r, const std::vector<cons
   }
   // The profiles: a union of their providers where --providers did not name them.
   std::uint64_t rundown_keywords = 0;
+  bool standard_rundown = false;
   RundownFallback fallback = RundownFallback::fail;
   std::size_t start = 0;
   while (start <= profile_list.size()) {
@@ -342,6 +343,9 @@ Result<SessionPlan> plan_session(const SessionRequest& r, const std::vector<cons
         plan.enabled_by.push_back(by_profile);
       }
     }
+    // A narrower rundown only when every profile asks for one: a profile that wants the standard
+    // rundown (0) gets it, whatever the others ask.
+    standard_rundown |= p->rundown_keywords == 0;
     rundown_keywords |= p->rundown_keywords;
     if (p->fallback > fallback) fallback = p->fallback;
   }
@@ -374,7 +378,7 @@ Result<SessionPlan> plan_session(const SessionRequest& r, const std::vector<cons
   }
   // The rundown: as the profiles ask, unless --rundown says.
   o.rundown = true;
-  if (rundown_keywords) o.rundown_keywords = rundown_keywords, o.rundown_fallback = fallback;
+  if (rundown_keywords && !standard_rundown) o.rundown_keywords = rundown_keywords, o.rundown_fallback = fallback;
   if (r.rundown) {
     if (*r.rundown) {
       o.rundown_keywords.reset();  // the standard rundown, which covers every profile's narrower one

@@ -259,6 +259,8 @@ class Launched {
   // the signal that ended it (also when it ended already and was waited for), or -1.
   int wait(bool interrupt = false);
   void kill() noexcept;  // SIGKILL, and waits
+  // Whether the child still runs (one that has ended is waited for: wait() gives its status).
+  bool running();
   long pid() const noexcept { return pid_; }
 
  private:
