@@ -47,26 +47,6 @@ std::string_view without_version_suffix(std::string_view symbol) noexcept {
   return symbol.substr(0, v);
 }
 
-bool glob_match_nocase(std::string_view p, std::string_view t) noexcept {
-  // glob_match's backtracking on the last '*', comparing in lower case.
-  std::size_t pi = 0, ti = 0, star = std::string_view::npos, mark = 0;
-  while (ti < t.size()) {
-    if (pi < p.size() && p[pi] == '*') {
-      star = pi++;
-      mark = ti;
-    } else if (pi < p.size() && p[pi] == lower(t[ti])) {
-      ++pi, ++ti;
-    } else if (star != std::string_view::npos) {
-      pi = star + 1;
-      ti = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (pi < p.size() && p[pi] == '*') ++pi;
-  return pi == p.size();
-}
-
 EventPattern::EventPattern(std::string_view text) : text_(text), lower_(lower(text)) {
   // "PROVIDER:NAME" always qualifies; "PROVIDER/NAME" may (GC/Start is task/opcode), and a '*'
   // before the slash is the PROVIDER/NAME glob's ('*/GC/Start'), not a qualifier.

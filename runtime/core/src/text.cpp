@@ -302,14 +302,17 @@ const Escaper& json_escaper() noexcept { return kJson; }
 
 void append_json_escaped(std::string& out, std::string_view s) { kJson.append(out, s); }
 
-bool glob_match(std::string_view p, std::string_view t) {
-  // Iterative matcher with backtracking on the last '*'.
+namespace {
+
+// Iterative '*' matching with backtracking on the last '*'; `same(p, t)` compares one character.
+template <class Same>
+bool glob(std::string_view p, std::string_view t, Same same) noexcept {
   std::size_t pi = 0, ti = 0, star = std::string_view::npos, mark = 0;
   while (ti < t.size()) {
     if (pi < p.size() && p[pi] == '*') {
       star = pi++;
       mark = ti;
-    } else if (pi < p.size() && p[pi] == t[ti]) {
+    } else if (pi < p.size() && same(p[pi], t[ti])) {
       ++pi, ++ti;
     } else if (star != std::string_view::npos) {
       pi = star + 1;
@@ -320,6 +323,16 @@ bool glob_match(std::string_view p, std::string_view t) {
   }
   while (pi < p.size() && p[pi] == '*') ++pi;
   return pi == p.size();
+}
+
+}  // namespace
+
+bool glob_match(std::string_view p, std::string_view t) {
+  return glob(p, t, [](char a, char b) { return a == b; });
+}
+
+bool glob_match_nocase(std::string_view p, std::string_view t) noexcept {
+  return glob(p, t, [](char a, char b) { return a == (b >= 'A' && b <= 'Z' ? static_cast<char>(b - 'A' + 'a') : b); });
 }
 
 }  // namespace clretw

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "clretw/schema.h"
+#include "clretw/text.h"  // glob_match_nocase
 
 namespace clretw {
 
@@ -59,9 +60,6 @@ class EventPattern {
   std::size_t part_at_ = 0;
   bool colon_ = false;
 };
-
-// '*' wildcard match without regard to ASCII case; `lower_pattern` is in lower case.
-bool glob_match_nocase(std::string_view lower_pattern, std::string_view text) noexcept;
 
 // The names of `names` nearest to `wanted` (its '*' left out, case ignored): those containing it
 // (shortest first), then those a few edits away; at most `most`, each once, in that order.

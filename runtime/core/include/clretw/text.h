@@ -125,5 +125,7 @@ void append_json_escaped(std::string& out, std::string_view utf8);
 
 // '*' wildcard match, case-sensitive ("*/GC/*" matches "Microsoft-Windows-DotNETRuntime/GC/Start").
 bool glob_match(std::string_view pattern, std::string_view text);
+// The same without regard to ASCII case; `lower_pattern` is in lower case.
+bool glob_match_nocase(std::string_view lower_pattern, std::string_view text) noexcept;
 
 }  // namespace clretw
