@@ -372,7 +372,7 @@ int EventPrinter::print(TraceSource& reader, const std::string& path, const Symb
   bool weighted = false;  // a profile of allocations: weights are bytes
   Symbolizer own;  // learns as the trace goes, unless `symbols` has seen it all
   const Symbolizer& sym = symbols ? *symbols : own;
-  StackProfile profile(o.sample_interval_ms);
+  StackProfile profile(o.sample_interval_ms, o.format == OutputFormat::chromium);
   std::string frame_name;
   std::vector<const Catalog*> carried;  // the catalogs of the manifests the trace carries
   std::size_t carried_seen = 0;

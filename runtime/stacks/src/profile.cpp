@@ -113,6 +113,7 @@ bool is_cpu_sample(const EventRecord& r) noexcept {
 
 struct StackProfile::Impl {
   double interval;
+  bool run_times = false;  // each run's start kept (write_chromium's times)
   std::vector<RawNode> raw;
   ChildTable children;
   std::vector<Thread> threads;
@@ -158,7 +159,9 @@ struct StackProfile::Impl {
   }
 };
 
-StackProfile::StackProfile(double sample_interval_ms) : impl_(std::make_unique<Impl>(sample_interval_ms)) {}
+StackProfile::StackProfile(double sample_interval_ms, bool run_times) : impl_(std::make_unique<Impl>(sample_interval_ms)) {
+  impl_->run_times = run_times;
+}
 StackProfile::~StackProfile() = default;
 StackProfile::StackProfile(StackProfile&&) noexcept = default;
 StackProfile& StackProfile::operator=(StackProfile&&) noexcept = default;
@@ -203,7 +206,7 @@ void StackProfile::add(const EventRecord& r, double ms, const Symbolizer& symbol
     ++th.runs.back().second;
   } else {
     th.runs.emplace_back(node, 1);
-    th.run_ms.push_back(ms);
+    if (p.run_times) th.run_ms.push_back(ms);
   }
   if (th.samples++ == 0) th.first_ms = ms;
   th.last_ms = ms;
@@ -441,17 +444,20 @@ void StackProfile::write_chromium(std::ostream& out) const {
     append_json_escaped(buf, p.names[p.named[p.thread_named_root[t]].name]);
     buf += "\"}}";
     open.clear();
+    std::uint64_t before = 0;
     for (std::size_t i = 0; i < th.runs.size(); ++i) {
       path.clear();
       for (std::uint32_t n = p.named_of[th.runs[i].first]; p.named[n].parent != kNone; n = p.named[n].parent) path.push_back(n);
       std::reverse(path.begin(), path.end());
       std::size_t common = 0;
       while (common < open.size() && common < path.size() && open[common] == path[common]) ++common;
-      const double ms = th.run_ms[i];
+      // Without kept times, a run begins where the samples before it end (as speedscope's weights place it).
+      const double ms = p.run_times ? th.run_ms[i] : th.first_ms + static_cast<double>(before) * p.interval;
+      before += th.runs[i].second;
       while (open.size() > common) event('E', p.named[open.back()].name, th.pid, th.tid, ms), open.pop_back();
       for (std::size_t k = common; k < path.size(); ++k) event('B', p.named[path[k]].name, th.pid, th.tid, ms), open.push_back(path[k]);
     }
-    const double end = th.last_ms + p.interval;
+    const double end = (p.run_times ? th.last_ms : th.first_ms + static_cast<double>(before - 1) * p.interval) + p.interval;
     while (!open.empty()) event('E', p.named[open.back()].name, th.pid, th.tid, end), open.pop_back();
   }
   buf += "\n]}\n";
