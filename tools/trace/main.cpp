@@ -62,8 +62,9 @@ int run(int argc, char** argv) {
                 "Providers, as dotnet-trace takes them: Name[:Keywords[:Level[:Key=Value;...]]], comma separated.\n"
                 "Keywords: a hex mask or keyword names joined by + (GC+Exception). These take precedence over\n"
                 "the profiles' configuration of the same provider");
-  std::string profiles;
-  for (std::string_view p : clretw::diagnostics::profile_names()) profiles += (profiles.empty() ? "" : ", ") + std::string(p);
+  std::string profiles;  // those for collect (list-profiles shows collect-linux's too)
+  for (const clretw::diagnostics::ProfileInfo& p : clretw::diagnostics::profiles())
+    if (p.verb.empty() || p.verb == "collect") profiles += (profiles.empty() ? "" : ", ") + std::string(p.name);
   c->add_option("--profile", o.profile,
                 "Profiles, comma separated (a union of their providers): " + profiles +
                     ".\nDefault without --providers or --clrevents: dotnet-common,dotnet-sampled-thread-time");
