@@ -81,3 +81,13 @@ TEST_CASE("nearest names: containing the name first, then a few edits away") {
   CHECK(clretw::nearest_names("*start*", names) == std::vector<std::string>{"GCStart", "GC/Start"});
   CHECK(clretw::nearest_names("Nothing/Like/It", names).empty());
 }
+
+TEST_CASE("ASCII case: lower case and equality without regard to it") {
+  CHECK(clretw::ascii_lower("Microsoft-Windows-DotNETRuntime/GC_V2") == "microsoft-windows-dotnetruntime/gc_v2");
+  CHECK(clretw::equal_nocase("Microsoft-Windows-DotNETRuntime", "microsoft-windows-dotnetRUNTIME"));
+  CHECK_FALSE(clretw::equal_nocase("Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRundown"));
+  CHECK_FALSE(clretw::equal_nocase("ab", "ac"));
+  CHECK(clretw::equal_nocase("", ""));
+  CHECK(clretw::glob_match_nocase("*/gc/*", "Microsoft-Windows-DotNETRuntime/GC/Start"));
+  CHECK_FALSE(clretw::glob_match("*/gc/*", "Microsoft-Windows-DotNETRuntime/GC/Start"));
+}

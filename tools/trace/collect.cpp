@@ -22,6 +22,7 @@
 #include "clretw/open.h"
 #include "clretw/print.h"
 #include "clretw/select.h"
+#include "clretw/text.h"
 
 namespace clretw::tools {
 
@@ -40,10 +41,7 @@ extern "C" void on_interrupt(int) {
   g_interrupted = true, g_stop = true;
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
+std::string lower(std::string_view s) { return ascii_lower(s); }
 
 void warn(const std::string& what) { std::cerr << "clretw-trace: " << what << "\n"; }
 
@@ -191,7 +189,7 @@ class StoppingWatch final : public TraceSource {
     if (provider.empty()) {
       if (const ProviderDesc* p = clretw::catalog().provider(r.provider_guid)) provider = p->name;
     }
-    if (provider.size() != provider_.size() || lower(std::string(provider)) != provider_) return false;
+    if (!equal_nocase(provider, provider_)) return false;  // per event: no allocation
     if (any_event_) return shown_ = std::string(provider), true;
     Fields fields;
     describer_.describe(r, described_, payload_.empty() ? nullptr : &fields);

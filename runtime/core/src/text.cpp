@@ -325,14 +325,29 @@ bool glob(std::string_view p, std::string_view t, Same same) noexcept {
   return pi == p.size();
 }
 
+char lower_char(char c) noexcept { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
 }  // namespace
+
+std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = lower_char(c);
+  return out;
+}
+
+bool equal_nocase(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (lower_char(a[i]) != lower_char(b[i])) return false;
+  return true;
+}
 
 bool glob_match(std::string_view p, std::string_view t) {
   return glob(p, t, [](char a, char b) { return a == b; });
 }
 
 bool glob_match_nocase(std::string_view p, std::string_view t) noexcept {
-  return glob(p, t, [](char a, char b) { return a == (b >= 'A' && b <= 'Z' ? static_cast<char>(b - 'A' + 'a') : b); });
+  return glob(p, t, [](char a, char b) { return a == lower_char(b); });
 }
 
 }  // namespace clretw

@@ -9,6 +9,7 @@
 
 #include "clretw/diagnostics.h"
 #include "clretw/select.h"
+#include "clretw/text.h"
 
 namespace clretw::diagnostics {
 
@@ -16,11 +17,7 @@ namespace {
 
 constexpr std::string_view kRuntimeProvider = "Microsoft-Windows-DotNETRuntime";
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
+std::string lower(std::string_view s) { return ascii_lower(s); }
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);

@@ -125,7 +125,10 @@ void append_json_escaped(std::string& out, std::string_view utf8);
 
 // '*' wildcard match, case-sensitive ("*/GC/*" matches "Microsoft-Windows-DotNETRuntime/GC/Start").
 bool glob_match(std::string_view pattern, std::string_view text);
-// The same without regard to ASCII case; `lower_pattern` is in lower case.
+// ASCII lower case (names of providers, events and keywords), and equality without regard to it.
+std::string ascii_lower(std::string_view s);
+bool equal_nocase(std::string_view a, std::string_view b) noexcept;
+// glob_match without regard to ASCII case; `lower_pattern` is in lower case.
 bool glob_match_nocase(std::string_view lower_pattern, std::string_view text) noexcept;
 
 }  // namespace clretw
