@@ -9,12 +9,9 @@
 #include "clretw/dotnet_runtime_mono_profiler.h"
 #include "clretw/dotnet_core_sample_profiler.h"
 #include "clretw/windows_kernel.h"
-#include "clretw/schema.h"
+#include "clretw/catalog.h"
 
 namespace clretw {
-
-// The descriptor tables of every provider above, for lookups by GUID or name.
-const ::clretw::Catalog& catalog() noexcept;
 
 // Calls f.template operator()<Event, Payload>(version) for every event version of every provider.
 template <class F>

@@ -204,7 +204,7 @@ class Emitter {
 
   std::optional<EmitResult> run() {
     const auto& templates = options_.templates.empty() ? builtin_templates() : options_.templates;
-    for (const char* name : {"provider.h.mustache", "provider.cpp.mustache", "events.h.mustache", "all.cpp.mustache",
+    for (const char* name : {"provider.h.mustache", "provider_types.h.mustache", "provider_part.h.mustache", "provider.cpp.mustache", "catalog.h.mustache", "events.h.mustache", "all.cpp.mustache",
                              "struct_check.mustache", "check_steps.mustache", "layout_view.mustache"}) {
       if (!templates.count(name)) {
         report(diags_, RuleId::unreadable_file, name, {}, std::string("template '") + name + "' is missing");
@@ -237,6 +237,9 @@ class Emitter {
         NameOrigin origin{"provider '" + p.name + "'", src.manifest->path, p.loc, p.name, {}};
         const std::string leaf = namespaces.take(provider_namespace(p.name, &origin.why), "_", origin);
         ProviderOut po = provider(src, pi, leaf);
+        result_.files.push_back({root_path_ + "/" + leaf + "/types.h", render(templates, "provider_types.h.mustache", po.data)});
+        for (const auto& [part, data] : po.parts)
+          result_.files.push_back({root_path_ + "/" + leaf + "/" + part + ".h", render(templates, "provider_part.h.mustache", data)});
         result_.files.push_back({root_path_ + "/" + leaf + ".h", render(templates, "provider.h.mustache", po.data)});
         result_.files.push_back({root_path_ + "/" + leaf + ".cpp", render(templates, "provider.cpp.mustache", po.data)});
         mst::data entry;
@@ -250,6 +253,7 @@ class Emitter {
     top.set("root_path", root_path_);
     top.set("providers", providers);
     top.set("sources", sources_text());
+    result_.files.push_back({root_path_ + "/catalog.h", render(templates, "catalog.h.mustache", top)});
     result_.files.push_back({root_path_ + "/events.h", render(templates, "events.h.mustache", top)});
     result_.files.push_back({root_path_ + "/all.cpp", render(templates, "all.cpp.mustache", top)});
     report_renames();
@@ -258,7 +262,8 @@ class Emitter {
 
  private:
   struct ProviderOut {
-    mst::data data;
+    mst::data data;                                         // the umbrella header and the .cpp
+    std::vector<std::pair<std::string, mst::data>> parts;  // shared.h, then each task's header
   };
 
   // Every name that differs from the manifest's spelling, as a note: M704 when
@@ -379,8 +384,14 @@ class Emitter {
     std::map<const RecordDesc*, std::string> record_const;
     std::map<const RecordDesc*, std::string> record_struct;  // owning struct (templates::X or element)
     mst::data records{mst::data::type::list};       // descriptor tables, children first
-    mst::data structs{mst::data::type::list};       // payload structs, children first
-    mst::data views{mst::data::type::list};         // views, element views first
+    // Payload structs (children first) with the template each belongs to, and views (element views
+    // first), aliases, event types and versions with the header of the part they go to (home).
+    std::vector<std::pair<const RecordDesc*, mst::data>> structs;
+    std::vector<std::pair<std::string, mst::data>> views, aliases, event_types, event_versions;
+    std::string home;                                // the part of the event being made
+    std::vector<std::string> homes;                  // the parts, in the order of their first event
+    std::map<const RecordDesc*, std::set<std::string>> used_by;  // template -> parts of the events using it
+    std::map<std::string, std::string> part_of;      // task name as events show it -> its part
     mst::data view_impls{mst::data::type::list};    // .cpp parts of views
     std::set<const RecordDesc*> layout_views;       // records whose owning struct has a View<PointerSize>
     std::set<const RecordDesc*> template_records;   // records of templates (not element structs)
@@ -452,7 +463,6 @@ class Emitter {
     d.set("maps", maps(c));
 
     // Templates: descriptor tables and owning structs.
-    mst::data aliases{mst::data::type::list};
     for (std::size_t ti = 0; ti < p.templates.size(); ++ti) {
       const RecordDesc* r = c.t->templates[ti];
       if (!r) continue;
@@ -463,16 +473,16 @@ class Emitter {
     }
     // Events: descriptors, payload aliases, views and event types.
     mst::data events{mst::data::type::list};
-    mst::data event_types{mst::data::type::list};
-    mst::data event_versions{mst::data::type::list};
     NameScope alias_scope({}, "namespace " + c.ns.substr(2) + "::payload", &renames_);
+    // The parts' headers, in the provider's directory beside types.h and shared.h.
+    NameScope parts({"types", "shared"}, "the headers of " + c.ns.substr(2), &renames_);
     for (std::size_t i = 0; i < pd.events.size(); ++i) events.push_back(event_desc(c, pd.events[i]));
     for (std::size_t i = 0; i < pd.events.size();) {
       std::size_t j = i;
       while (j < pd.events.size() && pd.events[j].id == pd.events[i].id) ++j;
       std::vector<const EventDesc*> versions;
       for (std::size_t k = i; k < j; ++k) versions.push_back(&pd.events[k]);
-      event(c, versions, event_types, event_versions, aliases, alias_scope);
+      event(c, versions, alias_scope, parts);
       i = j;
       ++result_.event_ids;
     }
@@ -489,20 +499,68 @@ class Emitter {
       c.records.push_back(rd);
     }
     d.set("records", c.records);
-    d.set("structs", c.structs);
-    d.set("payload_aliases", aliases);
-    d.set("views", c.views);
     d.set("view_impls", c.view_impls);
     d.set("events", events);
-    d.set("event_types", event_types);
-    d.set("event_versions", event_versions);
+    d.set("event_versions", list_of(c.event_versions, nullptr));
+    d.set("structs", list_of(c.structs));
+    // The parts: a template used by the events of one part is declared in its header, one used by
+    // several (or none) in shared.h, which those parts include.
+    auto home_of = [&](const RecordDesc* r) {
+      auto it = c.used_by.find(r);
+      return it != c.used_by.end() && it->second.size() == 1 ? *it->second.begin() : std::string("shared");
+    };
+    ProviderOut out;
+    std::vector<std::string> homes = c.homes;
+    homes.insert(homes.begin(), "shared");
+    mst::data part_list{mst::data::type::list};
+    for (const std::string& home : homes) {
+      mst::data part = d;
+      mst::data structs{mst::data::type::list};
+      bool uses_shared = false;
+      for (const auto& [root, sd] : c.structs)
+        if (home_of(root) == home) structs.push_back(sd);
+      for (const auto& [r, parts_using] : c.used_by)
+        if (home != "shared" && parts_using.count(home) && home_of(r) == "shared") uses_shared = true;
+      part.set("part", home);
+      part.set("is_shared", home == "shared");
+      part.set("uses_shared", uses_shared);
+      part.set("structs", structs);
+      part.set("has_structs", structs.is_non_empty_list());
+      part.set("payload_aliases", list_of(c.aliases, &home));
+      part.set("views", list_of(c.views, &home));
+      part.set("event_types", list_of(c.event_types, &home));
+      out.parts.emplace_back(home, part);
+      mst::data entry;
+      entry.set("part", home);
+      part_list.push_back(entry);
+    }
+    d.set("parts", part_list);
     std::string first_version;
     for (std::size_t i = 0; i < pd.first_version.size(); ++i)
       first_version += (i % 16 == 0 ? "\n    " : " ") + (pd.first_version[i] == kNoEvent ? std::string("kNone,") : std::to_string(pd.first_version[i]) + ",");
     d.set("first_version", first_version);
     d.set("has_first_version", !pd.first_version.empty());
     d.set("has_events", !pd.events.empty());
-    return {d};
+    out.data = std::move(d);
+    for (auto& [home, part] : out.parts) {
+      part.set("first_version", first_version);
+      part.set("has_first_version", !pd.first_version.empty());
+      part.set("has_events", !pd.events.empty());
+    }
+    return out;
+  }
+
+  // The items of `items` (of part `*home`; every item when null), as a list for a template.
+  template <class Key>
+  static mst::data list_of(const std::vector<std::pair<Key, mst::data>>& items, const std::string* home = nullptr) {
+    mst::data list{mst::data::type::list};
+    for (const auto& [key, item] : items) {
+      if constexpr (std::is_same_v<Key, std::string>) {
+        if (home && key != *home) continue;
+      }
+      list.push_back(item);
+    }
+    return list;
   }
 
   static std::string guid_init(const Guid& g) {
@@ -711,14 +769,16 @@ class Emitter {
 
   // Emits the struct for record r (children first); returns its qualified name.
   std::string payload_struct(Ctx& c, const RecordDesc& r, const std::string& display, Loc loc, bool is_template,
-                             const std::string& parent = {}, const FieldDesc* field = nullptr) {
+                             const std::string& parent = {}, const FieldDesc* field = nullptr,
+                             const RecordDesc* root = nullptr) {
+    if (!root) root = &r;
     if (c.record_struct.count(&r)) return c.record_struct.at(&r);
     const NameOrigin o = is_template ? origin(c, "template '" + display + "'", loc)
                                      : origin(c, "the element struct of " + c.field_origin.at(field).what, c.field_origin.at(field).loc);
     const std::string name = is_template ? c.struct_scope.take_name(display, "_", o)
                                          : c.struct_scope.take(parent + "_" + identifier(display), "_", o);
     for (const FieldDesc& f : r.fields)
-      if (f.members) payload_struct(c, *f.members, std::string(f.name), Loc{f.members->line, 0}, false, name, &f);
+      if (f.members) payload_struct(c, *f.members, std::string(f.name), Loc{f.members->line, 0}, false, name, &f, root);
     c.record_struct[&r] = name;
     mst::data d;
     d.set("sname", name);
@@ -758,7 +818,7 @@ class Emitter {
     if (has_view) c.layout_views.insert(&r);
     d.set("has_layout_view", has_view);
     d.set("view", view);
-    c.structs.push_back(d);
+    c.structs.emplace_back(root, d);
     return name;
   }
 
@@ -1039,10 +1099,23 @@ class Emitter {
     return d;
   }
 
-  void event(Ctx& c, const std::vector<const EventDesc*>& versions, mst::data& event_types, mst::data& event_versions,
-             mst::data& aliases, NameScope& alias_scope) {
+  void event(Ctx& c, const std::vector<const EventDesc*>& versions, NameScope& alias_scope, NameScope& parts) {
     const EventDesc& first = *versions.front();
     const EventDesc& last = *versions.back();
+    // Its part: the header of its task ("GC/Start" -> gc.h), or of the events with no task.
+    const std::string_view display(last.name);
+    const std::size_t slash = display.find('/');
+    const std::string task = slash == std::string_view::npos ? std::string() : std::string(display.substr(0, slash));
+    auto part = c.part_of.find(task);
+    if (part == c.part_of.end()) {
+      const std::string file = task.empty() ? std::string("other") : provider_namespace(task);
+      part = c.part_of.emplace(task, parts.take(file.empty() ? std::string("task") : file, "_",
+                                                origin(c, "the header of task '" + task + "'", Loc{first.line, 0}))).first;
+      c.homes.push_back(part->second);
+    }
+    c.home = part->second;
+    for (const EventDesc* e : versions)
+      if (e->payload) c.used_by[e->payload].insert(c.home);
     std::string base = first.symbol.empty() ? "Event" + std::to_string(first.id) : strip_version_suffix(first.symbol);
     const std::string what = "event " + std::to_string(first.id) + (first.symbol.empty() ? "" : " '" + std::string(first.symbol) + "'");
     const Loc loc = c.event_loc.count(&first) ? c.event_loc.at(&first) : Loc{first.line, 0};
@@ -1083,12 +1156,12 @@ class Emitter {
       a.set("target", e->payload ? c.ns + "::templates::" + c.record_struct.at(e->payload) : std::string("::clretw::EmptyPayload"));
       a.set("version", std::to_string(e->version));
       a.set("tag", tag);
-      aliases.push_back(a);
+      c.aliases.emplace_back(c.home, a);
       mst::data ev;
       ev.set("tag", tag);
       ev.set("alias", alias);
       ev.set("version", std::to_string(e->version));
-      event_versions.push_back(ev);
+      c.event_versions.emplace_back(c.home, ev);
       latest = alias;
     }
     mst::data t;
@@ -1099,7 +1172,7 @@ class Emitter {
     t.set("latest", latest);
     t.set("latest_version", std::to_string(last.version));
     t.set("comment", comment);
-    event_types.push_back(t);
+    c.event_types.emplace_back(c.home, t);
   }
 
   // A view class (top-level event view or element view) over `records` (one per version).
@@ -1247,7 +1320,7 @@ class Emitter {
     pick_version(vnums, d);
     d.set("id", std::to_string(c.event_id));
     d.set("nversions", std::to_string(nv));
-    c.views.push_back(d);
+    c.views.emplace_back(c.home, d);
 
     // .cpp part: the records per version.
     mst::data impl;
