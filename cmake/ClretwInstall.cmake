@@ -10,7 +10,7 @@ set(CLRETW_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/clretw" CACHE STRING
 
 # Exported as clretw::core, clretw::nettrace, ..., clretw::runtime, clretw::builtin, clretw::stacks,
 # clretw::model, clretw::print, clretw::clretw.
-set(clretw_libraries clretw_core clretw_nettrace clretw_etl clretw_diagnostics clretw_open clretw_runtime
+set(clretw_libraries clretw_core clretw_nettrace clretw_etl clretw_diagnostics clretw_inproc clretw_open clretw_runtime
                      clretw_builtin clretw_stacks clretw_model clretw_print clretw)
 foreach(lib IN LISTS clretw_libraries)
   string(REGEX REPLACE "^clretw_" "" export_name "${lib}")
@@ -19,7 +19,7 @@ endforeach()
 install(TARGETS ${clretw_libraries} EXPORT clretwTargets
         ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
         INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
-foreach(part core nettrace etl diagnostics open stacks model print)
+foreach(part core nettrace etl diagnostics inproc open stacks model print)
   install(DIRECTORY "${CLRETW_SOURCE_DIR}/runtime/${part}/include/" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
 endforeach()
 install(DIRECTORY "${CLRETW_SOURCE_DIR}/generated/" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"

@@ -177,11 +177,11 @@ Error problem(std::string_view what, std::size_t at, std::size_t size) {
 
 }  // namespace
 
-Status parse_metadata_v5(Bytes payload, Metadata& m) {
-  Cursor c(payload);
-  m.id = c.u32();
-  m.provider_name = c.utf16z();
-  if (!c.ok) return problem("the record ends in its metadata id or provider name", c.pos(), payload.size());
+namespace {
+
+// An event's own metadata, from `c` (at its event id) to the end of `payload`: what a V4/V5
+// metadata record holds after its metadata id and provider name.
+Status parse_event_part(Cursor& c, Bytes payload, Metadata& m) {
   m.event_id = c.u32();
   m.event_name = c.utf16z();
   if (!c.ok) return problem("the record ends in the event id or name", c.pos(), payload.size());
@@ -189,7 +189,6 @@ Status parse_metadata_v5(Bytes payload, Metadata& m) {
   m.version = static_cast<std::uint8_t>(c.u32());
   m.level = static_cast<std::uint8_t>(c.u32());
   if (!c.ok) return problem("the record ends in the keywords, version or level", c.pos(), payload.size());
-  m.provider_guid = provider_guid_for(m.provider_name);
   if (c.at_end()) return {};
   m.describes_fields = true;
   const std::size_t fields_at = c.pos();
@@ -211,6 +210,17 @@ Status parse_metadata_v5(Bytes payload, Metadata& m) {
     if (!t.ok) return problem("tag " + std::to_string(kind) + " is shorter than its content", tag_at, payload.size());
   }
   return {};
+}
+
+}  // namespace
+
+Status parse_metadata_v5(Bytes payload, Metadata& m) {
+  Cursor c(payload);
+  m.id = c.u32();
+  m.provider_name = c.utf16z();
+  if (!c.ok) return problem("the record ends in its metadata id or provider name", c.pos(), payload.size());
+  m.provider_guid = provider_guid_for(m.provider_name);
+  return parse_event_part(c, payload, m);
 }
 
 Status parse_metadata_v6(Bytes row, Metadata& m) {
@@ -503,6 +513,18 @@ Result<std::uint32_t> Metadata::check(Bytes payload) const {
   SelfDescribing check(payload, format, nullptr);
   if (!check.fields(fields, 0)) return Error{Errc::truncated, check.pos(), check.failed_field()};
   return static_cast<std::uint32_t>(check.pos());
+}
+
+}  // namespace clretw::nettrace
+
+namespace clretw::nettrace {
+
+Status parse_event_metadata(Bytes blob, std::string_view provider_name, Metadata& m) {
+  m.provider_name = std::string(provider_name);
+  m.provider_guid = provider_guid_for(provider_name);
+  if (blob.empty()) return {};  // an event EventPipe keeps no metadata for: nothing more is known
+  detail::Cursor c(blob);
+  return detail::parse_event_part(c, blob, m);
 }
 
 }  // namespace clretw::nettrace

@@ -83,6 +83,13 @@ Result<std::uint32_t> visit_self_describing(const Metadata& m, Bytes payload, Fi
 // The GUID a provider name stands for in EventPipe traces.
 Guid provider_guid_for(std::string_view provider_name);
 
+// The metadata EventPipe keeps for one event of `provider_name` (its event id, name, keywords,
+// version, level, fields and tags: what a V4/V5 metadata record holds after its metadata id and
+// provider name, and what a profiler's ICorProfilerCallback10::EventPipeEventDelivered receives),
+// into `m`. An empty blob leaves all but the provider's name and GUID unknown. On failure the
+// error says what is wrong and at which byte of the blob.
+Status parse_event_metadata(Bytes blob, std::string_view provider_name, Metadata& m);
+
 struct TraceInfo {
   unsigned format = 0;          // 3 (NetPerf), 4, 5 or 6
   SystemTime sync_time_utc{};
