@@ -14,6 +14,8 @@
 // `workload crash` runs a round and then fails fast (exit status 134, SIGABRT); `workload exit N` runs a
 // round and exits with status N; `workload wait` runs a
 // round a second until it is killed (tests/dotnet/trace_cli.sh).
+// `workload stress SECONDS` throws, allocates and compiles dynamic methods on 8 threads for that long
+// (a profiler decoding every event it is given: tests/dotnet/inproc_check.sh).
 using System.Diagnostics.Tracing;
 using System.Net;
 using System.Net.Sockets;
@@ -43,6 +45,10 @@ if (args.Length > 1 && args[0] == "exit") {
 if (args.Length > 0 && args[0] == "wait") {
   // Runs until killed (for -n, --dport and stopping events): one round of events a second.
   for (int round = 0; ; round++) { Workload.Round(round); Thread.Sleep(1000); }
+}
+if (args.Length > 1 && args[0] == "stress") {
+  Console.WriteLine($"workload: stress, checksum {Stress.Run(TimeSpan.FromSeconds(double.Parse(args[1])), 8)}");
+  return;
 }
 if (args.Length > 0 && args[0] == "gcbench") {
   long sum = GcBench.Run(TimeSpan.FromSeconds(1.5));
@@ -448,5 +454,43 @@ static class GcBench {
     } catch (KeyNotFoundException) {
       return 0;
     }
+  }
+}
+
+// Many threads at once, each in a loop of what makes the runtime write events: exceptions thrown and
+// caught, allocations that fill generation 0 quickly (and some that live longer), and a new dynamic
+// method compiled now and then. The checksum depends only on the work done.
+static class Stress {
+  public static long Run(TimeSpan duration, int threads) {
+    long total = 0;
+    var clock = System.Diagnostics.Stopwatch.StartNew();
+    var workers = Enumerable.Range(0, threads).Select(t => new Thread(() => {
+      long sum = 0;
+      var keep = new List<byte[]>();
+      for (int i = 0; clock.Elapsed < duration; i++) {
+        try {
+          if (i % 3 == 0) throw new InvalidOperationException("stress " + i);
+          sum += i & 7;
+        } catch (InvalidOperationException e) {
+          sum += e.Message.Length & 1;
+        }
+        var b = new byte[64 + i % 4096];
+        if (i % 97 == 0) keep.Add(b);
+        if (keep.Count > 512) keep.Clear();
+        if (i % 500 == 0) {
+          var m = new DynamicMethod("Add" + i, typeof(int), new[] { typeof(int) });
+          var il = m.GetILGenerator();
+          il.Emit(OpCodes.Ldarg_0);
+          il.Emit(OpCodes.Ldc_I4, i);
+          il.Emit(OpCodes.Add);
+          il.Emit(OpCodes.Ret);
+          sum += ((Func<int, int>)m.CreateDelegate(typeof(Func<int, int>)))(1) & 1;
+        }
+      }
+      Interlocked.Add(ref total, sum > 0 ? 1 : 0);
+    }) { Name = "stress-" + t }).ToList();
+    workers.ForEach(w => w.Start());
+    workers.ForEach(w => w.Join());
+    return total;
   }
 }
