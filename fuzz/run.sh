@@ -17,8 +17,9 @@ if [ $# -gt 0 ] && [ "$1" != -- ]; then work=$1; shift; fi
 src=$(cd "$(dirname "$0")/.." && pwd)
 shared="$src/../shared"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-mkdir -p "$work/nettrace" "$work/views" "$work/manifest" "$work/ipc" "$work/etl" "$work/xpress" "$work/seeds-nettrace" \
-         "$work/seeds-views" "$work/seeds-manifest" "$work/seeds-ipc" "$work/seeds-etl" "$work/seeds-xpress"
+mkdir -p "$work/nettrace" "$work/views" "$work/manifest" "$work/ipc" "$work/etl" "$work/xpress" "$work/inproc" \
+         "$work/seeds-nettrace" "$work/seeds-views" "$work/seeds-manifest" "$work/seeds-ipc" "$work/seeds-etl" "$work/seeds-xpress" \
+         "$work/seeds-inproc"
 
 # Seeds. The nettrace harness reads its options from the first byte.
 seed_trace() { { printf '\000'; cat "$1"; } > "$work/seeds-nettrace/$(basename "$1")"; }
@@ -79,6 +80,21 @@ PY
 fi
 printf 'abcabcabcabcabcabcabcabc' > "$work/seeds-xpress/text"
 
+# In-process deliveries (fuzz_inproc.cpp's layout): GC/Start v2 of the runtime provider (no metadata),
+# an EventSource event with its metadata (an int and a string), and both with a stack and activity ids.
+python3 - "$work/seeds-inproc" <<'PY'
+import struct, sys
+def s16(t): return t.encode('utf-16-le') + b'\0\0'
+def delivery(flags, id, version, meta, payload):
+    return struct.pack('<BHBH', flags, id, version, len(meta)) + meta + struct.pack('<H', len(payload)) + payload
+gc = delivery(0, 1, 2, b'', struct.pack('<IIIIHQ', 12, 2, 1, 0, 9, 0))
+meta = struct.pack('<I', 7) + s16('Measured') + struct.pack('<QII', 0xF00, 0, 4) + struct.pack('<II', 2, 9) + s16('Round') + \
+       struct.pack('<I', 18) + s16('Name')
+sd = delivery(1, 7, 0, meta, struct.pack('<I', 5) + s16('five'))
+for name, data in (('gc', gc), ('eventsource', sd), ('both', bytes([gc[0] | 6]) + gc[1:] + bytes([sd[0] | 6]) + sd[1:])):
+    open('%s/%s' % (sys.argv[1], name), 'wb').write(data)
+PY
+
 jobs=${FUZZ_JOBS:-$(nproc)}
 # fuzz NAME MAX_LEN [OPTIONS...]: one harness; its outcome in $work/NAME.status.
 fuzz() {
@@ -100,7 +116,7 @@ report() {  # report NAME: its figures, and its log's end when it found somethin
   fi
 }
 running=""
-for spec in nettrace:65536 views:4096 manifest:262144 ipc:65536 etl:65536 xpress:70000; do
+for spec in nettrace:65536 views:4096 manifest:262144 ipc:65536 etl:65536 xpress:70000 inproc:4096; do
   fuzz "${spec%%:*}" "${spec#*:}" "$@" &
   running="$running ${spec%%:*}"
   if [ "$(echo $running | wc -w)" -ge "$jobs" ]; then
