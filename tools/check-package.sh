@@ -1,8 +1,8 @@
 #!/bin/sh
 # clretw as its users consume it. From a built tree (BUILD_DIR, configured from this
-# source tree): installs to a temporary prefix, builds and runs both examples/ against it
-# with find_package; checks that clretw_generate() regenerates when the manifest changes
-# and only then; compiles with pkg-config; builds the .deb with cpack and builds an example
+# source tree): installs to a temporary prefix, builds and runs the examples/ against it
+# with find_package (the in-process profiler loaded into dotnet --info when dotnet is there);
+# checks that clretw_generate() regenerates when the manifest changes and only then; compiles with pkg-config; builds the .deb with cpack and builds an example
 # against its unpacked contents; builds the examples again from the source tree through
 # add_subdirectory and FetchContent. Any failure exits non-zero.
 #   tools/check-package.sh BUILD_DIR
@@ -43,7 +43,8 @@ cmake --install "$build" --prefix "$work/prefix" >/dev/null
 for f in bin/clretw-gen bin/clretw-dump bin/clretw-trace bin/clretw-sample include/clretw/events.h \
          include/clretw/nettrace.h include/clretw/print.h include/clretw/runtime_model.h include/clretw/report.h include/clretw/carried.h lib/cmake/clretw/clretwConfig.cmake lib/cmake/clretw/clretwConfigVersion.cmake \
          lib/cmake/clretw/ClretwGenerate.cmake lib/pkgconfig/clretw.pc share/doc/clretw/README.md \
-         share/doc/clretw/docs/LIBRARY.md share/doc/clretw/examples/read-trace/main.cpp; do
+         share/doc/clretw/docs/LIBRARY.md share/doc/clretw/examples/read-trace/main.cpp include/clretw/inproc.h \
+         include/clretw/catalog.h include/clretw/dotnet_runtime/gc.h share/doc/clretw/examples/inproc-profiler/profiler.cpp; do
   [ -e "$work/prefix/$f" ] || fail "the install lacks $f"
 done
 "$work/prefix/bin/clretw-sample" -o "$work/sample.nettrace" >/dev/null
@@ -57,6 +58,25 @@ run_shop "$work/own"
 configure_example read-trace "$work/read" -DCMAKE_PREFIX_PATH="$work/prefix"
 build_example "$work/read"
 run_reader "$work/read/read-trace"
+# The in-process profiler: a shared library exporting DllGetClassObject alone, which a real runtime
+# loads (dotnet --info runs the SDK's managed code) and which decodes what that runtime delivers.
+configure_example inproc-profiler "$work/inproc" -DCMAKE_PREFIX_PATH="$work/prefix"
+build_example "$work/inproc"
+profiler=$(find "$work/inproc" -name 'libclretw_inproc_profiler.so' | head -n 1)
+[ -n "$profiler" ] || fail "examples/inproc-profiler built no libclretw_inproc_profiler.so"
+exported=$(nm -D --defined-only "$profiler" | awk '$2 == "T" { print $3 }')
+[ "$exported" = DllGetClassObject ] || fail "the profiler exports other functions than DllGetClassObject: $exported"
+if command -v dotnet >/dev/null 2>&1; then
+  CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{8E2B0A5C-3F7D-4C1B-9E6A-C1E7E7D0C0DE}' CORECLR_PROFILER_PATH="$profiler" \
+    CLRETW_OUTPUT="$work/inproc.jsonl" dotnet --info >"$work/info.out" 2>"$work/info.err" || fail "dotnet --info failed with the profiler"
+  grep -q '^clretw-inproc: [1-9][0-9]* events (.*Microsoft-Windows-DotNETRuntime [1-9]' "$work/info.err" ||
+    fail "the profiler built from the package decoded nothing in dotnet --info: $(cat "$work/info.err")"
+  python3 -c 'import json, sys; [json.loads(l)["provider"] for l in open(sys.argv[1])]' "$work/inproc.jsonl" ||
+    fail "the profiler's output is not JSON lines"
+  note "the profiler from the package, in dotnet --info: $(grep '^clretw-inproc:' "$work/info.err" | cut -d';' -f1)"
+else
+  note "SKIPPED: dotnet is not on the PATH: the profiler built from the package was not loaded"
+fi
 # The version file: this major version is found, another is not.
 major=$(sed -n 's/^project(clretw VERSION \([0-9]*\)\..*/\1/p' "$src/CMakeLists.txt")
 mkdir -p "$work/v"
