@@ -127,3 +127,7 @@ awk -v gen="$gen" -v tu="$tu" -v cxx="$cxx" '
     printf "| `clretw-gen generate` on ClrEtwAll.runtime-main.man <= 100 ms | %.0f ms | %s |\n", gen * 1000, verdict(gen <= 0.1)
     printf "| one provider header + one event at -O2 (%s) <= 1 s | %.2f s | %s |\n", cxx, tu, verdict(tu <= 1)
   }'
+echo
+echo "### Embedding the headers: one GC event through its task's header, events.h and the provider header, against a <map> + <string> TU (bench/compile_cost.sh; goal: one GC event within 1.5x)"
+echo
+"$src/bench/compile_cost.sh" "$cxx" 5
