@@ -1,12 +1,76 @@
 #!/usr/bin/env python3
 """Small seeds for fuzz_etl from real ETL files: their first buffers, each shrunk to the bytes it
 holds (an uncompressed buffer's BufferSize set to its saved offset; compressed ones as they are),
-up to a size limit. Usage: etl_seeds.py OUT_DIR LIMIT FILE.etl..."""
+up to a size limit; and, made here, an uncompressed file of TraceLogging events (seed
+"tracelogging.etl"). Usage: etl_seeds.py OUT_DIR LIMIT [FILE.etl...]"""
 import os
 import struct
 import sys
+import uuid
 
 out, limit = sys.argv[1], int(sys.argv[2])
+
+
+def tracelogging_seed():
+    """A logfile header buffer, then one buffer of TraceLogging events (EVENT_HEADER64 with a provider
+    traits item 12 and a schema item 11): strings of both kinds, counted and terminated, a GUID, a
+    FILETIME, arrays counted and fixed, nested structs, an array of structs; one event without traits.
+    Laid out as tests/etl/test_etl.cpp builds its files."""
+    def buffer(events, size):
+        body = b''.join(e + b'\0' * (-len(e) % 8) for e in events)
+        saved = 72 + len(body)
+        head = struct.pack('<IIII', size, saved, saved, 0).ljust(0x28, b'\0')
+        head += struct.pack('<HHII HH', 0, 1, 3, saved, 0x20, 0).ljust(72 - 0x28, b'\0')
+        return (head + body).ljust(size, b'\xff')
+
+    def u16z(s):
+        return s.encode('utf-16-le') + b'\0\0'
+
+    pay = struct.pack('<IIIIQIIII', 65536, 0x0501000A, 19045, 1, 0, 156250, 0, 0, 1)
+    pay += struct.pack('<IIIIQQ', 1, 8, 0, 3400, 0, 0) + struct.pack('<i', 0) + b'\0' * 168
+    pay += b'\0' * (-len(pay) % 8) + struct.pack('<qqqII', 0, 10_000_000, 0, 1, 0)
+    pay += u16z('Seed') + u16z('seed.etl')
+    logfile = struct.pack('<HBBHHIIqQ', 2, 2, 0xC0, 32 + len(pay), 0, 1, 2, 1000, 0) + pay
+
+    def event(ts, schema, traits, payload):
+        items = [(12, traits)] if traits else []
+        items.append((11, schema))
+        ext = b''
+        for i, (kind, data) in enumerate(items):
+            size = (8 + len(data) + 7) & ~7
+            ext += struct.pack('<HHHH', size, kind, 1 if i + 1 < len(items) else 0, len(data)) + data
+            ext += b'\0' * (size - 8 - len(data))
+        head = struct.pack('<HBBHHIIq', 0, 0x13, 0xC0, 0x41, 0, 30, 31, ts)
+        head += uuid.UUID('d5b90669-1aad-5db8-16c9-6286a7fcfe33').bytes_le
+        head += struct.pack('<HBBBBHQQ', 0, 0, 11, 5, 0, 0, 0, 0) + b'\0' * 16
+        e = head + ext + payload
+        return struct.pack('<H', len(e)) + e[2:]
+
+    def field(name, intype, outtype=None):
+        return name.encode() + b'\0' + (bytes([intype]) if outtype is None else bytes([intype | 0x80, outtype]))
+
+    def schema(name, fields):
+        body = b'\0' + name.encode() + b'\0' + b''.join(fields)
+        return struct.pack('<H', 2 + len(body)) + body
+
+    rich = schema('Rich', [field('Count', 7), field('Flag', 4, 3), field('Wide', 1), field('Narrow', 2),
+                           field('CountedWide', 22), field('CountedNarrow', 23), field('Id', 15), field('When', 17),
+                           field('Blob', 14), field('Values', 8 | 0x40), field('Pair', 5 | 0x20) + struct.pack('<H', 2),
+                           field('Point', 24, 2), field('X', 9), field('Inner', 24, 1), field('Name', 2),
+                           field('Items', 24 | 0x40, 1), field('V', 4, 4)])
+    rich_payload = (struct.pack('<iB', -5, 1) + u16z('wide') + b'narrow\0' + struct.pack('<H', 4) + 'ab'.encode('utf-16-le')
+                    + struct.pack('<H', 2) + b'cd' + uuid.UUID('01234567-89ab-cdef-0123-456789abcdef').bytes_le
+                    + struct.pack('<QH', 133_000_000_000_000_000, 2) + b'\xde\xad' + struct.pack('<HII', 2, 1, 2)
+                    + struct.pack('<hhq', -1, 7, -9) + b'inner\0' + struct.pack('<HBB', 2, 0x10, 0x20))
+    traits = b'MyCompany.MyProvider\0'
+    traits = struct.pack('<H', 2 + len(traits)) + traits
+    seed = buffer([logfile], 1024) + buffer([event(2000, rich, traits, rich_payload),
+                                             event(3000, schema('Bare', [field('S', 1)]), b'', u16z('x'))], 1024)
+    return b'\0' + seed  # the harness reads its options from the first byte
+
+
+with open(os.path.join(out, 'tracelogging.etl'), 'wb') as f:
+    f.write(tracelogging_seed())
 for path in sys.argv[3:]:
     data = open(path, 'rb').read()
     seed, off = bytearray(b'\x00'), 0  # the harness reads its options from the first byte

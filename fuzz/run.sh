@@ -64,9 +64,14 @@ for t in "$work"/seeds-nettrace/*; do
   [ -f "$t" ] && { printf '\002\005'; tail -c +2 "$t"; } > "$work/seeds-ipc/stream-$(basename "$t")"
 done
 
-# ETL: the first buffers of the real files, shrunk; XPRESS: their compressed buffers' data.
+# ETL: the first buffers of the real files, shrunk, and a file of TraceLogging events made by
+# etl_seeds.py; XPRESS: the real files' compressed buffers' data.
 if [ -d "$shared/etl" ]; then
   python3 "$src/fuzz/etl_seeds.py" "$work/seeds-etl" 65000 "$shared"/etl/*.etl
+else
+  python3 "$src/fuzz/etl_seeds.py" "$work/seeds-etl" 65000
+fi
+if [ -d "$shared/etl" ]; then
   python3 - "$shared/etl/net.4.5.2.x64.etl" "$work/seeds-xpress" <<'PY'
 import struct, sys
 data, off, n = open(sys.argv[1], 'rb').read(), 0, 0

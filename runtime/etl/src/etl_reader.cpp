@@ -14,6 +14,7 @@
 #include "clretw/etl.h"
 #include "carried_manifests.h"
 #include "clretw/text.h"
+#include "tracelogging.h"
 #include "xpress.h"
 
 namespace clretw::etl {
@@ -28,6 +29,7 @@ constexpr std::uint16_t kFlagProcIndex = 0x20;
 // EVENT_HEADER flags and extended data item types.
 constexpr std::uint16_t kExtendedInfo = 0x0001;
 constexpr std::uint16_t kExtRelatedActivityId = 1, kExtStackTrace32 = 5, kExtStackTrace64 = 6;
+constexpr std::uint16_t kExtSchemaTL = 11, kExtProvTraits = 12;  // TraceLogging: the event's schema, its provider's name
 // The 16-bit version of SYSTEM, COMPACT and PERFINFO headers carries extended items in its top bits.
 constexpr std::uint16_t kPebsIndexFlag = 0x8000, kPmcCountersMask = 0x0700;
 
@@ -136,6 +138,7 @@ struct Reader::Impl {
   std::map<std::uint16_t, std::string> kernel_names;  // hook id -> "Group/opcode"
   std::array<std::string, 256> opcode_names;
   ManifestChunks manifests;  // the EventSource manifests the file carries
+  detail::TraceLoggingSchemas tracelogging;  // the TraceLogging schemas met, each parsed once
   Reader* owner = nullptr;   // lists those completed
 
   // --- input -------------------------------------------------------------------
@@ -363,6 +366,9 @@ struct Reader::Impl {
         r.activity_id = Guid::load(h + 64);
         r.pointer_size = kind == HeaderKind::event_header32 ? 4 : 8;
         if (r.id == 0xFFFE) r.event_name = "ManifestData";  // an EventSource's manifest, in chunks
+        Bytes schema, traits;  // TraceLogging
+        std::size_t schema_at = 0, traits_at = 0;
+        bool self_describing = false;
         if (flags & kExtendedInfo) {
           for (;;) {
             if (size - header < 8) return event_damage(s, p, "extended data item header past the event's " + std::to_string(size) + " bytes");
@@ -381,11 +387,27 @@ struct Reader::Impl {
               r.stack = e.subspan(p + header + 16, (data - 8) / frame * frame);  // after the 8-byte match id
               r.stack_pointer_size = static_cast<std::uint8_t>(frame);
             }
+            if (type == kExtSchemaTL) schema = e.subspan(p + header + 8, data), schema_at = header + 8, self_describing = true;
+            if (type == kExtProvTraits) traits = e.subspan(p + header + 8, data), traits_at = header + 8;
             header += item;
             if (!more) break;
           }
         }
         r.payload = e.subspan(p + header, size - header);
+        if (self_describing) {
+          // A TraceLogging event: its names and fields come from the schema it carries.
+          auto tl = tracelogging.find(r.provider_guid, r.opcode, traits, schema);
+          if (!tl) {
+            const Error& bad = tl.error();
+            const bool in_traits = bad.detail.starts_with("TraceLogging provider traits");
+            return event_damage(s, p, bad.detail + " (extended data item " + (in_traits ? "12" : "11") + " at byte " +
+                                          std::to_string((in_traits ? traits_at : schema_at) + bad.offset) + " of the event)");
+          }
+          const detail::TraceLoggingEvent* d = *tl;
+          r.self_description = d;
+          r.event_name = d->name();
+          if (!d->provider_name().empty()) r.provider_name = d->provider_name();
+        }
         break;
       }
       default:

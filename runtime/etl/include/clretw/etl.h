@@ -9,8 +9,14 @@
 //
 // Every event header kind is parsed: SYSTEM and COMPACT (kernel events, 32/64), PERFINFO (with
 // PEBS and PMC counters), EVENT_TRACE_HEADER (classic providers), INSTANCE, and EVENT_HEADER
-// (manifest providers, 32/64) with its extended data items (stacks, related activity id; the
-// rest skipped by size). An event's pointer size comes from its header kind, not from the file.
+// (manifest providers, 32/64) with its extended data items (stacks, related activity id,
+// TraceLogging schema and provider traits; the rest skipped by size). An event's pointer size comes
+// from its header kind, not from the file.
+//
+// TraceLogging (self-describing) events carry their schema (item 11) and their provider's name
+// (item 12): the record then names its provider and event from them and describes its payload
+// through EventRecord::self_description, as nettrace's metadata does for EventSource events. A
+// schema that does not parse is damage, located like any other.
 // Manifest events become EventRecords like nettrace's and go through the same catalogs; so do
 // kernel events (see kernel_group_name()); kernel and classic events no catalog describes carry a
 // stable name ("Windows Kernel" and "<Group>/<type>", or the class GUID and "Opcode(N)") and their
