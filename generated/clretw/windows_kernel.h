@@ -81,6 +81,9 @@ enum class ProcessOpcode : ::std::uint8_t {
 // Opcodes of task PerfInfo.
 enum class PerfInfoOpcode : ::std::uint8_t {
   SampledProfile = 46,
+  SampledProfileSetInterval = 72,
+  SampledProfileCollectionStart = 73,
+  SampledProfileCollectionEnd = 74,
 };
 
 // Opcodes of task Image.
@@ -91,12 +94,17 @@ enum class ImageOpcode : ::std::uint8_t {
 // Opcodes of task StackWalk.
 enum class StackWalkOpcode : ::std::uint8_t {
   StackWalkStack = 32,
+  StackWalkKeyCreate = 34,
+  StackWalkKeyDelete = 35,
+  StackWalkKeyRundown = 36,
+  StackWalkStackKeyKernel = 37,
+  StackWalkStackKeyUser = 38,
 };
 
 // ---------------------------------------------------------------------------
 // Maps
 
-/// Bit map ProcessFlagsMap (WindowsKernel.man:44).
+/// Bit map ProcessFlagsMap (WindowsKernel.man:52).
 enum class ProcessFlagsMap : ::std::uint32_t {
   PackageFullName = 0x1,
   Wow64 = 0x2,
@@ -120,7 +128,7 @@ constexpr bool clretw_flag_enum(ProcessFlagsMap) noexcept { return true; }
 
 namespace templates {
 
-/// Template EventTraceHeader (WindowsKernel.man:54).
+/// Template EventTraceHeader (WindowsKernel.man:62).
 struct EventTraceHeader {
   ::std::uint32_t BufferSize{};  // win:UInt32
   ::std::uint32_t Version{};  // win:UInt32 -> win:HexInt32
@@ -222,7 +230,7 @@ struct EventTraceHeader {
   };
 };
 
-/// Template Process_V4 (WindowsKernel.man:90).
+/// Template Process_V4 (WindowsKernel.man:98).
 struct Process_V4 {
   ::std::uint64_t UniqueProcessKey{};  // win:Pointer
   ::std::uint32_t ProcessId{};  // win:UInt32
@@ -251,7 +259,7 @@ struct Process_V4 {
   friend bool operator==(const Process_V4&, const Process_V4&) = default;
 };
 
-/// Template Thread_V3 (WindowsKernel.man:107).
+/// Template Thread_V3 (WindowsKernel.man:115).
 struct Thread_V3 {
   ::std::uint32_t ProcessId{};  // win:UInt32
   ::std::uint32_t TThreadId{};  // win:UInt32
@@ -313,7 +321,7 @@ struct Thread_V3 {
   };
 };
 
-/// Template Image (WindowsKernel.man:125).
+/// Template Image (WindowsKernel.man:133).
 struct Image {
   ::std::uint64_t ImageBase{};  // win:Pointer
   ::std::uint64_t ImageSize{};  // win:Pointer
@@ -370,7 +378,7 @@ struct Image {
   };
 };
 
-/// Template SampledProfile (WindowsKernel.man:140).
+/// Template SampledProfile (WindowsKernel.man:148).
 struct SampledProfile {
   ::std::uint64_t InstructionPointer{};  // win:Pointer
   ::std::uint32_t ThreadId{};  // win:UInt32
@@ -407,7 +415,79 @@ struct SampledProfile {
   };
 };
 
-/// Template StackWalk (WindowsKernel.man:149).
+/// Template SampledProfileInterval_V2 (WindowsKernel.man:157).
+struct SampledProfileInterval_V2 {
+  ::std::uint32_t SampleSource{};  // win:UInt32
+  ::std::uint32_t NewInterval{};  // win:UInt32
+  ::std::uint32_t OldInterval{};  // win:UInt32
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<SampledProfileInterval_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.SampleSource, s.NewInterval, s.OldInterval); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const SampledProfileInterval_V2&, const SampledProfileInterval_V2&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], 12);
+  }
+
+  /// SampledProfileInterval_V2 read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, SampledProfileInterval_V2, PointerSize, 1, 12> {
+   public:
+    ::std::uint32_t SampleSource() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t NewInterval() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::std::uint32_t OldInterval() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->SampleSource(), this->NewInterval(), this->OldInterval()); }
+  };
+};
+
+/// Template SampledProfileInterval (WindowsKernel.man:162).
+struct SampledProfileInterval {
+  ::std::uint32_t SampleSource{};  // win:UInt32
+  ::std::uint32_t NewInterval{};  // win:UInt32
+  ::std::uint32_t OldInterval{};  // win:UInt32
+  ::std::string SourceName{};  // win:UnicodeString
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<SampledProfileInterval> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.SampleSource, s.NewInterval, s.OldInterval, s.SourceName); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const SampledProfileInterval&, const SampledProfileInterval&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], 12) && c.utf16z() && c.segment(seg[1], 0);
+  }
+
+  /// SampledProfileInterval read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, SampledProfileInterval, PointerSize, 2> {
+   public:
+    ::std::uint32_t SampleSource() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t NewInterval() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::std::uint32_t OldInterval() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
+    ::clretw::Utf16View SourceName() const noexcept { return {this->p_ + 12, ::clretw::string_text(this->p_ + 12, (this->seg_[1] - 12), 2, true) / 2}; }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->SampleSource(), this->NewInterval(), this->OldInterval(), this->SourceName()); }
+  };
+};
+
+/// Template StackWalk (WindowsKernel.man:171).
 struct StackWalk {
   ::std::uint64_t EventTimeStamp{};  // win:UInt64
   ::std::uint32_t StackProcess{};  // win:UInt32
@@ -442,6 +522,74 @@ struct StackWalk {
   };
 };
 
+/// Template StackWalkKeyReference (WindowsKernel.man:179).
+struct StackWalkKeyReference {
+  ::std::uint64_t EventTimeStamp{};  // win:UInt64
+  ::std::uint32_t StackProcess{};  // win:UInt32
+  ::std::uint32_t StackThread{};  // win:UInt32
+  ::std::uint64_t StackKey{};  // win:Pointer
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<StackWalkKeyReference> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.EventTimeStamp, s.StackProcess, s.StackThread, s.StackKey); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const StackWalkKeyReference&, const StackWalkKeyReference&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 24u : 20u));
+  }
+
+  /// StackWalkKeyReference read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, StackWalkKeyReference, PointerSize, 1, (PointerSize == 8 ? 24u : 20u)> {
+   public:
+    ::std::uint64_t EventTimeStamp() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
+    ::std::uint32_t StackProcess() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
+    ::std::uint32_t StackThread() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 12); }
+    ::std::uint64_t StackKey() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 16); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->EventTimeStamp(), this->StackProcess(), this->StackThread(), this->StackKey()); }
+  };
+};
+
+/// Template StackWalkKeyDefinition (WindowsKernel.man:190).
+struct StackWalkKeyDefinition {
+  ::std::uint64_t StackKey{};  // win:Pointer
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<StackWalkKeyDefinition> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.StackKey); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const StackWalkKeyDefinition&, const StackWalkKeyDefinition&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 8u : 4u));
+  }
+
+  /// StackWalkKeyDefinition read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, StackWalkKeyDefinition, PointerSize, 1, (PointerSize == 8 ? 8u : 4u)> {
+   public:
+    ::std::uint64_t StackKey() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->StackKey()); }
+  };
+};
+
 }  // namespace templates
 
 // The payload struct of every event version, by the event's symbol.
@@ -459,6 +607,12 @@ using ThreadStop = ::clretw::windows_kernel::templates::Thread_V3;  // ThreadSto
 using ThreadDCStart = ::clretw::windows_kernel::templates::Thread_V3;  // ThreadDCStart v3
 using ThreadDCStop = ::clretw::windows_kernel::templates::Thread_V3;  // ThreadDCStop v3
 using SampledProfile = ::clretw::windows_kernel::templates::SampledProfile;  // SampledProfile v2
+using SampledProfileSetInterval_V2 = ::clretw::windows_kernel::templates::SampledProfileInterval_V2;  // SampledProfileSetInterval v2
+using SampledProfileSetInterval = ::clretw::windows_kernel::templates::SampledProfileInterval;  // SampledProfileSetInterval v3
+using SampledProfileCollectionStart_V2 = ::clretw::windows_kernel::templates::SampledProfileInterval_V2;  // SampledProfileCollectionStart v2
+using SampledProfileCollectionStart = ::clretw::windows_kernel::templates::SampledProfileInterval;  // SampledProfileCollectionStart v3
+using SampledProfileCollectionEnd_V2 = ::clretw::windows_kernel::templates::SampledProfileInterval_V2;  // SampledProfileCollectionEnd v2
+using SampledProfileCollectionEnd = ::clretw::windows_kernel::templates::SampledProfileInterval;  // SampledProfileCollectionEnd v3
 using ImageUnload_V2 = ::clretw::windows_kernel::templates::Image;  // ImageUnload v2
 using ImageUnload = ::clretw::windows_kernel::templates::Image;  // ImageUnload v3
 using ImageDCStart_V2 = ::clretw::windows_kernel::templates::Image;  // ImageDCStart v2
@@ -468,6 +622,11 @@ using ImageDCStop = ::clretw::windows_kernel::templates::Image;  // ImageDCStop 
 using ImageLoad_V2 = ::clretw::windows_kernel::templates::Image;  // ImageLoad v2
 using ImageLoad = ::clretw::windows_kernel::templates::Image;  // ImageLoad v3
 using StackWalkStack = ::clretw::windows_kernel::templates::StackWalk;  // StackWalkStack v2
+using StackWalkKeyCreate = ::clretw::windows_kernel::templates::StackWalkKeyDefinition;  // StackWalkKeyCreate v2
+using StackWalkKeyDelete = ::clretw::windows_kernel::templates::StackWalkKeyDefinition;  // StackWalkKeyDelete v2
+using StackWalkKeyRundown = ::clretw::windows_kernel::templates::StackWalkKeyDefinition;  // StackWalkKeyRundown v2
+using StackWalkStackKeyKernel = ::clretw::windows_kernel::templates::StackWalkKeyReference;  // StackWalkStackKeyKernel v2
+using StackWalkStackKeyUser = ::clretw::windows_kernel::templates::StackWalkKeyReference;  // StackWalkStackKeyUser v2
 }  // namespace payload
 
 // ---------------------------------------------------------------------------
@@ -476,7 +635,7 @@ using StackWalkStack = ::clretw::windows_kernel::templates::StackWalk;  // Stack
 // event's version are std::optional.
 
 /// EventTraceHeader: event 0 of Windows Kernel ("EventTrace"), version 2.
-///   v2 EventTraceHeader: template EventTraceHeader (WindowsKernel.man:156)
+///   v2 EventTraceHeader: template EventTraceHeader (WindowsKernel.man:195)
 class EventTraceHeaderView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -649,7 +808,7 @@ class EventTraceHeaderView : public ::clretw::ViewBase<3> {
 };
 
 /// ProcessStart: event 769 of Windows Kernel ("Process/Start"), version 4.
-///   v4 ProcessStart: template Process_V4 (WindowsKernel.man:157)
+///   v4 ProcessStart: template Process_V4 (WindowsKernel.man:196)
 class ProcessStartView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -756,7 +915,7 @@ class ProcessStartView : public ::clretw::ViewBase<6> {
 };
 
 /// ProcessStop: event 770 of Windows Kernel ("Process/Stop"), version 4.
-///   v4 ProcessStop: template Process_V4 (WindowsKernel.man:158)
+///   v4 ProcessStop: template Process_V4 (WindowsKernel.man:197)
 class ProcessStopView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -863,7 +1022,7 @@ class ProcessStopView : public ::clretw::ViewBase<6> {
 };
 
 /// ProcessDCStart: event 771 of Windows Kernel ("Process/DCStart"), version 4.
-///   v4 ProcessDCStart: template Process_V4 (WindowsKernel.man:159)
+///   v4 ProcessDCStart: template Process_V4 (WindowsKernel.man:198)
 class ProcessDCStartView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -970,7 +1129,7 @@ class ProcessDCStartView : public ::clretw::ViewBase<6> {
 };
 
 /// ProcessDCStop: event 772 of Windows Kernel ("Process/DCStop"), version 4.
-///   v4 ProcessDCStop: template Process_V4 (WindowsKernel.man:160)
+///   v4 ProcessDCStop: template Process_V4 (WindowsKernel.man:199)
 class ProcessDCStopView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1077,8 +1236,8 @@ class ProcessDCStopView : public ::clretw::ViewBase<6> {
 };
 
 /// ImageLoadProcessGroup: event 778 of Windows Kernel ("Image/Load"), versions 2, 3.
-///   v2 ImageLoadProcessGroup_V2: template Image (WindowsKernel.man:174)
-///   v3 ImageLoadProcessGroup: template Image (WindowsKernel.man:175)
+///   v2 ImageLoadProcessGroup_V2: template Image (WindowsKernel.man:219)
+///   v3 ImageLoadProcessGroup: template Image (WindowsKernel.man:220)
 class ImageLoadProcessGroupView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1182,7 +1341,7 @@ class ImageLoadProcessGroupView : public ::clretw::ViewBase<2> {
 };
 
 /// ProcessDefunct: event 807 of Windows Kernel ("Process/Defunct"), version 4.
-///   v4 ProcessDefunct: template Process_V4 (WindowsKernel.man:161)
+///   v4 ProcessDefunct: template Process_V4 (WindowsKernel.man:200)
 class ProcessDefunctView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1289,7 +1448,7 @@ class ProcessDefunctView : public ::clretw::ViewBase<6> {
 };
 
 /// ThreadStart: event 1281 of Windows Kernel ("Thread/Start"), version 3.
-///   v3 ThreadStart: template Thread_V3 (WindowsKernel.man:162)
+///   v3 ThreadStart: template Thread_V3 (WindowsKernel.man:201)
 class ThreadStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1398,7 +1557,7 @@ class ThreadStartView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadStop: event 1282 of Windows Kernel ("Thread/Stop"), version 3.
-///   v3 ThreadStop: template Thread_V3 (WindowsKernel.man:163)
+///   v3 ThreadStop: template Thread_V3 (WindowsKernel.man:202)
 class ThreadStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1507,7 +1666,7 @@ class ThreadStopView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadDCStart: event 1283 of Windows Kernel ("Thread/DCStart"), version 3.
-///   v3 ThreadDCStart: template Thread_V3 (WindowsKernel.man:164)
+///   v3 ThreadDCStart: template Thread_V3 (WindowsKernel.man:203)
 class ThreadDCStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1616,7 +1775,7 @@ class ThreadDCStartView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadDCStop: event 1284 of Windows Kernel ("Thread/DCStop"), version 3.
-///   v3 ThreadDCStop: template Thread_V3 (WindowsKernel.man:165)
+///   v3 ThreadDCStop: template Thread_V3 (WindowsKernel.man:204)
 class ThreadDCStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1725,7 +1884,7 @@ class ThreadDCStopView : public ::clretw::ViewBase<1> {
 };
 
 /// SampledProfile: event 3886 of Windows Kernel ("PerfInfo/Sample"), version 2.
-///   v2 SampledProfile: template SampledProfile (WindowsKernel.man:166)
+///   v2 SampledProfile: template SampledProfile (WindowsKernel.man:205)
 class SampledProfileView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1793,9 +1952,222 @@ class SampledProfileView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_Reserved[2] = {::clretw::loc(3, 0, 10, 2, 2), ::clretw::loc(3, 0, 14, 2, 2)};
 };
 
+/// SampledProfileSetInterval: event 3912 of Windows Kernel ("PerfInfo/SetInterval"), versions 2, 3.
+///   v2 SampledProfileSetInterval_V2: template SampledProfileInterval_V2 (WindowsKernel.man:206)
+///   v3 SampledProfileSetInterval: template SampledProfileInterval (WindowsKernel.man:207)
+class SampledProfileSetIntervalView : public ::clretw::ViewBase<2> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<SampledProfileSetIntervalView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 1;
+    else if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<SampledProfileSetIntervalView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<SampledProfileSetIntervalView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 3912) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<SampledProfileSetIntervalView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<SampledProfileSetIntervalView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t SampleSource() const noexcept { return get_w<::std::uint32_t, 4>(k_SampleSource); }
+  // win:UInt32
+  ::std::uint32_t NewInterval() const noexcept { return get_w<::std::uint32_t, 4>(k_NewInterval); }
+  // win:UInt32
+  ::std::uint32_t OldInterval() const noexcept { return get_w<::std::uint32_t, 4>(k_OldInterval); }
+  // win:UnicodeString (from v3)
+  ::std::optional<::clretw::Utf16View> SourceName() const noexcept { return present_if(vi_ >= 1, [&] { return utf16(k_SourceName); }); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("SampleSource", this->SampleSource());
+    f("NewInterval", this->NewInterval());
+    f("OldInterval", this->OldInterval());
+    f("SourceName", this->SourceName());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<SampledProfileSetIntervalView>;
+  SampledProfileSetIntervalView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<SampledProfileSetIntervalView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::SampledProfileInterval_V2::check<8>(c, seg_)) return false; break;
+      case 2: case 3: if (!::clretw::windows_kernel::templates::SampledProfileInterval::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_SampleSource = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_NewInterval = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_OldInterval = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_SourceName = ::clretw::loc(3, 0, 12, ::clretw::kVariable, 0, ::clretw::kTerminated);
+};
+
+/// SampledProfileCollectionStart: event 3913 of Windows Kernel ("PerfInfo/CollectionStart"), versions 2, 3.
+///   v2 SampledProfileCollectionStart_V2: template SampledProfileInterval_V2 (WindowsKernel.man:208)
+///   v3 SampledProfileCollectionStart: template SampledProfileInterval (WindowsKernel.man:209)
+class SampledProfileCollectionStartView : public ::clretw::ViewBase<2> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<SampledProfileCollectionStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 1;
+    else if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<SampledProfileCollectionStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<SampledProfileCollectionStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 3913) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<SampledProfileCollectionStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<SampledProfileCollectionStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t SampleSource() const noexcept { return get_w<::std::uint32_t, 4>(k_SampleSource); }
+  // win:UInt32
+  ::std::uint32_t NewInterval() const noexcept { return get_w<::std::uint32_t, 4>(k_NewInterval); }
+  // win:UInt32
+  ::std::uint32_t OldInterval() const noexcept { return get_w<::std::uint32_t, 4>(k_OldInterval); }
+  // win:UnicodeString (from v3)
+  ::std::optional<::clretw::Utf16View> SourceName() const noexcept { return present_if(vi_ >= 1, [&] { return utf16(k_SourceName); }); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("SampleSource", this->SampleSource());
+    f("NewInterval", this->NewInterval());
+    f("OldInterval", this->OldInterval());
+    f("SourceName", this->SourceName());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<SampledProfileCollectionStartView>;
+  SampledProfileCollectionStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<SampledProfileCollectionStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::SampledProfileInterval_V2::check<8>(c, seg_)) return false; break;
+      case 2: case 3: if (!::clretw::windows_kernel::templates::SampledProfileInterval::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_SampleSource = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_NewInterval = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_OldInterval = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_SourceName = ::clretw::loc(3, 0, 12, ::clretw::kVariable, 0, ::clretw::kTerminated);
+};
+
+/// SampledProfileCollectionEnd: event 3914 of Windows Kernel ("PerfInfo/CollectionEnd"), versions 2, 3.
+///   v2 SampledProfileCollectionEnd_V2: template SampledProfileInterval_V2 (WindowsKernel.man:210)
+///   v3 SampledProfileCollectionEnd: template SampledProfileInterval (WindowsKernel.man:211)
+class SampledProfileCollectionEndView : public ::clretw::ViewBase<2> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<SampledProfileCollectionEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 1;
+    else if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<SampledProfileCollectionEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<SampledProfileCollectionEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 3914) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<SampledProfileCollectionEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<SampledProfileCollectionEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t SampleSource() const noexcept { return get_w<::std::uint32_t, 4>(k_SampleSource); }
+  // win:UInt32
+  ::std::uint32_t NewInterval() const noexcept { return get_w<::std::uint32_t, 4>(k_NewInterval); }
+  // win:UInt32
+  ::std::uint32_t OldInterval() const noexcept { return get_w<::std::uint32_t, 4>(k_OldInterval); }
+  // win:UnicodeString (from v3)
+  ::std::optional<::clretw::Utf16View> SourceName() const noexcept { return present_if(vi_ >= 1, [&] { return utf16(k_SourceName); }); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("SampleSource", this->SampleSource());
+    f("NewInterval", this->NewInterval());
+    f("OldInterval", this->OldInterval());
+    f("SourceName", this->SourceName());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<SampledProfileCollectionEndView>;
+  SampledProfileCollectionEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<SampledProfileCollectionEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::SampledProfileInterval_V2::check<8>(c, seg_)) return false; break;
+      case 2: case 3: if (!::clretw::windows_kernel::templates::SampledProfileInterval::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_SampleSource = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_NewInterval = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_OldInterval = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_SourceName = ::clretw::loc(3, 0, 12, ::clretw::kVariable, 0, ::clretw::kTerminated);
+};
+
 /// ImageUnload: event 5122 of Windows Kernel ("Image/Stop"), versions 2, 3.
-///   v2 ImageUnload_V2: template Image (WindowsKernel.man:167)
-///   v3 ImageUnload: template Image (WindowsKernel.man:168)
+///   v2 ImageUnload_V2: template Image (WindowsKernel.man:212)
+///   v3 ImageUnload: template Image (WindowsKernel.man:213)
 class ImageUnloadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1899,8 +2271,8 @@ class ImageUnloadView : public ::clretw::ViewBase<2> {
 };
 
 /// ImageDCStart: event 5123 of Windows Kernel ("Image/DCStart"), versions 2, 3.
-///   v2 ImageDCStart_V2: template Image (WindowsKernel.man:169)
-///   v3 ImageDCStart: template Image (WindowsKernel.man:170)
+///   v2 ImageDCStart_V2: template Image (WindowsKernel.man:214)
+///   v3 ImageDCStart: template Image (WindowsKernel.man:215)
 class ImageDCStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2004,8 +2376,8 @@ class ImageDCStartView : public ::clretw::ViewBase<2> {
 };
 
 /// ImageDCStop: event 5124 of Windows Kernel ("Image/DCStop"), versions 2, 3.
-///   v2 ImageDCStop_V2: template Image (WindowsKernel.man:171)
-///   v3 ImageDCStop: template Image (WindowsKernel.man:172)
+///   v2 ImageDCStop_V2: template Image (WindowsKernel.man:216)
+///   v3 ImageDCStop: template Image (WindowsKernel.man:217)
 class ImageDCStopView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2109,8 +2481,8 @@ class ImageDCStopView : public ::clretw::ViewBase<2> {
 };
 
 /// ImageLoad: event 5130 of Windows Kernel ("Image/Load"), versions 2, 3.
-///   v2 ImageLoad_V2: template Image (WindowsKernel.man:176)
-///   v3 ImageLoad: template Image (WindowsKernel.man:177)
+///   v2 ImageLoad_V2: template Image (WindowsKernel.man:221)
+///   v3 ImageLoad: template Image (WindowsKernel.man:222)
 class ImageLoadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2214,7 +2586,7 @@ class ImageLoadView : public ::clretw::ViewBase<2> {
 };
 
 /// StackWalkStack: event 6176 of Windows Kernel ("StackWalk/Stack"), version 2.
-///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:178)
+///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:223)
 class StackWalkStackView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2277,11 +2649,320 @@ class StackWalkStackView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_StackThread = ::clretw::loc(2, 0, 12, 4, 4);
 };
 
+/// StackWalkKeyCreate: event 6178 of Windows Kernel ("StackWalk/KeyCreate"), version 2.
+///   v2 StackWalkKeyCreate: template StackWalkKeyDefinition (WindowsKernel.man:224)
+class StackWalkKeyCreateView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<StackWalkKeyCreateView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<StackWalkKeyCreateView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<StackWalkKeyCreateView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 6178) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<StackWalkKeyCreateView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StackWalkKeyCreateView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t StackKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_StackKey[1]) : get_w<::std::uint64_t, 4>(k_StackKey[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("StackKey", this->StackKey());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<StackWalkKeyCreateView>;
+  StackWalkKeyCreateView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<StackWalkKeyCreateView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::StackWalkKeyDefinition::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::StackWalkKeyDefinition::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_StackKey[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+};
+
+/// StackWalkKeyDelete: event 6179 of Windows Kernel ("StackWalk/KeyDelete"), version 2.
+///   v2 StackWalkKeyDelete: template StackWalkKeyDefinition (WindowsKernel.man:225)
+class StackWalkKeyDeleteView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<StackWalkKeyDeleteView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<StackWalkKeyDeleteView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<StackWalkKeyDeleteView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 6179) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<StackWalkKeyDeleteView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StackWalkKeyDeleteView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t StackKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_StackKey[1]) : get_w<::std::uint64_t, 4>(k_StackKey[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("StackKey", this->StackKey());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<StackWalkKeyDeleteView>;
+  StackWalkKeyDeleteView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<StackWalkKeyDeleteView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::StackWalkKeyDefinition::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::StackWalkKeyDefinition::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_StackKey[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+};
+
+/// StackWalkKeyRundown: event 6180 of Windows Kernel ("StackWalk/KeyRundown"), version 2.
+///   v2 StackWalkKeyRundown: template StackWalkKeyDefinition (WindowsKernel.man:226)
+class StackWalkKeyRundownView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<StackWalkKeyRundownView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<StackWalkKeyRundownView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<StackWalkKeyRundownView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 6180) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<StackWalkKeyRundownView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StackWalkKeyRundownView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t StackKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_StackKey[1]) : get_w<::std::uint64_t, 4>(k_StackKey[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("StackKey", this->StackKey());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<StackWalkKeyRundownView>;
+  StackWalkKeyRundownView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<StackWalkKeyRundownView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::StackWalkKeyDefinition::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::StackWalkKeyDefinition::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_StackKey[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+};
+
+/// StackWalkStackKeyKernel: event 6181 of Windows Kernel ("StackWalk/StackKeyKernel"), version 2.
+///   v2 StackWalkStackKeyKernel: template StackWalkKeyReference (WindowsKernel.man:227)
+class StackWalkStackKeyKernelView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<StackWalkStackKeyKernelView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<StackWalkStackKeyKernelView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<StackWalkStackKeyKernelView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 6181) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<StackWalkStackKeyKernelView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StackWalkStackKeyKernelView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt64
+  ::std::uint64_t EventTimeStamp() const noexcept { return get_w<::std::uint64_t, 8>(k_EventTimeStamp); }
+  // win:UInt32
+  ::std::uint32_t StackProcess() const noexcept { return get_w<::std::uint32_t, 4>(k_StackProcess); }
+  // win:UInt32
+  ::std::uint32_t StackThread() const noexcept { return get_w<::std::uint32_t, 4>(k_StackThread); }
+  // win:Pointer
+  ::std::uint64_t StackKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_StackKey[1]) : get_w<::std::uint64_t, 4>(k_StackKey[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("EventTimeStamp", this->EventTimeStamp());
+    f("StackProcess", this->StackProcess());
+    f("StackThread", this->StackThread());
+    f("StackKey", this->StackKey());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<StackWalkStackKeyKernelView>;
+  StackWalkStackKeyKernelView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<StackWalkStackKeyKernelView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::StackWalkKeyReference::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::StackWalkKeyReference::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_EventTimeStamp = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_StackProcess = ::clretw::loc(1, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_StackThread = ::clretw::loc(2, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_StackKey[2] = {::clretw::loc(3, 0, 16, 4, 4), ::clretw::loc(3, 0, 16, 8, 8)};
+};
+
+/// StackWalkStackKeyUser: event 6182 of Windows Kernel ("StackWalk/StackKeyUser"), version 2.
+///   v2 StackWalkStackKeyUser: template StackWalkKeyReference (WindowsKernel.man:228)
+class StackWalkStackKeyUserView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<StackWalkStackKeyUserView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<StackWalkStackKeyUserView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<StackWalkStackKeyUserView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 6182) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<StackWalkStackKeyUserView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StackWalkStackKeyUserView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt64
+  ::std::uint64_t EventTimeStamp() const noexcept { return get_w<::std::uint64_t, 8>(k_EventTimeStamp); }
+  // win:UInt32
+  ::std::uint32_t StackProcess() const noexcept { return get_w<::std::uint32_t, 4>(k_StackProcess); }
+  // win:UInt32
+  ::std::uint32_t StackThread() const noexcept { return get_w<::std::uint32_t, 4>(k_StackThread); }
+  // win:Pointer
+  ::std::uint64_t StackKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_StackKey[1]) : get_w<::std::uint64_t, 4>(k_StackKey[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("EventTimeStamp", this->EventTimeStamp());
+    f("StackProcess", this->StackProcess());
+    f("StackThread", this->StackThread());
+    f("StackKey", this->StackKey());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<StackWalkStackKeyUserView>;
+  StackWalkStackKeyUserView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<StackWalkStackKeyUserView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::StackWalkKeyReference::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::StackWalkKeyReference::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_EventTimeStamp = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_StackProcess = ::clretw::loc(1, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_StackThread = ::clretw::loc(2, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_StackKey[2] = {::clretw::loc(3, 0, 16, 4, 4), ::clretw::loc(3, 0, 16, 8, 8)};
+};
+
 // ---------------------------------------------------------------------------
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// EventTraceHeader: event 0 of Windows Kernel ("EventTrace"), version 2.
-///   v2 EventTraceHeader: template EventTraceHeader (WindowsKernel.man:156)
+///   v2 EventTraceHeader: template EventTraceHeader (WindowsKernel.man:195)
 struct EventTraceHeader {
   static constexpr ::std::uint16_t id = 0;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2292,7 +2973,7 @@ struct EventTraceHeader {
 };
 
 /// ProcessStart: event 769 of Windows Kernel ("Process/Start"), version 4.
-///   v4 ProcessStart: template Process_V4 (WindowsKernel.man:157)
+///   v4 ProcessStart: template Process_V4 (WindowsKernel.man:196)
 struct ProcessStart {
   static constexpr ::std::uint16_t id = 769;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2303,7 +2984,7 @@ struct ProcessStart {
 };
 
 /// ProcessStop: event 770 of Windows Kernel ("Process/Stop"), version 4.
-///   v4 ProcessStop: template Process_V4 (WindowsKernel.man:158)
+///   v4 ProcessStop: template Process_V4 (WindowsKernel.man:197)
 struct ProcessStop {
   static constexpr ::std::uint16_t id = 770;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2314,7 +2995,7 @@ struct ProcessStop {
 };
 
 /// ProcessDCStart: event 771 of Windows Kernel ("Process/DCStart"), version 4.
-///   v4 ProcessDCStart: template Process_V4 (WindowsKernel.man:159)
+///   v4 ProcessDCStart: template Process_V4 (WindowsKernel.man:198)
 struct ProcessDCStart {
   static constexpr ::std::uint16_t id = 771;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2325,7 +3006,7 @@ struct ProcessDCStart {
 };
 
 /// ProcessDCStop: event 772 of Windows Kernel ("Process/DCStop"), version 4.
-///   v4 ProcessDCStop: template Process_V4 (WindowsKernel.man:160)
+///   v4 ProcessDCStop: template Process_V4 (WindowsKernel.man:199)
 struct ProcessDCStop {
   static constexpr ::std::uint16_t id = 772;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2336,8 +3017,8 @@ struct ProcessDCStop {
 };
 
 /// ImageLoadProcessGroup: event 778 of Windows Kernel ("Image/Load"), versions 2, 3.
-///   v2 ImageLoadProcessGroup_V2: template Image (WindowsKernel.man:174)
-///   v3 ImageLoadProcessGroup: template Image (WindowsKernel.man:175)
+///   v2 ImageLoadProcessGroup_V2: template Image (WindowsKernel.man:219)
+///   v3 ImageLoadProcessGroup: template Image (WindowsKernel.man:220)
 struct ImageLoadProcessGroup {
   static constexpr ::std::uint16_t id = 778;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2348,7 +3029,7 @@ struct ImageLoadProcessGroup {
 };
 
 /// ProcessDefunct: event 807 of Windows Kernel ("Process/Defunct"), version 4.
-///   v4 ProcessDefunct: template Process_V4 (WindowsKernel.man:161)
+///   v4 ProcessDefunct: template Process_V4 (WindowsKernel.man:200)
 struct ProcessDefunct {
   static constexpr ::std::uint16_t id = 807;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2359,7 +3040,7 @@ struct ProcessDefunct {
 };
 
 /// ThreadStart: event 1281 of Windows Kernel ("Thread/Start"), version 3.
-///   v3 ThreadStart: template Thread_V3 (WindowsKernel.man:162)
+///   v3 ThreadStart: template Thread_V3 (WindowsKernel.man:201)
 struct ThreadStart {
   static constexpr ::std::uint16_t id = 1281;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2370,7 +3051,7 @@ struct ThreadStart {
 };
 
 /// ThreadStop: event 1282 of Windows Kernel ("Thread/Stop"), version 3.
-///   v3 ThreadStop: template Thread_V3 (WindowsKernel.man:163)
+///   v3 ThreadStop: template Thread_V3 (WindowsKernel.man:202)
 struct ThreadStop {
   static constexpr ::std::uint16_t id = 1282;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2381,7 +3062,7 @@ struct ThreadStop {
 };
 
 /// ThreadDCStart: event 1283 of Windows Kernel ("Thread/DCStart"), version 3.
-///   v3 ThreadDCStart: template Thread_V3 (WindowsKernel.man:164)
+///   v3 ThreadDCStart: template Thread_V3 (WindowsKernel.man:203)
 struct ThreadDCStart {
   static constexpr ::std::uint16_t id = 1283;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2392,7 +3073,7 @@ struct ThreadDCStart {
 };
 
 /// ThreadDCStop: event 1284 of Windows Kernel ("Thread/DCStop"), version 3.
-///   v3 ThreadDCStop: template Thread_V3 (WindowsKernel.man:165)
+///   v3 ThreadDCStop: template Thread_V3 (WindowsKernel.man:204)
 struct ThreadDCStop {
   static constexpr ::std::uint16_t id = 1284;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2403,7 +3084,7 @@ struct ThreadDCStop {
 };
 
 /// SampledProfile: event 3886 of Windows Kernel ("PerfInfo/Sample"), version 2.
-///   v2 SampledProfile: template SampledProfile (WindowsKernel.man:166)
+///   v2 SampledProfile: template SampledProfile (WindowsKernel.man:205)
 struct SampledProfile {
   static constexpr ::std::uint16_t id = 3886;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2413,9 +3094,45 @@ struct SampledProfile {
   using Payload = ::clretw::windows_kernel::payload::SampledProfile;  // the payload struct of latest_version
 };
 
+/// SampledProfileSetInterval: event 3912 of Windows Kernel ("PerfInfo/SetInterval"), versions 2, 3.
+///   v2 SampledProfileSetInterval_V2: template SampledProfileInterval_V2 (WindowsKernel.man:206)
+///   v3 SampledProfileSetInterval: template SampledProfileInterval (WindowsKernel.man:207)
+struct SampledProfileSetInterval {
+  static constexpr ::std::uint16_t id = 3912;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "PerfInfo/SetInterval";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::SampledProfileSetIntervalView;
+  using Payload = ::clretw::windows_kernel::payload::SampledProfileSetInterval;  // the payload struct of latest_version
+};
+
+/// SampledProfileCollectionStart: event 3913 of Windows Kernel ("PerfInfo/CollectionStart"), versions 2, 3.
+///   v2 SampledProfileCollectionStart_V2: template SampledProfileInterval_V2 (WindowsKernel.man:208)
+///   v3 SampledProfileCollectionStart: template SampledProfileInterval (WindowsKernel.man:209)
+struct SampledProfileCollectionStart {
+  static constexpr ::std::uint16_t id = 3913;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "PerfInfo/CollectionStart";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::SampledProfileCollectionStartView;
+  using Payload = ::clretw::windows_kernel::payload::SampledProfileCollectionStart;  // the payload struct of latest_version
+};
+
+/// SampledProfileCollectionEnd: event 3914 of Windows Kernel ("PerfInfo/CollectionEnd"), versions 2, 3.
+///   v2 SampledProfileCollectionEnd_V2: template SampledProfileInterval_V2 (WindowsKernel.man:210)
+///   v3 SampledProfileCollectionEnd: template SampledProfileInterval (WindowsKernel.man:211)
+struct SampledProfileCollectionEnd {
+  static constexpr ::std::uint16_t id = 3914;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "PerfInfo/CollectionEnd";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::SampledProfileCollectionEndView;
+  using Payload = ::clretw::windows_kernel::payload::SampledProfileCollectionEnd;  // the payload struct of latest_version
+};
+
 /// ImageUnload: event 5122 of Windows Kernel ("Image/Stop"), versions 2, 3.
-///   v2 ImageUnload_V2: template Image (WindowsKernel.man:167)
-///   v3 ImageUnload: template Image (WindowsKernel.man:168)
+///   v2 ImageUnload_V2: template Image (WindowsKernel.man:212)
+///   v3 ImageUnload: template Image (WindowsKernel.man:213)
 struct ImageUnload {
   static constexpr ::std::uint16_t id = 5122;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2426,8 +3143,8 @@ struct ImageUnload {
 };
 
 /// ImageDCStart: event 5123 of Windows Kernel ("Image/DCStart"), versions 2, 3.
-///   v2 ImageDCStart_V2: template Image (WindowsKernel.man:169)
-///   v3 ImageDCStart: template Image (WindowsKernel.man:170)
+///   v2 ImageDCStart_V2: template Image (WindowsKernel.man:214)
+///   v3 ImageDCStart: template Image (WindowsKernel.man:215)
 struct ImageDCStart {
   static constexpr ::std::uint16_t id = 5123;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2438,8 +3155,8 @@ struct ImageDCStart {
 };
 
 /// ImageDCStop: event 5124 of Windows Kernel ("Image/DCStop"), versions 2, 3.
-///   v2 ImageDCStop_V2: template Image (WindowsKernel.man:171)
-///   v3 ImageDCStop: template Image (WindowsKernel.man:172)
+///   v2 ImageDCStop_V2: template Image (WindowsKernel.man:216)
+///   v3 ImageDCStop: template Image (WindowsKernel.man:217)
 struct ImageDCStop {
   static constexpr ::std::uint16_t id = 5124;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2450,8 +3167,8 @@ struct ImageDCStop {
 };
 
 /// ImageLoad: event 5130 of Windows Kernel ("Image/Load"), versions 2, 3.
-///   v2 ImageLoad_V2: template Image (WindowsKernel.man:176)
-///   v3 ImageLoad: template Image (WindowsKernel.man:177)
+///   v2 ImageLoad_V2: template Image (WindowsKernel.man:221)
+///   v3 ImageLoad: template Image (WindowsKernel.man:222)
 struct ImageLoad {
   static constexpr ::std::uint16_t id = 5130;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2462,7 +3179,7 @@ struct ImageLoad {
 };
 
 /// StackWalkStack: event 6176 of Windows Kernel ("StackWalk/Stack"), version 2.
-///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:178)
+///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:223)
 struct StackWalkStack {
   static constexpr ::std::uint16_t id = 6176;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2470,6 +3187,61 @@ struct StackWalkStack {
   static constexpr ::std::uint8_t latest_version = 2;
   using View = ::clretw::windows_kernel::StackWalkStackView;
   using Payload = ::clretw::windows_kernel::payload::StackWalkStack;  // the payload struct of latest_version
+};
+
+/// StackWalkKeyCreate: event 6178 of Windows Kernel ("StackWalk/KeyCreate"), version 2.
+///   v2 StackWalkKeyCreate: template StackWalkKeyDefinition (WindowsKernel.man:224)
+struct StackWalkKeyCreate {
+  static constexpr ::std::uint16_t id = 6178;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "StackWalk/KeyCreate";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::StackWalkKeyCreateView;
+  using Payload = ::clretw::windows_kernel::payload::StackWalkKeyCreate;  // the payload struct of latest_version
+};
+
+/// StackWalkKeyDelete: event 6179 of Windows Kernel ("StackWalk/KeyDelete"), version 2.
+///   v2 StackWalkKeyDelete: template StackWalkKeyDefinition (WindowsKernel.man:225)
+struct StackWalkKeyDelete {
+  static constexpr ::std::uint16_t id = 6179;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "StackWalk/KeyDelete";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::StackWalkKeyDeleteView;
+  using Payload = ::clretw::windows_kernel::payload::StackWalkKeyDelete;  // the payload struct of latest_version
+};
+
+/// StackWalkKeyRundown: event 6180 of Windows Kernel ("StackWalk/KeyRundown"), version 2.
+///   v2 StackWalkKeyRundown: template StackWalkKeyDefinition (WindowsKernel.man:226)
+struct StackWalkKeyRundown {
+  static constexpr ::std::uint16_t id = 6180;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "StackWalk/KeyRundown";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::StackWalkKeyRundownView;
+  using Payload = ::clretw::windows_kernel::payload::StackWalkKeyRundown;  // the payload struct of latest_version
+};
+
+/// StackWalkStackKeyKernel: event 6181 of Windows Kernel ("StackWalk/StackKeyKernel"), version 2.
+///   v2 StackWalkStackKeyKernel: template StackWalkKeyReference (WindowsKernel.man:227)
+struct StackWalkStackKeyKernel {
+  static constexpr ::std::uint16_t id = 6181;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "StackWalk/StackKeyKernel";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::StackWalkStackKeyKernelView;
+  using Payload = ::clretw::windows_kernel::payload::StackWalkStackKeyKernel;  // the payload struct of latest_version
+};
+
+/// StackWalkStackKeyUser: event 6182 of Windows Kernel ("StackWalk/StackKeyUser"), version 2.
+///   v2 StackWalkStackKeyUser: template StackWalkKeyReference (WindowsKernel.man:228)
+struct StackWalkStackKeyUser {
+  static constexpr ::std::uint16_t id = 6182;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "StackWalk/StackKeyUser";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::StackWalkStackKeyUserView;
+  using Payload = ::clretw::windows_kernel::payload::StackWalkStackKeyUser;  // the payload struct of latest_version
 };
 
 // Calls f.template operator()<Event, Payload>(version) for every event version.
@@ -2488,6 +3260,12 @@ void for_each_event_version([[maybe_unused]] F&& f) {
   f.template operator()<::clretw::windows_kernel::ThreadDCStart, ::clretw::windows_kernel::payload::ThreadDCStart>(3);
   f.template operator()<::clretw::windows_kernel::ThreadDCStop, ::clretw::windows_kernel::payload::ThreadDCStop>(3);
   f.template operator()<::clretw::windows_kernel::SampledProfile, ::clretw::windows_kernel::payload::SampledProfile>(2);
+  f.template operator()<::clretw::windows_kernel::SampledProfileSetInterval, ::clretw::windows_kernel::payload::SampledProfileSetInterval_V2>(2);
+  f.template operator()<::clretw::windows_kernel::SampledProfileSetInterval, ::clretw::windows_kernel::payload::SampledProfileSetInterval>(3);
+  f.template operator()<::clretw::windows_kernel::SampledProfileCollectionStart, ::clretw::windows_kernel::payload::SampledProfileCollectionStart_V2>(2);
+  f.template operator()<::clretw::windows_kernel::SampledProfileCollectionStart, ::clretw::windows_kernel::payload::SampledProfileCollectionStart>(3);
+  f.template operator()<::clretw::windows_kernel::SampledProfileCollectionEnd, ::clretw::windows_kernel::payload::SampledProfileCollectionEnd_V2>(2);
+  f.template operator()<::clretw::windows_kernel::SampledProfileCollectionEnd, ::clretw::windows_kernel::payload::SampledProfileCollectionEnd>(3);
   f.template operator()<::clretw::windows_kernel::ImageUnload, ::clretw::windows_kernel::payload::ImageUnload_V2>(2);
   f.template operator()<::clretw::windows_kernel::ImageUnload, ::clretw::windows_kernel::payload::ImageUnload>(3);
   f.template operator()<::clretw::windows_kernel::ImageDCStart, ::clretw::windows_kernel::payload::ImageDCStart_V2>(2);
@@ -2497,6 +3275,11 @@ void for_each_event_version([[maybe_unused]] F&& f) {
   f.template operator()<::clretw::windows_kernel::ImageLoad, ::clretw::windows_kernel::payload::ImageLoad_V2>(2);
   f.template operator()<::clretw::windows_kernel::ImageLoad, ::clretw::windows_kernel::payload::ImageLoad>(3);
   f.template operator()<::clretw::windows_kernel::StackWalkStack, ::clretw::windows_kernel::payload::StackWalkStack>(2);
+  f.template operator()<::clretw::windows_kernel::StackWalkKeyCreate, ::clretw::windows_kernel::payload::StackWalkKeyCreate>(2);
+  f.template operator()<::clretw::windows_kernel::StackWalkKeyDelete, ::clretw::windows_kernel::payload::StackWalkKeyDelete>(2);
+  f.template operator()<::clretw::windows_kernel::StackWalkKeyRundown, ::clretw::windows_kernel::payload::StackWalkKeyRundown>(2);
+  f.template operator()<::clretw::windows_kernel::StackWalkStackKeyKernel, ::clretw::windows_kernel::payload::StackWalkStackKeyKernel>(2);
+  f.template operator()<::clretw::windows_kernel::StackWalkStackKeyUser, ::clretw::windows_kernel::payload::StackWalkStackKeyUser>(2);
 }
 
 }  // namespace clretw::windows_kernel
