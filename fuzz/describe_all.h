@@ -1,7 +1,8 @@
 // What every trace-reader harness does with a source that opened: read it to its end (or its first
 // error), describing every event with the built-in decoders and formatting it as text and JSON; the
 // symbolizer learns from every event, every event with a stack goes into a stack profile and has its
-// frames named, and the profile is written in every form; the runtime model sees every event and its
+// frames named, the kernel's CPU samples (ETL) go in with the stacks their StackWalk events join to
+// them, and the profile is written in every form; the runtime model sees every event and its
 // reports are written as JSON, text and HTML. Each event is also described without a
 // visitor, which must give the same answer (the harness aborts when it does not).
 #pragma once
@@ -13,6 +14,7 @@
 
 #include "clretw/describe.h"
 #include "clretw/events.h"
+#include "clretw/kernel_stacks.h"
 #include "clretw/profile.h"
 #include "clretw/report.h"
 #include "clretw/runtime_model.h"
@@ -23,6 +25,7 @@ inline void describe_all(clretw::TraceSource& source) {
   std::string line;
   clretw::Symbolizer symbols;
   clretw::StackProfile profile;
+  clretw::KernelStacks kernel;
   clretw::RuntimeModel model;
   for (int n = 0; n < 100000; ++n) {
     auto next = source.next();
@@ -44,11 +47,14 @@ inline void describe_all(clretw::TraceSource& source) {
     }
     symbols.observe(r);
     model.observe(r, source.milliseconds(r.timestamp));  // in any order: the fuzzers do not sort
+    kernel.observe(r);
+    if (clretw::is_kernel_cpu_sample(r)) kernel.add(r, source.milliseconds(r.timestamp));
     if (r.stack_depth() == 0) continue;
     profile.add(r, source.milliseconds(r.timestamp), symbols);
     for (std::size_t i = 0; i < r.stack_depth(); ++i)
       symbols.append_name(symbols.resolve(r.process_id, r.stack_frame(i), r.timestamp), line);
   }
+  kernel.finish(profile, symbols);
   profile.finish(symbols);
   std::ostringstream out;
   profile.write_folded(out);

@@ -24,7 +24,7 @@ constexpr const ::clretw::MapDesc* kMaps[] = {
 // layout engine: {segment, offset, size} per field, {fixed bytes, variable
 // field} per segment).
 
-// "EventTraceHeader", line 54
+// "EventTraceHeader", line 62
 constexpr ::clretw::FieldDesc kFieldsEventTraceHeader[] = {
     {.name = "BufferSize", .type = ::clretw::InType::UInt32},
     {.name = "Version", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
@@ -65,10 +65,10 @@ constexpr ::clretw::RecordDesc kRecord_EventTraceHeader{
     .name = "EventTraceHeader",
     .fields = kFieldsEventTraceHeader,
     .layout = {{kPlacesEventTraceHeader[0], kSegmentsEventTraceHeader[0], 272}, {kPlacesEventTraceHeader[1], kSegmentsEventTraceHeader[1], 280}},
-    .line = 54,
+    .line = 62,
     .check = &::clretw::check_layout<::clretw::windows_kernel::templates::EventTraceHeader>};
 
-// "Process_V4", line 90
+// "Process_V4", line 98
 constexpr ::clretw::FieldDesc kFieldsProcess_V4[] = {
     {.name = "UniqueProcessKey", .type = ::clretw::InType::Pointer},
     {.name = "ProcessId", .type = ::clretw::InType::UInt32},
@@ -93,9 +93,9 @@ constexpr ::clretw::RecordDesc kRecord_Process_V4{
     .name = "Process_V4",
     .fields = kFieldsProcess_V4,
     .layout = {{kPlacesProcess_V4[0], kSegmentsProcess_V4[0], 36}, {kPlacesProcess_V4[1], kSegmentsProcess_V4[1], 52}},
-    .line = 90};
+    .line = 98};
 
-// "Thread_V3", line 107
+// "Thread_V3", line 115
 constexpr ::clretw::FieldDesc kFieldsThread_V3[] = {
     {.name = "ProcessId", .type = ::clretw::InType::UInt32},
     {.name = "TThreadId", .type = ::clretw::InType::UInt32},
@@ -120,9 +120,9 @@ constexpr ::clretw::RecordDesc kRecord_Thread_V3{
     .name = "Thread_V3",
     .fields = kFieldsThread_V3,
     .layout = {{kPlacesThread_V3[0], kSegmentsThread_V3[0], 44}, {kPlacesThread_V3[1], kSegmentsThread_V3[1], 72}},
-    .line = 107};
+    .line = 115};
 
-// "Image", line 125
+// "Image", line 133
 constexpr ::clretw::FieldDesc kFieldsImage[] = {
     {.name = "ImageBase", .type = ::clretw::InType::Pointer},
     {.name = "ImageSize", .type = ::clretw::InType::Pointer},
@@ -145,10 +145,10 @@ constexpr ::clretw::RecordDesc kRecord_Image{
     .name = "Image",
     .fields = kFieldsImage,
     .layout = {{kPlacesImage[0], kSegmentsImage[0], 44}, {kPlacesImage[1], kSegmentsImage[1], 56}},
-    .line = 125,
+    .line = 133,
     .check = &::clretw::check_layout<::clretw::windows_kernel::templates::Image>};
 
-// "SampledProfile", line 140
+// "SampledProfile", line 148
 constexpr ::clretw::FieldDesc kFieldsSampledProfile[] = {
     {.name = "InstructionPointer", .type = ::clretw::InType::Pointer},
     {.name = "ThreadId", .type = ::clretw::InType::UInt32},
@@ -163,9 +163,43 @@ constexpr ::clretw::RecordDesc kRecord_SampledProfile{
     .name = "SampledProfile",
     .fields = kFieldsSampledProfile,
     .layout = {{kPlacesSampledProfile[0], kSegmentsSampledProfile[0], 12}, {kPlacesSampledProfile[1], kSegmentsSampledProfile[1], 16}},
-    .line = 140};
+    .line = 148};
 
-// "StackWalk", line 149
+// "SampledProfileInterval_V2", line 157
+constexpr ::clretw::FieldDesc kFieldsSampledProfileInterval_V2[] = {
+    {.name = "SampleSource", .type = ::clretw::InType::UInt32},
+    {.name = "NewInterval", .type = ::clretw::InType::UInt32},
+    {.name = "OldInterval", .type = ::clretw::InType::UInt32},
+};
+constexpr ::clretw::FieldPlace kPlacesSampledProfileInterval_V2[2][3] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}}};
+constexpr ::clretw::Segment kSegmentsSampledProfileInterval_V2[2][1] = {{{12, ::clretw::kNoField}}, {{12, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_SampledProfileInterval_V2{
+    .name = "SampledProfileInterval_V2",
+    .fields = kFieldsSampledProfileInterval_V2,
+    .layout = {{kPlacesSampledProfileInterval_V2[0], kSegmentsSampledProfileInterval_V2[0], 12}, {kPlacesSampledProfileInterval_V2[1], kSegmentsSampledProfileInterval_V2[1], 12}},
+    .line = 157};
+
+// "SampledProfileInterval", line 162
+constexpr ::clretw::FieldDesc kFieldsSampledProfileInterval[] = {
+    {.name = "SampleSource", .type = ::clretw::InType::UInt32},
+    {.name = "NewInterval", .type = ::clretw::InType::UInt32},
+    {.name = "OldInterval", .type = ::clretw::InType::UInt32},
+    {.name = "SourceName", .type = ::clretw::InType::UnicodeString},
+};
+constexpr ::clretw::FieldPlace kPlacesSampledProfileInterval[2][4] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsSampledProfileInterval[2][2] = {{{12, 3}, {0, ::clretw::kNoField}}, {{12, 3}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_SampledProfileInterval{
+    .name = "SampledProfileInterval",
+    .fields = kFieldsSampledProfileInterval,
+    .layout = {{kPlacesSampledProfileInterval[0], kSegmentsSampledProfileInterval[0], 12}, {kPlacesSampledProfileInterval[1], kSegmentsSampledProfileInterval[1], 12}},
+    .line = 162,
+    .check = &::clretw::check_layout<::clretw::windows_kernel::templates::SampledProfileInterval>};
+
+// "StackWalk", line 171
 constexpr ::clretw::FieldDesc kFieldsStackWalk[] = {
     {.name = "EventTimeStamp", .type = ::clretw::InType::UInt64},
     {.name = "StackProcess", .type = ::clretw::InType::UInt32},
@@ -179,7 +213,38 @@ constexpr ::clretw::RecordDesc kRecord_StackWalk{
     .name = "StackWalk",
     .fields = kFieldsStackWalk,
     .layout = {{kPlacesStackWalk[0], kSegmentsStackWalk[0], 16}, {kPlacesStackWalk[1], kSegmentsStackWalk[1], 16}},
-    .line = 149};
+    .line = 171};
+
+// "StackWalkKeyReference", line 179
+constexpr ::clretw::FieldDesc kFieldsStackWalkKeyReference[] = {
+    {.name = "EventTimeStamp", .type = ::clretw::InType::UInt64},
+    {.name = "StackProcess", .type = ::clretw::InType::UInt32},
+    {.name = "StackThread", .type = ::clretw::InType::UInt32},
+    {.name = "StackKey", .type = ::clretw::InType::Pointer},
+};
+constexpr ::clretw::FieldPlace kPlacesStackWalkKeyReference[2][4] = {
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}},
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 8}}};
+constexpr ::clretw::Segment kSegmentsStackWalkKeyReference[2][1] = {{{20, ::clretw::kNoField}}, {{24, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_StackWalkKeyReference{
+    .name = "StackWalkKeyReference",
+    .fields = kFieldsStackWalkKeyReference,
+    .layout = {{kPlacesStackWalkKeyReference[0], kSegmentsStackWalkKeyReference[0], 20}, {kPlacesStackWalkKeyReference[1], kSegmentsStackWalkKeyReference[1], 24}},
+    .line = 179};
+
+// "StackWalkKeyDefinition", line 190
+constexpr ::clretw::FieldDesc kFieldsStackWalkKeyDefinition[] = {
+    {.name = "StackKey", .type = ::clretw::InType::Pointer},
+};
+constexpr ::clretw::FieldPlace kPlacesStackWalkKeyDefinition[2][1] = {
+    {{0, 0, 4}},
+    {{0, 0, 8}}};
+constexpr ::clretw::Segment kSegmentsStackWalkKeyDefinition[2][1] = {{{4, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_StackWalkKeyDefinition{
+    .name = "StackWalkKeyDefinition",
+    .fields = kFieldsStackWalkKeyDefinition,
+    .layout = {{kPlacesStackWalkKeyDefinition[0], kSegmentsStackWalkKeyDefinition[0], 4}, {kPlacesStackWalkKeyDefinition[1], kSegmentsStackWalkKeyDefinition[1], 8}},
+    .line = 190};
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
@@ -205,77 +270,118 @@ constexpr ::clretw::TaskDesc kTasks[] = {
 constexpr ::clretw::OpcodeDesc kOpcodes[] = {
     {"ProcessDefunct", 3, 39, "Defunct"},
     {"SampledProfile", 15, 46, "Sample"},
+    {"SampledProfileSetInterval", 15, 72, "SetInterval"},
+    {"SampledProfileCollectionStart", 15, 73, "CollectionStart"},
+    {"SampledProfileCollectionEnd", 15, 74, "CollectionEnd"},
     {"ImageLoad", 20, 10, "Load"},
     {"StackWalkStack", 24, 32, "Stack"},
+    {"StackWalkKeyCreate", 24, 34, "KeyCreate"},
+    {"StackWalkKeyDelete", 24, 35, "KeyDelete"},
+    {"StackWalkKeyRundown", 24, 36, "KeyRundown"},
+    {"StackWalkStackKeyKernel", 24, 37, "StackKeyKernel"},
+    {"StackWalkStackKeyUser", 24, 38, "StackKeyUser"},
 };
 
 constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 0, .version = 2, .level = 0, .opcode = 0, .task = 65534, .keywords = 0x0,
      .symbol = "EventTraceHeader", .name = "EventTrace", .task_name = "EventTrace", .opcode_name = "win:Info",
-     .message = "", .payload = &kRecord_EventTraceHeader, .line = 156},
+     .message = "", .payload = &kRecord_EventTraceHeader, .line = 195},
     {.id = 769, .version = 4, .level = 0, .opcode = 1, .task = 3, .keywords = 0x0,
      .symbol = "ProcessStart", .name = "Process/Start", .task_name = "Process", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_Process_V4, .line = 157},
+     .message = "", .payload = &kRecord_Process_V4, .line = 196},
     {.id = 770, .version = 4, .level = 0, .opcode = 2, .task = 3, .keywords = 0x0,
      .symbol = "ProcessStop", .name = "Process/Stop", .task_name = "Process", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_Process_V4, .line = 158},
+     .message = "", .payload = &kRecord_Process_V4, .line = 197},
     {.id = 771, .version = 4, .level = 0, .opcode = 3, .task = 3, .keywords = 0x0,
      .symbol = "ProcessDCStart", .name = "Process/DCStart", .task_name = "Process", .opcode_name = "win:DC_Start",
-     .message = "", .payload = &kRecord_Process_V4, .line = 159},
+     .message = "", .payload = &kRecord_Process_V4, .line = 198},
     {.id = 772, .version = 4, .level = 0, .opcode = 4, .task = 3, .keywords = 0x0,
      .symbol = "ProcessDCStop", .name = "Process/DCStop", .task_name = "Process", .opcode_name = "win:DC_Stop",
-     .message = "", .payload = &kRecord_Process_V4, .line = 160},
+     .message = "", .payload = &kRecord_Process_V4, .line = 199},
     {.id = 778, .version = 2, .level = 0, .opcode = 10, .task = 20, .keywords = 0x0,
      .symbol = "ImageLoadProcessGroup_V2", .name = "Image/Load", .task_name = "Image", .opcode_name = "ImageLoad",
-     .message = "", .payload = &kRecord_Image, .line = 174},
+     .message = "", .payload = &kRecord_Image, .line = 219},
     {.id = 778, .version = 3, .level = 0, .opcode = 10, .task = 20, .keywords = 0x0,
      .symbol = "ImageLoadProcessGroup", .name = "Image/Load", .task_name = "Image", .opcode_name = "ImageLoad",
-     .message = "", .payload = &kRecord_Image, .line = 175},
+     .message = "", .payload = &kRecord_Image, .line = 220},
     {.id = 807, .version = 4, .level = 0, .opcode = 39, .task = 3, .keywords = 0x0,
      .symbol = "ProcessDefunct", .name = "Process/Defunct", .task_name = "Process", .opcode_name = "ProcessDefunct",
-     .message = "", .payload = &kRecord_Process_V4, .line = 161},
+     .message = "", .payload = &kRecord_Process_V4, .line = 200},
     {.id = 1281, .version = 3, .level = 0, .opcode = 1, .task = 5, .keywords = 0x0,
      .symbol = "ThreadStart", .name = "Thread/Start", .task_name = "Thread", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_Thread_V3, .line = 162},
+     .message = "", .payload = &kRecord_Thread_V3, .line = 201},
     {.id = 1282, .version = 3, .level = 0, .opcode = 2, .task = 5, .keywords = 0x0,
      .symbol = "ThreadStop", .name = "Thread/Stop", .task_name = "Thread", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_Thread_V3, .line = 163},
+     .message = "", .payload = &kRecord_Thread_V3, .line = 202},
     {.id = 1283, .version = 3, .level = 0, .opcode = 3, .task = 5, .keywords = 0x0,
      .symbol = "ThreadDCStart", .name = "Thread/DCStart", .task_name = "Thread", .opcode_name = "win:DC_Start",
-     .message = "", .payload = &kRecord_Thread_V3, .line = 164},
+     .message = "", .payload = &kRecord_Thread_V3, .line = 203},
     {.id = 1284, .version = 3, .level = 0, .opcode = 4, .task = 5, .keywords = 0x0,
      .symbol = "ThreadDCStop", .name = "Thread/DCStop", .task_name = "Thread", .opcode_name = "win:DC_Stop",
-     .message = "", .payload = &kRecord_Thread_V3, .line = 165},
+     .message = "", .payload = &kRecord_Thread_V3, .line = 204},
     {.id = 3886, .version = 2, .level = 0, .opcode = 46, .task = 15, .keywords = 0x0,
      .symbol = "SampledProfile", .name = "PerfInfo/Sample", .task_name = "PerfInfo", .opcode_name = "SampledProfile",
-     .message = "", .payload = &kRecord_SampledProfile, .line = 166},
+     .message = "", .payload = &kRecord_SampledProfile, .line = 205},
+    {.id = 3912, .version = 2, .level = 0, .opcode = 72, .task = 15, .keywords = 0x0,
+     .symbol = "SampledProfileSetInterval_V2", .name = "PerfInfo/SetInterval", .task_name = "PerfInfo", .opcode_name = "SampledProfileSetInterval",
+     .message = "", .payload = &kRecord_SampledProfileInterval_V2, .line = 206},
+    {.id = 3912, .version = 3, .level = 0, .opcode = 72, .task = 15, .keywords = 0x0,
+     .symbol = "SampledProfileSetInterval", .name = "PerfInfo/SetInterval", .task_name = "PerfInfo", .opcode_name = "SampledProfileSetInterval",
+     .message = "", .payload = &kRecord_SampledProfileInterval, .line = 207},
+    {.id = 3913, .version = 2, .level = 0, .opcode = 73, .task = 15, .keywords = 0x0,
+     .symbol = "SampledProfileCollectionStart_V2", .name = "PerfInfo/CollectionStart", .task_name = "PerfInfo", .opcode_name = "SampledProfileCollectionStart",
+     .message = "", .payload = &kRecord_SampledProfileInterval_V2, .line = 208},
+    {.id = 3913, .version = 3, .level = 0, .opcode = 73, .task = 15, .keywords = 0x0,
+     .symbol = "SampledProfileCollectionStart", .name = "PerfInfo/CollectionStart", .task_name = "PerfInfo", .opcode_name = "SampledProfileCollectionStart",
+     .message = "", .payload = &kRecord_SampledProfileInterval, .line = 209},
+    {.id = 3914, .version = 2, .level = 0, .opcode = 74, .task = 15, .keywords = 0x0,
+     .symbol = "SampledProfileCollectionEnd_V2", .name = "PerfInfo/CollectionEnd", .task_name = "PerfInfo", .opcode_name = "SampledProfileCollectionEnd",
+     .message = "", .payload = &kRecord_SampledProfileInterval_V2, .line = 210},
+    {.id = 3914, .version = 3, .level = 0, .opcode = 74, .task = 15, .keywords = 0x0,
+     .symbol = "SampledProfileCollectionEnd", .name = "PerfInfo/CollectionEnd", .task_name = "PerfInfo", .opcode_name = "SampledProfileCollectionEnd",
+     .message = "", .payload = &kRecord_SampledProfileInterval, .line = 211},
     {.id = 5122, .version = 2, .level = 0, .opcode = 2, .task = 20, .keywords = 0x0,
      .symbol = "ImageUnload_V2", .name = "Image/Stop", .task_name = "Image", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_Image, .line = 167},
+     .message = "", .payload = &kRecord_Image, .line = 212},
     {.id = 5122, .version = 3, .level = 0, .opcode = 2, .task = 20, .keywords = 0x0,
      .symbol = "ImageUnload", .name = "Image/Stop", .task_name = "Image", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_Image, .line = 168},
+     .message = "", .payload = &kRecord_Image, .line = 213},
     {.id = 5123, .version = 2, .level = 0, .opcode = 3, .task = 20, .keywords = 0x0,
      .symbol = "ImageDCStart_V2", .name = "Image/DCStart", .task_name = "Image", .opcode_name = "win:DC_Start",
-     .message = "", .payload = &kRecord_Image, .line = 169},
+     .message = "", .payload = &kRecord_Image, .line = 214},
     {.id = 5123, .version = 3, .level = 0, .opcode = 3, .task = 20, .keywords = 0x0,
      .symbol = "ImageDCStart", .name = "Image/DCStart", .task_name = "Image", .opcode_name = "win:DC_Start",
-     .message = "", .payload = &kRecord_Image, .line = 170},
+     .message = "", .payload = &kRecord_Image, .line = 215},
     {.id = 5124, .version = 2, .level = 0, .opcode = 4, .task = 20, .keywords = 0x0,
      .symbol = "ImageDCStop_V2", .name = "Image/DCStop", .task_name = "Image", .opcode_name = "win:DC_Stop",
-     .message = "", .payload = &kRecord_Image, .line = 171},
+     .message = "", .payload = &kRecord_Image, .line = 216},
     {.id = 5124, .version = 3, .level = 0, .opcode = 4, .task = 20, .keywords = 0x0,
      .symbol = "ImageDCStop", .name = "Image/DCStop", .task_name = "Image", .opcode_name = "win:DC_Stop",
-     .message = "", .payload = &kRecord_Image, .line = 172},
+     .message = "", .payload = &kRecord_Image, .line = 217},
     {.id = 5130, .version = 2, .level = 0, .opcode = 10, .task = 20, .keywords = 0x0,
      .symbol = "ImageLoad_V2", .name = "Image/Load", .task_name = "Image", .opcode_name = "ImageLoad",
-     .message = "", .payload = &kRecord_Image, .line = 176},
+     .message = "", .payload = &kRecord_Image, .line = 221},
     {.id = 5130, .version = 3, .level = 0, .opcode = 10, .task = 20, .keywords = 0x0,
      .symbol = "ImageLoad", .name = "Image/Load", .task_name = "Image", .opcode_name = "ImageLoad",
-     .message = "", .payload = &kRecord_Image, .line = 177},
+     .message = "", .payload = &kRecord_Image, .line = 222},
     {.id = 6176, .version = 2, .level = 0, .opcode = 32, .task = 24, .keywords = 0x0,
      .symbol = "StackWalkStack", .name = "StackWalk/Stack", .task_name = "StackWalk", .opcode_name = "StackWalkStack",
-     .message = "", .payload = &kRecord_StackWalk, .line = 178},
+     .message = "", .payload = &kRecord_StackWalk, .line = 223},
+    {.id = 6178, .version = 2, .level = 0, .opcode = 34, .task = 24, .keywords = 0x0,
+     .symbol = "StackWalkKeyCreate", .name = "StackWalk/KeyCreate", .task_name = "StackWalk", .opcode_name = "StackWalkKeyCreate",
+     .message = "", .payload = &kRecord_StackWalkKeyDefinition, .line = 224},
+    {.id = 6179, .version = 2, .level = 0, .opcode = 35, .task = 24, .keywords = 0x0,
+     .symbol = "StackWalkKeyDelete", .name = "StackWalk/KeyDelete", .task_name = "StackWalk", .opcode_name = "StackWalkKeyDelete",
+     .message = "", .payload = &kRecord_StackWalkKeyDefinition, .line = 225},
+    {.id = 6180, .version = 2, .level = 0, .opcode = 36, .task = 24, .keywords = 0x0,
+     .symbol = "StackWalkKeyRundown", .name = "StackWalk/KeyRundown", .task_name = "StackWalk", .opcode_name = "StackWalkKeyRundown",
+     .message = "", .payload = &kRecord_StackWalkKeyDefinition, .line = 226},
+    {.id = 6181, .version = 2, .level = 0, .opcode = 37, .task = 24, .keywords = 0x0,
+     .symbol = "StackWalkStackKeyKernel", .name = "StackWalk/StackKeyKernel", .task_name = "StackWalk", .opcode_name = "StackWalkStackKeyKernel",
+     .message = "", .payload = &kRecord_StackWalkKeyReference, .line = 227},
+    {.id = 6182, .version = 2, .level = 0, .opcode = 38, .task = 24, .keywords = 0x0,
+     .symbol = "StackWalkStackKeyUser", .name = "StackWalk/StackKeyUser", .task_name = "StackWalk", .opcode_name = "StackWalkStackKeyUser",
+     .message = "", .payload = &kRecord_StackWalkKeyReference, .line = 228},
 };
 
 constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;
@@ -524,6 +630,7 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 12, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 13, 15, 17, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -599,8 +706,8 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, 19, 21, 23, kNone, kNone, kNone, kNone, kNone, 25, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, 13, 15, 17, kNone, kNone, kNone, kNone, kNone, 19, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -665,8 +772,7 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    21,
+    27, kNone, 28, 29, 30, 31, 32,
 };
 
 }  // namespace
@@ -709,9 +815,21 @@ auto templates::Image::encode(unsigned ps) const -> ::clretw::Result<::std::vect
 const ::clretw::RecordDesc& templates::SampledProfile::record() noexcept { return ::clretw::windows_kernel::kRecord_SampledProfile; }
 auto templates::SampledProfile::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<SampledProfile> { return ::clretw::decode_payload<SampledProfile>(p, ps); }
 auto templates::SampledProfile::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::SampledProfileInterval_V2::record() noexcept { return ::clretw::windows_kernel::kRecord_SampledProfileInterval_V2; }
+auto templates::SampledProfileInterval_V2::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<SampledProfileInterval_V2> { return ::clretw::decode_payload<SampledProfileInterval_V2>(p, ps); }
+auto templates::SampledProfileInterval_V2::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::SampledProfileInterval::record() noexcept { return ::clretw::windows_kernel::kRecord_SampledProfileInterval; }
+auto templates::SampledProfileInterval::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<SampledProfileInterval> { return ::clretw::decode_payload<SampledProfileInterval>(p, ps); }
+auto templates::SampledProfileInterval::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::StackWalk::record() noexcept { return ::clretw::windows_kernel::kRecord_StackWalk; }
 auto templates::StackWalk::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<StackWalk> { return ::clretw::decode_payload<StackWalk>(p, ps); }
 auto templates::StackWalk::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::StackWalkKeyReference::record() noexcept { return ::clretw::windows_kernel::kRecord_StackWalkKeyReference; }
+auto templates::StackWalkKeyReference::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<StackWalkKeyReference> { return ::clretw::decode_payload<StackWalkKeyReference>(p, ps); }
+auto templates::StackWalkKeyReference::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::StackWalkKeyDefinition::record() noexcept { return ::clretw::windows_kernel::kRecord_StackWalkKeyDefinition; }
+auto templates::StackWalkKeyDefinition::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<StackWalkKeyDefinition> { return ::clretw::decode_payload<StackWalkKeyDefinition>(p, ps); }
+auto templates::StackWalkKeyDefinition::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 
 // ---------------------------------------------------------------------------
 // View factories: the record of each version the view merges, and the layout engine's checks.
@@ -860,6 +978,42 @@ void SampledProfileView::verify_generic_into(::clretw::Result<SampledProfileView
   return make<SampledProfileView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::SampledProfile::id, ::clretw::windows_kernel::SampledProfile::name);
 }
 
+const ::clretw::ViewVersion SampledProfileSetIntervalView::versions_[2] = {{2, &::clretw::windows_kernel::kRecord_SampledProfileInterval_V2}, {3, &::clretw::windows_kernel::kRecord_SampledProfileInterval}, };
+::clretw::Result<SampledProfileSetIntervalView> SampledProfileSetIntervalView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<SampledProfileSetIntervalView>(versions_, payload, version, pointer_size);
+}
+void SampledProfileSetIntervalView::verify_generic_into(::clretw::Result<SampledProfileSetIntervalView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<SampledProfileSetIntervalView> SampledProfileSetIntervalView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<SampledProfileSetIntervalView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::SampledProfileSetInterval::id, ::clretw::windows_kernel::SampledProfileSetInterval::name);
+}
+
+const ::clretw::ViewVersion SampledProfileCollectionStartView::versions_[2] = {{2, &::clretw::windows_kernel::kRecord_SampledProfileInterval_V2}, {3, &::clretw::windows_kernel::kRecord_SampledProfileInterval}, };
+::clretw::Result<SampledProfileCollectionStartView> SampledProfileCollectionStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<SampledProfileCollectionStartView>(versions_, payload, version, pointer_size);
+}
+void SampledProfileCollectionStartView::verify_generic_into(::clretw::Result<SampledProfileCollectionStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<SampledProfileCollectionStartView> SampledProfileCollectionStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<SampledProfileCollectionStartView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::SampledProfileCollectionStart::id, ::clretw::windows_kernel::SampledProfileCollectionStart::name);
+}
+
+const ::clretw::ViewVersion SampledProfileCollectionEndView::versions_[2] = {{2, &::clretw::windows_kernel::kRecord_SampledProfileInterval_V2}, {3, &::clretw::windows_kernel::kRecord_SampledProfileInterval}, };
+::clretw::Result<SampledProfileCollectionEndView> SampledProfileCollectionEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<SampledProfileCollectionEndView>(versions_, payload, version, pointer_size);
+}
+void SampledProfileCollectionEndView::verify_generic_into(::clretw::Result<SampledProfileCollectionEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<SampledProfileCollectionEndView> SampledProfileCollectionEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<SampledProfileCollectionEndView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::SampledProfileCollectionEnd::id, ::clretw::windows_kernel::SampledProfileCollectionEnd::name);
+}
+
 const ::clretw::ViewVersion ImageUnloadView::versions_[2] = {{2, &::clretw::windows_kernel::kRecord_Image}, {3, &::clretw::windows_kernel::kRecord_Image}, };
 ::clretw::Result<ImageUnloadView> ImageUnloadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ImageUnloadView>(versions_, payload, version, pointer_size);
@@ -918,6 +1072,66 @@ void StackWalkStackView::verify_generic_into(::clretw::Result<StackWalkStackView
 }
 ::clretw::Result<StackWalkStackView> StackWalkStackView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<StackWalkStackView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::StackWalkStack::id, ::clretw::windows_kernel::StackWalkStack::name);
+}
+
+const ::clretw::ViewVersion StackWalkKeyCreateView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_StackWalkKeyDefinition}, };
+::clretw::Result<StackWalkKeyCreateView> StackWalkKeyCreateView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<StackWalkKeyCreateView>(versions_, payload, version, pointer_size);
+}
+void StackWalkKeyCreateView::verify_generic_into(::clretw::Result<StackWalkKeyCreateView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<StackWalkKeyCreateView> StackWalkKeyCreateView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<StackWalkKeyCreateView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::StackWalkKeyCreate::id, ::clretw::windows_kernel::StackWalkKeyCreate::name);
+}
+
+const ::clretw::ViewVersion StackWalkKeyDeleteView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_StackWalkKeyDefinition}, };
+::clretw::Result<StackWalkKeyDeleteView> StackWalkKeyDeleteView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<StackWalkKeyDeleteView>(versions_, payload, version, pointer_size);
+}
+void StackWalkKeyDeleteView::verify_generic_into(::clretw::Result<StackWalkKeyDeleteView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<StackWalkKeyDeleteView> StackWalkKeyDeleteView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<StackWalkKeyDeleteView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::StackWalkKeyDelete::id, ::clretw::windows_kernel::StackWalkKeyDelete::name);
+}
+
+const ::clretw::ViewVersion StackWalkKeyRundownView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_StackWalkKeyDefinition}, };
+::clretw::Result<StackWalkKeyRundownView> StackWalkKeyRundownView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<StackWalkKeyRundownView>(versions_, payload, version, pointer_size);
+}
+void StackWalkKeyRundownView::verify_generic_into(::clretw::Result<StackWalkKeyRundownView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<StackWalkKeyRundownView> StackWalkKeyRundownView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<StackWalkKeyRundownView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::StackWalkKeyRundown::id, ::clretw::windows_kernel::StackWalkKeyRundown::name);
+}
+
+const ::clretw::ViewVersion StackWalkStackKeyKernelView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_StackWalkKeyReference}, };
+::clretw::Result<StackWalkStackKeyKernelView> StackWalkStackKeyKernelView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<StackWalkStackKeyKernelView>(versions_, payload, version, pointer_size);
+}
+void StackWalkStackKeyKernelView::verify_generic_into(::clretw::Result<StackWalkStackKeyKernelView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<StackWalkStackKeyKernelView> StackWalkStackKeyKernelView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<StackWalkStackKeyKernelView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::StackWalkStackKeyKernel::id, ::clretw::windows_kernel::StackWalkStackKeyKernel::name);
+}
+
+const ::clretw::ViewVersion StackWalkStackKeyUserView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_StackWalkKeyReference}, };
+::clretw::Result<StackWalkStackKeyUserView> StackWalkStackKeyUserView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<StackWalkStackKeyUserView>(versions_, payload, version, pointer_size);
+}
+void StackWalkStackKeyUserView::verify_generic_into(::clretw::Result<StackWalkStackKeyUserView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<StackWalkStackKeyUserView> StackWalkStackKeyUserView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<StackWalkStackKeyUserView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::StackWalkStackKeyUser::id, ::clretw::windows_kernel::StackWalkStackKeyUser::name);
 }
 
 }  // namespace clretw::windows_kernel

@@ -31,6 +31,12 @@ void for_each_event_version([[maybe_unused]] F&& f) {
   f.template operator()<::clretw::windows_kernel::ThreadDCStart, ::clretw::windows_kernel::payload::ThreadDCStart>(3);
   f.template operator()<::clretw::windows_kernel::ThreadDCStop, ::clretw::windows_kernel::payload::ThreadDCStop>(3);
   f.template operator()<::clretw::windows_kernel::SampledProfile, ::clretw::windows_kernel::payload::SampledProfile>(2);
+  f.template operator()<::clretw::windows_kernel::SampledProfileSetInterval, ::clretw::windows_kernel::payload::SampledProfileSetInterval_V2>(2);
+  f.template operator()<::clretw::windows_kernel::SampledProfileSetInterval, ::clretw::windows_kernel::payload::SampledProfileSetInterval>(3);
+  f.template operator()<::clretw::windows_kernel::SampledProfileCollectionStart, ::clretw::windows_kernel::payload::SampledProfileCollectionStart_V2>(2);
+  f.template operator()<::clretw::windows_kernel::SampledProfileCollectionStart, ::clretw::windows_kernel::payload::SampledProfileCollectionStart>(3);
+  f.template operator()<::clretw::windows_kernel::SampledProfileCollectionEnd, ::clretw::windows_kernel::payload::SampledProfileCollectionEnd_V2>(2);
+  f.template operator()<::clretw::windows_kernel::SampledProfileCollectionEnd, ::clretw::windows_kernel::payload::SampledProfileCollectionEnd>(3);
   f.template operator()<::clretw::windows_kernel::ImageUnload, ::clretw::windows_kernel::payload::ImageUnload_V2>(2);
   f.template operator()<::clretw::windows_kernel::ImageUnload, ::clretw::windows_kernel::payload::ImageUnload>(3);
   f.template operator()<::clretw::windows_kernel::ImageDCStart, ::clretw::windows_kernel::payload::ImageDCStart_V2>(2);
@@ -40,6 +46,11 @@ void for_each_event_version([[maybe_unused]] F&& f) {
   f.template operator()<::clretw::windows_kernel::ImageLoad, ::clretw::windows_kernel::payload::ImageLoad_V2>(2);
   f.template operator()<::clretw::windows_kernel::ImageLoad, ::clretw::windows_kernel::payload::ImageLoad>(3);
   f.template operator()<::clretw::windows_kernel::StackWalkStack, ::clretw::windows_kernel::payload::StackWalkStack>(2);
+  f.template operator()<::clretw::windows_kernel::StackWalkKeyCreate, ::clretw::windows_kernel::payload::StackWalkKeyCreate>(2);
+  f.template operator()<::clretw::windows_kernel::StackWalkKeyDelete, ::clretw::windows_kernel::payload::StackWalkKeyDelete>(2);
+  f.template operator()<::clretw::windows_kernel::StackWalkKeyRundown, ::clretw::windows_kernel::payload::StackWalkKeyRundown>(2);
+  f.template operator()<::clretw::windows_kernel::StackWalkStackKeyKernel, ::clretw::windows_kernel::payload::StackWalkStackKeyKernel>(2);
+  f.template operator()<::clretw::windows_kernel::StackWalkStackKeyUser, ::clretw::windows_kernel::payload::StackWalkStackKeyUser>(2);
 }
 
 }  // namespace clretw::windows_kernel

@@ -22,7 +22,8 @@ Checks, per trace:
   have a COUNT line unless NOT_IN_BASELINE lists it.
 - The kernel events manifest/WindowsKernel.man describes (KERNEL_DESCRIBED: "Windows Kernel/" EventTrace, the
   logfile header; Process/Start, Stop, DCStart, DCStop, Defunct; Thread/*; Image/Load, Unload, DCStart, DCStop;
-  PerfInfo/Sample; StackWalk/Stack) are compared the same way, EVENT and COUNT lines, with the rules below. The
+  PerfInfo/Sample, SetInterval, CollectionStart, CollectionEnd; StackWalk/Stack and the stack key events) are
+  compared the same way, EVENT and COUNT lines, with the rules below. The
   header's PointerSize and NumberOfProcessors are also checked against the first line of clretw-dump --stats.
 - Every compared line's PName: TraceEvent prints the image name without its extension, "Process(<pid>)" when
   TraceLog has no name, "" for pid -1; clretw's "process" (the image name) is normalised the same way.
@@ -70,7 +71,7 @@ Normalisations of field values, each with its reason:
 Kernel rules (TraceEvent's KernelTraceEventParser.cs and TraceLog.cs, as facts; each computes and checks):
 - Events TraceLog removes (tracelog_drops): PerfInfo samples of thread 0 not executing a DPC or ISR (Reserved
   bits 0-1); dropped from clretw's side before pairing and counting. Thread/DCStart, DCStop (bookkeeping) and
-  StackWalk/Stack (folded into stacks) have no lines: NOT_IN_BASELINE.
+  the StackWalk events (folded into stacks) have no lines: NOT_IN_BASELINE.
 - Names: RENAMES (Image/Unload is clretw's Image/Stop).
 - TID_RULES: TraceEvent sets TID -1 on Process events and on Image DCStart/DCStop/Unload; the baseline must show
   -1. PIDs of kernel events: clretw's, and where clretw has -1 for a known thread (it learns a thread's process
@@ -146,6 +147,14 @@ NOT_IN_BASELINE = {
         "TraceLog marks thread rundown events as bookkeeping (bookKeepingEvent = true on DCStop) and removes them",
     ("Windows Kernel", "StackWalk/Stack"):
         "TraceLog folds kernel stacks into the events they follow and does not deliver them",
+    ("Windows Kernel", "StackWalk/KeyDelete"):
+        "TraceLog folds stack key definitions into the stacks of the events that refer to them",
+    ("Windows Kernel", "StackWalk/KeyRundown"):
+        "TraceLog folds stack key definitions into the stacks of the events that refer to them",
+    ("Windows Kernel", "StackWalk/StackKeyKernel"):
+        "TraceLog folds stack key references into the stacks of the events they follow",
+    ("Windows Kernel", "StackWalk/StackKeyUser"):
+        "TraceLog folds stack key references into the stacks of the events they follow",
 }
 
 # (event name as clretw gives it, TraceEvent's field) -> clretw's field.
@@ -221,7 +230,9 @@ KERNEL = "Windows Kernel"
 KERNEL_DESCRIBED = {"EventTrace", "Process/Start", "Process/Stop", "Process/DCStart", "Process/DCStop",
                     "Process/Defunct", "Thread/Start", "Thread/Stop", "Thread/DCStart", "Thread/DCStop",
                     "Image/Load", "Image/Unload", "Image/DCStart", "Image/DCStop", "PerfInfo/Sample",
-                    "StackWalk/Stack"}
+                    "PerfInfo/SetInterval", "PerfInfo/CollectionStart", "PerfInfo/CollectionEnd",
+                    "StackWalk/Stack", "StackWalk/KeyCreate", "StackWalk/KeyDelete", "StackWalk/KeyRundown",
+                    "StackWalk/StackKeyKernel", "StackWalk/StackKeyUser"}
 
 # Providers whose lines are kernel (MOF) events; those not in KERNEL_DESCRIBED are reported by provider/group as
 # not in manifest/WindowsKernel.man.

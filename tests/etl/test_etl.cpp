@@ -486,7 +486,7 @@ CLRETW_SHARED_CASE("ETL: the shared real files decode completely, in time order"
     std::uint64_t events = 0, clr = 0, clr_malformed = 0, clr_unknown = 0, out_of_order = 0;
     std::int64_t last = 0;
     std::set<std::pair<std::uint32_t, std::string>> named;  // (pid, image name) as records carry them
-    std::uint64_t samples = 0, samples_with_process = 0;
+    std::uint64_t samples = 0, samples_with_process = 0, stackwalk_split = 0, stackwalk_kernel = 0;
     for (;;) {
       auto n = r.next();
       REQUIRE(n.ok());
@@ -498,6 +498,15 @@ CLRETW_SHARED_CASE("ETL: the shared real files decode completely, in time order"
         ++samples;
         samples_with_process += e.process_id != 0xFFFFFFFFu;
       }
+      // StackWalk's return addresses are the record's stack; the payload keeps the fixed part, which
+      // decodes with no byte left over.
+      if (e.provider_name == "Windows Kernel" && (e.id >> 8) == 0x18) {
+        ++stackwalk_kernel;
+        const std::size_t fixed = e.id == 0x1820 ? 16 : e.id <= 0x1824 ? 8 : 24;
+        const Described d = describer.describe(e);
+        stackwalk_split += e.payload.size() == fixed && (e.id >= 0x1825 || e.stack_depth() > 0) &&
+                           d.kind == Described::Kind::decoded && !d.trailing;
+      }
       if (e.timestamp < last) ++out_of_order;
       last = e.timestamp;
       const Described d = describer.describe(e);
@@ -507,6 +516,7 @@ CLRETW_SHARED_CASE("ETL: the shared real files decode completely, in time order"
         clr_unknown += d.kind == Described::Kind::unknown;
       }
     }
+    CHECK(stackwalk_split == stackwalk_kernel);
     CHECK(out_of_order == 0);
     CHECK(clr_malformed == 0);
     CHECK(clr_unknown == 0);
@@ -522,7 +532,9 @@ CLRETW_SHARED_CASE("ETL: the shared real files decode completely, in time order"
       CHECK(r.stats().compressed_buffers == 359);
       CHECK(r.stats().by_kind[static_cast<int>(HeaderKind::event_header32)] > 0);  // both 32- and 64-bit headers
       CHECK(r.stats().by_kind[static_cast<int>(HeaderKind::full32)] > 0);
-      CHECK(r.stats().stacks == 655);
+      // 655 events with extended-data stacks, and the kernel's StackWalk events whose addresses are
+      // their stack: 252 Stack, 1909 KeyDelete and 1012 KeyRundown.
+      CHECK(r.stats().stacks == 655 + 252 + 1909 + 1012);
       // Names from the kernel's Process events; a sample's process from its thread's Thread event.
       CHECK(named.count({0, "Idle"}) == 1);
       CHECK(named.count({4, "System"}) == 1);

@@ -6,7 +6,9 @@
 #   and every frame is named as the simulated method events say.
 # - On the shared real traces, every sample is in the output (folded counts = Thread/Sample
 #   events), and --top and --resolve are pinned by golden files (CLRETW_UPDATE_GOLDEN=1 rewrites
-#   them), with the share of frames named.
+#   them), with the share of frames named. On the shared ETL file, the kernel's CPU samples: the
+#   folded counts sum to the samples a StackWalk event names (counted apart, from the JSON), with
+#   at least 90% of the frames named.
 # Options that do not combine are refused by name in bad_options.sh.
 set -u
 dump=$1 sample=$2 work=$3 golden=$4 shared=${5:-} generator=${6:-yes}
@@ -95,6 +97,32 @@ else
     # EventSource events of a 32-bit .NET Framework process: managed frames (rundown) among WOW64 and ntdll images.
     "$dump" --top 15 --filter 'System.*' "$shared/etl/net.4.5.2.x64.etl" > "$work/etl.top" 2>&1
     golden net.4.5.2.x64.etl.top "$work/etl.top"
+  fi
+  etl="$shared/etl/net.4.5.2.x64.etl"
+  if [ -f "$etl" ]; then
+    # The kernel's CPU samples, their stacks joined from StackWalk events. Counted apart, from the
+    # JSON of the raw events: a sample has a stack when a Stack event or a stack key reference names
+    # its thread and timestamp. The folded counts must sum to that, and 90% of the frames they count
+    # must be named (a method or a module; an unnamed frame is a bare 0x address).
+    "$dump" --format folded "$etl" > "$work/etl.folded" 2> "$work/etl.folded.err"
+    "$dump" --format json --id 3886 --id 6176 --id 6181 --id 6182 "$etl" > "$work/etl.kernel.json"
+    with_stack=$(awk '
+      function num(key) { return match($0, "\"" key "\":[0-9]+") ? substr($0, RSTART + length(key) + 3, RLENGTH - length(key) - 3) : "" }
+      /"id":3886,/ { sample[num("tid") " " num("timestamp")] = 1; next }
+      { k = num("StackThread") " " num("EventTimeStamp"); if (k in sample) named[k] = 1 }
+      END { n = 0; for (k in named) n++; print n }' "$work/etl.kernel.json")
+    samples=$(grep -c '"id":3886,' "$work/etl.kernel.json")
+    folded_sum=$(sum_folded "$work/etl.folded")
+    [ "$samples" -eq 79528 ] || say_fail "net.4.5.2.x64.etl: $samples kernel samples in the JSON, expected 79528"
+    [ "$with_stack" -eq 6318 ] || say_fail "net.4.5.2.x64.etl: $with_stack samples named by a stack event, expected 6318"
+    [ "$folded_sum" -eq "$with_stack" ] || say_fail "net.4.5.2.x64.etl: folded counts sum to $folded_sum, not the $with_stack samples with a stack"
+    named=$(awk '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";"); for (i = 2; i <= k; i++) { all += n; if (f[i] !~ /^0x[0-9a-f]+$/) named += n } }
+                 END { printf "%d %d", named, all }' "$work/etl.folded")
+    set -- $named
+    [ "$2" -gt 0 ] && [ $(($1 * 10)) -ge $(($2 * 9)) ] || say_fail "net.4.5.2.x64.etl: $1 of $2 frames named, less than 90%"
+    grep -q 'sample interval 1 ms (as the trace states)' "$work/etl.folded.err" ||
+      say_fail "net.4.5.2.x64.etl: the summary does not give the trace's 1 ms interval: $(cat "$work/etl.folded.err")"
+    echo "net.4.5.2.x64.etl: $samples kernel samples, $with_stack with a stack (folded sum $folded_sum); $1 of $2 frames named"
   fi
 fi
 exit $fail

@@ -54,9 +54,9 @@ void add_print_options(CLI::App& app, PrintArgs& a, const std::string& format_na
                "Text and JSON: print each event's stack frames by name, innermost first ('frames', beside the\n"
                "addresses in 'stack'); a file is read twice: first for its method events, rundown included");
   app.add_option("--sample-interval", o.sample_interval_ms,
-                 "Milliseconds one sample stands for in speedscope's weights (EventPipe's default: 1)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+                 "Milliseconds one sample stands for in speedscope's weights (default: the interval an ETL trace\n"
+                 "states for the kernel's samples, else 1, EventPipe's)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--filter", o.filters,
                  "Only events this name chooses, in any case, '*' for any run of characters (repeatable): a display\n"
                  "name (GC/Start, GC/*), a symbol (GCStart, GCStart_V2), a keyword (GC, GCKeyword), any of those in\n"

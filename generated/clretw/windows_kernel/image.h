@@ -32,7 +32,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template Image (WindowsKernel.man:125).
+/// Template Image (WindowsKernel.man:133).
 struct Image {
   ::std::uint64_t ImageBase{};  // win:Pointer
   ::std::uint64_t ImageSize{};  // win:Pointer
@@ -111,8 +111,8 @@ using ImageLoad = ::clretw::windows_kernel::templates::Image;  // ImageLoad v3
 // event's version are std::optional.
 
 /// ImageLoadProcessGroup: event 778 of Windows Kernel ("Image/Load"), versions 2, 3.
-///   v2 ImageLoadProcessGroup_V2: template Image (WindowsKernel.man:174)
-///   v3 ImageLoadProcessGroup: template Image (WindowsKernel.man:175)
+///   v2 ImageLoadProcessGroup_V2: template Image (WindowsKernel.man:219)
+///   v3 ImageLoadProcessGroup: template Image (WindowsKernel.man:220)
 class ImageLoadProcessGroupView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -216,8 +216,8 @@ class ImageLoadProcessGroupView : public ::clretw::ViewBase<2> {
 };
 
 /// ImageUnload: event 5122 of Windows Kernel ("Image/Stop"), versions 2, 3.
-///   v2 ImageUnload_V2: template Image (WindowsKernel.man:167)
-///   v3 ImageUnload: template Image (WindowsKernel.man:168)
+///   v2 ImageUnload_V2: template Image (WindowsKernel.man:212)
+///   v3 ImageUnload: template Image (WindowsKernel.man:213)
 class ImageUnloadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -321,8 +321,8 @@ class ImageUnloadView : public ::clretw::ViewBase<2> {
 };
 
 /// ImageDCStart: event 5123 of Windows Kernel ("Image/DCStart"), versions 2, 3.
-///   v2 ImageDCStart_V2: template Image (WindowsKernel.man:169)
-///   v3 ImageDCStart: template Image (WindowsKernel.man:170)
+///   v2 ImageDCStart_V2: template Image (WindowsKernel.man:214)
+///   v3 ImageDCStart: template Image (WindowsKernel.man:215)
 class ImageDCStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -426,8 +426,8 @@ class ImageDCStartView : public ::clretw::ViewBase<2> {
 };
 
 /// ImageDCStop: event 5124 of Windows Kernel ("Image/DCStop"), versions 2, 3.
-///   v2 ImageDCStop_V2: template Image (WindowsKernel.man:171)
-///   v3 ImageDCStop: template Image (WindowsKernel.man:172)
+///   v2 ImageDCStop_V2: template Image (WindowsKernel.man:216)
+///   v3 ImageDCStop: template Image (WindowsKernel.man:217)
 class ImageDCStopView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -531,8 +531,8 @@ class ImageDCStopView : public ::clretw::ViewBase<2> {
 };
 
 /// ImageLoad: event 5130 of Windows Kernel ("Image/Load"), versions 2, 3.
-///   v2 ImageLoad_V2: template Image (WindowsKernel.man:176)
-///   v3 ImageLoad: template Image (WindowsKernel.man:177)
+///   v2 ImageLoad_V2: template Image (WindowsKernel.man:221)
+///   v3 ImageLoad: template Image (WindowsKernel.man:222)
 class ImageLoadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -639,8 +639,8 @@ class ImageLoadView : public ::clretw::ViewBase<2> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// ImageLoadProcessGroup: event 778 of Windows Kernel ("Image/Load"), versions 2, 3.
-///   v2 ImageLoadProcessGroup_V2: template Image (WindowsKernel.man:174)
-///   v3 ImageLoadProcessGroup: template Image (WindowsKernel.man:175)
+///   v2 ImageLoadProcessGroup_V2: template Image (WindowsKernel.man:219)
+///   v3 ImageLoadProcessGroup: template Image (WindowsKernel.man:220)
 struct ImageLoadProcessGroup {
   static constexpr ::std::uint16_t id = 778;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -651,8 +651,8 @@ struct ImageLoadProcessGroup {
 };
 
 /// ImageUnload: event 5122 of Windows Kernel ("Image/Stop"), versions 2, 3.
-///   v2 ImageUnload_V2: template Image (WindowsKernel.man:167)
-///   v3 ImageUnload: template Image (WindowsKernel.man:168)
+///   v2 ImageUnload_V2: template Image (WindowsKernel.man:212)
+///   v3 ImageUnload: template Image (WindowsKernel.man:213)
 struct ImageUnload {
   static constexpr ::std::uint16_t id = 5122;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -663,8 +663,8 @@ struct ImageUnload {
 };
 
 /// ImageDCStart: event 5123 of Windows Kernel ("Image/DCStart"), versions 2, 3.
-///   v2 ImageDCStart_V2: template Image (WindowsKernel.man:169)
-///   v3 ImageDCStart: template Image (WindowsKernel.man:170)
+///   v2 ImageDCStart_V2: template Image (WindowsKernel.man:214)
+///   v3 ImageDCStart: template Image (WindowsKernel.man:215)
 struct ImageDCStart {
   static constexpr ::std::uint16_t id = 5123;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -675,8 +675,8 @@ struct ImageDCStart {
 };
 
 /// ImageDCStop: event 5124 of Windows Kernel ("Image/DCStop"), versions 2, 3.
-///   v2 ImageDCStop_V2: template Image (WindowsKernel.man:171)
-///   v3 ImageDCStop: template Image (WindowsKernel.man:172)
+///   v2 ImageDCStop_V2: template Image (WindowsKernel.man:216)
+///   v3 ImageDCStop: template Image (WindowsKernel.man:217)
 struct ImageDCStop {
   static constexpr ::std::uint16_t id = 5124;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -687,8 +687,8 @@ struct ImageDCStop {
 };
 
 /// ImageLoad: event 5130 of Windows Kernel ("Image/Load"), versions 2, 3.
-///   v2 ImageLoad_V2: template Image (WindowsKernel.man:176)
-///   v3 ImageLoad: template Image (WindowsKernel.man:177)
+///   v2 ImageLoad_V2: template Image (WindowsKernel.man:221)
+///   v3 ImageLoad: template Image (WindowsKernel.man:222)
 struct ImageLoad {
   static constexpr ::std::uint16_t id = 5130;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;

@@ -32,7 +32,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template EventTraceHeader (WindowsKernel.man:54).
+/// Template EventTraceHeader (WindowsKernel.man:62).
 struct EventTraceHeader {
   ::std::uint32_t BufferSize{};  // win:UInt32
   ::std::uint32_t Version{};  // win:UInt32 -> win:HexInt32
@@ -147,7 +147,7 @@ using EventTraceHeader = ::clretw::windows_kernel::templates::EventTraceHeader; 
 // event's version are std::optional.
 
 /// EventTraceHeader: event 0 of Windows Kernel ("EventTrace"), version 2.
-///   v2 EventTraceHeader: template EventTraceHeader (WindowsKernel.man:156)
+///   v2 EventTraceHeader: template EventTraceHeader (WindowsKernel.man:195)
 class EventTraceHeaderView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -323,7 +323,7 @@ class EventTraceHeaderView : public ::clretw::ViewBase<3> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// EventTraceHeader: event 0 of Windows Kernel ("EventTrace"), version 2.
-///   v2 EventTraceHeader: template EventTraceHeader (WindowsKernel.man:156)
+///   v2 EventTraceHeader: template EventTraceHeader (WindowsKernel.man:195)
 struct EventTraceHeader {
   static constexpr ::std::uint16_t id = 0;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;

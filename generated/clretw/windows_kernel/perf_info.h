@@ -32,7 +32,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template SampledProfile (WindowsKernel.man:140).
+/// Template SampledProfile (WindowsKernel.man:148).
 struct SampledProfile {
   ::std::uint64_t InstructionPointer{};  // win:Pointer
   ::std::uint32_t ThreadId{};  // win:UInt32
@@ -69,11 +69,89 @@ struct SampledProfile {
   };
 };
 
+/// Template SampledProfileInterval_V2 (WindowsKernel.man:157).
+struct SampledProfileInterval_V2 {
+  ::std::uint32_t SampleSource{};  // win:UInt32
+  ::std::uint32_t NewInterval{};  // win:UInt32
+  ::std::uint32_t OldInterval{};  // win:UInt32
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<SampledProfileInterval_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.SampleSource, s.NewInterval, s.OldInterval); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const SampledProfileInterval_V2&, const SampledProfileInterval_V2&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], 12);
+  }
+
+  /// SampledProfileInterval_V2 read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, SampledProfileInterval_V2, PointerSize, 1, 12> {
+   public:
+    ::std::uint32_t SampleSource() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t NewInterval() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::std::uint32_t OldInterval() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->SampleSource(), this->NewInterval(), this->OldInterval()); }
+  };
+};
+
+/// Template SampledProfileInterval (WindowsKernel.man:162).
+struct SampledProfileInterval {
+  ::std::uint32_t SampleSource{};  // win:UInt32
+  ::std::uint32_t NewInterval{};  // win:UInt32
+  ::std::uint32_t OldInterval{};  // win:UInt32
+  ::std::string SourceName{};  // win:UnicodeString
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<SampledProfileInterval> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.SampleSource, s.NewInterval, s.OldInterval, s.SourceName); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const SampledProfileInterval&, const SampledProfileInterval&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], 12) && c.utf16z() && c.segment(seg[1], 0);
+  }
+
+  /// SampledProfileInterval read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, SampledProfileInterval, PointerSize, 2> {
+   public:
+    ::std::uint32_t SampleSource() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t NewInterval() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::std::uint32_t OldInterval() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
+    ::clretw::Utf16View SourceName() const noexcept { return {this->p_ + 12, ::clretw::string_text(this->p_ + 12, (this->seg_[1] - 12), 2, true) / 2}; }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->SampleSource(), this->NewInterval(), this->OldInterval(), this->SourceName()); }
+  };
+};
+
 }  // namespace templates
 
 // The payload struct of every event version, by the event's symbol.
 namespace payload {
 using SampledProfile = ::clretw::windows_kernel::templates::SampledProfile;  // SampledProfile v2
+using SampledProfileSetInterval_V2 = ::clretw::windows_kernel::templates::SampledProfileInterval_V2;  // SampledProfileSetInterval v2
+using SampledProfileSetInterval = ::clretw::windows_kernel::templates::SampledProfileInterval;  // SampledProfileSetInterval v3
+using SampledProfileCollectionStart_V2 = ::clretw::windows_kernel::templates::SampledProfileInterval_V2;  // SampledProfileCollectionStart v2
+using SampledProfileCollectionStart = ::clretw::windows_kernel::templates::SampledProfileInterval;  // SampledProfileCollectionStart v3
+using SampledProfileCollectionEnd_V2 = ::clretw::windows_kernel::templates::SampledProfileInterval_V2;  // SampledProfileCollectionEnd v2
+using SampledProfileCollectionEnd = ::clretw::windows_kernel::templates::SampledProfileInterval;  // SampledProfileCollectionEnd v3
 }  // namespace payload
 
 // ---------------------------------------------------------------------------
@@ -82,7 +160,7 @@ using SampledProfile = ::clretw::windows_kernel::templates::SampledProfile;  // 
 // event's version are std::optional.
 
 /// SampledProfile: event 3886 of Windows Kernel ("PerfInfo/Sample"), version 2.
-///   v2 SampledProfile: template SampledProfile (WindowsKernel.man:166)
+///   v2 SampledProfile: template SampledProfile (WindowsKernel.man:205)
 class SampledProfileView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -150,11 +228,224 @@ class SampledProfileView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_Reserved[2] = {::clretw::loc(3, 0, 10, 2, 2), ::clretw::loc(3, 0, 14, 2, 2)};
 };
 
+/// SampledProfileSetInterval: event 3912 of Windows Kernel ("PerfInfo/SetInterval"), versions 2, 3.
+///   v2 SampledProfileSetInterval_V2: template SampledProfileInterval_V2 (WindowsKernel.man:206)
+///   v3 SampledProfileSetInterval: template SampledProfileInterval (WindowsKernel.man:207)
+class SampledProfileSetIntervalView : public ::clretw::ViewBase<2> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<SampledProfileSetIntervalView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 1;
+    else if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<SampledProfileSetIntervalView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<SampledProfileSetIntervalView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 3912) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<SampledProfileSetIntervalView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<SampledProfileSetIntervalView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t SampleSource() const noexcept { return get_w<::std::uint32_t, 4>(k_SampleSource); }
+  // win:UInt32
+  ::std::uint32_t NewInterval() const noexcept { return get_w<::std::uint32_t, 4>(k_NewInterval); }
+  // win:UInt32
+  ::std::uint32_t OldInterval() const noexcept { return get_w<::std::uint32_t, 4>(k_OldInterval); }
+  // win:UnicodeString (from v3)
+  ::std::optional<::clretw::Utf16View> SourceName() const noexcept { return present_if(vi_ >= 1, [&] { return utf16(k_SourceName); }); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("SampleSource", this->SampleSource());
+    f("NewInterval", this->NewInterval());
+    f("OldInterval", this->OldInterval());
+    f("SourceName", this->SourceName());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<SampledProfileSetIntervalView>;
+  SampledProfileSetIntervalView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<SampledProfileSetIntervalView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::SampledProfileInterval_V2::check<8>(c, seg_)) return false; break;
+      case 2: case 3: if (!::clretw::windows_kernel::templates::SampledProfileInterval::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_SampleSource = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_NewInterval = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_OldInterval = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_SourceName = ::clretw::loc(3, 0, 12, ::clretw::kVariable, 0, ::clretw::kTerminated);
+};
+
+/// SampledProfileCollectionStart: event 3913 of Windows Kernel ("PerfInfo/CollectionStart"), versions 2, 3.
+///   v2 SampledProfileCollectionStart_V2: template SampledProfileInterval_V2 (WindowsKernel.man:208)
+///   v3 SampledProfileCollectionStart: template SampledProfileInterval (WindowsKernel.man:209)
+class SampledProfileCollectionStartView : public ::clretw::ViewBase<2> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<SampledProfileCollectionStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 1;
+    else if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<SampledProfileCollectionStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<SampledProfileCollectionStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 3913) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<SampledProfileCollectionStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<SampledProfileCollectionStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t SampleSource() const noexcept { return get_w<::std::uint32_t, 4>(k_SampleSource); }
+  // win:UInt32
+  ::std::uint32_t NewInterval() const noexcept { return get_w<::std::uint32_t, 4>(k_NewInterval); }
+  // win:UInt32
+  ::std::uint32_t OldInterval() const noexcept { return get_w<::std::uint32_t, 4>(k_OldInterval); }
+  // win:UnicodeString (from v3)
+  ::std::optional<::clretw::Utf16View> SourceName() const noexcept { return present_if(vi_ >= 1, [&] { return utf16(k_SourceName); }); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("SampleSource", this->SampleSource());
+    f("NewInterval", this->NewInterval());
+    f("OldInterval", this->OldInterval());
+    f("SourceName", this->SourceName());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<SampledProfileCollectionStartView>;
+  SampledProfileCollectionStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<SampledProfileCollectionStartView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::SampledProfileInterval_V2::check<8>(c, seg_)) return false; break;
+      case 2: case 3: if (!::clretw::windows_kernel::templates::SampledProfileInterval::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_SampleSource = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_NewInterval = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_OldInterval = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_SourceName = ::clretw::loc(3, 0, 12, ::clretw::kVariable, 0, ::clretw::kTerminated);
+};
+
+/// SampledProfileCollectionEnd: event 3914 of Windows Kernel ("PerfInfo/CollectionEnd"), versions 2, 3.
+///   v2 SampledProfileCollectionEnd_V2: template SampledProfileInterval_V2 (WindowsKernel.man:210)
+///   v3 SampledProfileCollectionEnd: template SampledProfileInterval (WindowsKernel.man:211)
+class SampledProfileCollectionEndView : public ::clretw::ViewBase<2> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<SampledProfileCollectionEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 1;
+    else if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<SampledProfileCollectionEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<SampledProfileCollectionEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 3914) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<SampledProfileCollectionEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<SampledProfileCollectionEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t SampleSource() const noexcept { return get_w<::std::uint32_t, 4>(k_SampleSource); }
+  // win:UInt32
+  ::std::uint32_t NewInterval() const noexcept { return get_w<::std::uint32_t, 4>(k_NewInterval); }
+  // win:UInt32
+  ::std::uint32_t OldInterval() const noexcept { return get_w<::std::uint32_t, 4>(k_OldInterval); }
+  // win:UnicodeString (from v3)
+  ::std::optional<::clretw::Utf16View> SourceName() const noexcept { return present_if(vi_ >= 1, [&] { return utf16(k_SourceName); }); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("SampleSource", this->SampleSource());
+    f("NewInterval", this->NewInterval());
+    f("OldInterval", this->OldInterval());
+    f("SourceName", this->SourceName());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<SampledProfileCollectionEndView>;
+  SampledProfileCollectionEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<SampledProfileCollectionEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::SampledProfileInterval_V2::check<8>(c, seg_)) return false; break;
+      case 2: case 3: if (!::clretw::windows_kernel::templates::SampledProfileInterval::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_SampleSource = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_NewInterval = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_OldInterval = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_SourceName = ::clretw::loc(3, 0, 12, ::clretw::kVariable, 0, ::clretw::kTerminated);
+};
+
 // ---------------------------------------------------------------------------
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// SampledProfile: event 3886 of Windows Kernel ("PerfInfo/Sample"), version 2.
-///   v2 SampledProfile: template SampledProfile (WindowsKernel.man:166)
+///   v2 SampledProfile: template SampledProfile (WindowsKernel.man:205)
 struct SampledProfile {
   static constexpr ::std::uint16_t id = 3886;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -162,6 +453,42 @@ struct SampledProfile {
   static constexpr ::std::uint8_t latest_version = 2;
   using View = ::clretw::windows_kernel::SampledProfileView;
   using Payload = ::clretw::windows_kernel::payload::SampledProfile;  // the payload struct of latest_version
+};
+
+/// SampledProfileSetInterval: event 3912 of Windows Kernel ("PerfInfo/SetInterval"), versions 2, 3.
+///   v2 SampledProfileSetInterval_V2: template SampledProfileInterval_V2 (WindowsKernel.man:206)
+///   v3 SampledProfileSetInterval: template SampledProfileInterval (WindowsKernel.man:207)
+struct SampledProfileSetInterval {
+  static constexpr ::std::uint16_t id = 3912;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "PerfInfo/SetInterval";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::SampledProfileSetIntervalView;
+  using Payload = ::clretw::windows_kernel::payload::SampledProfileSetInterval;  // the payload struct of latest_version
+};
+
+/// SampledProfileCollectionStart: event 3913 of Windows Kernel ("PerfInfo/CollectionStart"), versions 2, 3.
+///   v2 SampledProfileCollectionStart_V2: template SampledProfileInterval_V2 (WindowsKernel.man:208)
+///   v3 SampledProfileCollectionStart: template SampledProfileInterval (WindowsKernel.man:209)
+struct SampledProfileCollectionStart {
+  static constexpr ::std::uint16_t id = 3913;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "PerfInfo/CollectionStart";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::SampledProfileCollectionStartView;
+  using Payload = ::clretw::windows_kernel::payload::SampledProfileCollectionStart;  // the payload struct of latest_version
+};
+
+/// SampledProfileCollectionEnd: event 3914 of Windows Kernel ("PerfInfo/CollectionEnd"), versions 2, 3.
+///   v2 SampledProfileCollectionEnd_V2: template SampledProfileInterval_V2 (WindowsKernel.man:210)
+///   v3 SampledProfileCollectionEnd: template SampledProfileInterval (WindowsKernel.man:211)
+struct SampledProfileCollectionEnd {
+  static constexpr ::std::uint16_t id = 3914;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "PerfInfo/CollectionEnd";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::SampledProfileCollectionEndView;
+  using Payload = ::clretw::windows_kernel::payload::SampledProfileCollectionEnd;  // the payload struct of latest_version
 };
 
 }  // namespace clretw::windows_kernel

@@ -32,7 +32,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template Process_V4 (WindowsKernel.man:90).
+/// Template Process_V4 (WindowsKernel.man:98).
 struct Process_V4 {
   ::std::uint64_t UniqueProcessKey{};  // win:Pointer
   ::std::uint32_t ProcessId{};  // win:UInt32
@@ -78,7 +78,7 @@ using ProcessDefunct = ::clretw::windows_kernel::templates::Process_V4;  // Proc
 // event's version are std::optional.
 
 /// ProcessStart: event 769 of Windows Kernel ("Process/Start"), version 4.
-///   v4 ProcessStart: template Process_V4 (WindowsKernel.man:157)
+///   v4 ProcessStart: template Process_V4 (WindowsKernel.man:196)
 class ProcessStartView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -185,7 +185,7 @@ class ProcessStartView : public ::clretw::ViewBase<6> {
 };
 
 /// ProcessStop: event 770 of Windows Kernel ("Process/Stop"), version 4.
-///   v4 ProcessStop: template Process_V4 (WindowsKernel.man:158)
+///   v4 ProcessStop: template Process_V4 (WindowsKernel.man:197)
 class ProcessStopView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -292,7 +292,7 @@ class ProcessStopView : public ::clretw::ViewBase<6> {
 };
 
 /// ProcessDCStart: event 771 of Windows Kernel ("Process/DCStart"), version 4.
-///   v4 ProcessDCStart: template Process_V4 (WindowsKernel.man:159)
+///   v4 ProcessDCStart: template Process_V4 (WindowsKernel.man:198)
 class ProcessDCStartView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -399,7 +399,7 @@ class ProcessDCStartView : public ::clretw::ViewBase<6> {
 };
 
 /// ProcessDCStop: event 772 of Windows Kernel ("Process/DCStop"), version 4.
-///   v4 ProcessDCStop: template Process_V4 (WindowsKernel.man:160)
+///   v4 ProcessDCStop: template Process_V4 (WindowsKernel.man:199)
 class ProcessDCStopView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -506,7 +506,7 @@ class ProcessDCStopView : public ::clretw::ViewBase<6> {
 };
 
 /// ProcessDefunct: event 807 of Windows Kernel ("Process/Defunct"), version 4.
-///   v4 ProcessDefunct: template Process_V4 (WindowsKernel.man:161)
+///   v4 ProcessDefunct: template Process_V4 (WindowsKernel.man:200)
 class ProcessDefunctView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -616,7 +616,7 @@ class ProcessDefunctView : public ::clretw::ViewBase<6> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// ProcessStart: event 769 of Windows Kernel ("Process/Start"), version 4.
-///   v4 ProcessStart: template Process_V4 (WindowsKernel.man:157)
+///   v4 ProcessStart: template Process_V4 (WindowsKernel.man:196)
 struct ProcessStart {
   static constexpr ::std::uint16_t id = 769;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -627,7 +627,7 @@ struct ProcessStart {
 };
 
 /// ProcessStop: event 770 of Windows Kernel ("Process/Stop"), version 4.
-///   v4 ProcessStop: template Process_V4 (WindowsKernel.man:158)
+///   v4 ProcessStop: template Process_V4 (WindowsKernel.man:197)
 struct ProcessStop {
   static constexpr ::std::uint16_t id = 770;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -638,7 +638,7 @@ struct ProcessStop {
 };
 
 /// ProcessDCStart: event 771 of Windows Kernel ("Process/DCStart"), version 4.
-///   v4 ProcessDCStart: template Process_V4 (WindowsKernel.man:159)
+///   v4 ProcessDCStart: template Process_V4 (WindowsKernel.man:198)
 struct ProcessDCStart {
   static constexpr ::std::uint16_t id = 771;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -649,7 +649,7 @@ struct ProcessDCStart {
 };
 
 /// ProcessDCStop: event 772 of Windows Kernel ("Process/DCStop"), version 4.
-///   v4 ProcessDCStop: template Process_V4 (WindowsKernel.man:160)
+///   v4 ProcessDCStop: template Process_V4 (WindowsKernel.man:199)
 struct ProcessDCStop {
   static constexpr ::std::uint16_t id = 772;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -660,7 +660,7 @@ struct ProcessDCStop {
 };
 
 /// ProcessDefunct: event 807 of Windows Kernel ("Process/Defunct"), version 4.
-///   v4 ProcessDefunct: template Process_V4 (WindowsKernel.man:161)
+///   v4 ProcessDefunct: template Process_V4 (WindowsKernel.man:200)
 struct ProcessDefunct {
   static constexpr ::std::uint16_t id = 807;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;

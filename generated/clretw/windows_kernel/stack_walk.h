@@ -32,7 +32,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template StackWalk (WindowsKernel.man:149).
+/// Template StackWalk (WindowsKernel.man:171).
 struct StackWalk {
   ::std::uint64_t EventTimeStamp{};  // win:UInt64
   ::std::uint32_t StackProcess{};  // win:UInt32
@@ -67,11 +67,84 @@ struct StackWalk {
   };
 };
 
+/// Template StackWalkKeyReference (WindowsKernel.man:179).
+struct StackWalkKeyReference {
+  ::std::uint64_t EventTimeStamp{};  // win:UInt64
+  ::std::uint32_t StackProcess{};  // win:UInt32
+  ::std::uint32_t StackThread{};  // win:UInt32
+  ::std::uint64_t StackKey{};  // win:Pointer
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<StackWalkKeyReference> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.EventTimeStamp, s.StackProcess, s.StackThread, s.StackKey); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const StackWalkKeyReference&, const StackWalkKeyReference&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 24u : 20u));
+  }
+
+  /// StackWalkKeyReference read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, StackWalkKeyReference, PointerSize, 1, (PointerSize == 8 ? 24u : 20u)> {
+   public:
+    ::std::uint64_t EventTimeStamp() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
+    ::std::uint32_t StackProcess() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
+    ::std::uint32_t StackThread() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 12); }
+    ::std::uint64_t StackKey() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 16); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->EventTimeStamp(), this->StackProcess(), this->StackThread(), this->StackKey()); }
+  };
+};
+
+/// Template StackWalkKeyDefinition (WindowsKernel.man:190).
+struct StackWalkKeyDefinition {
+  ::std::uint64_t StackKey{};  // win:Pointer
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<StackWalkKeyDefinition> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.StackKey); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const StackWalkKeyDefinition&, const StackWalkKeyDefinition&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 8u : 4u));
+  }
+
+  /// StackWalkKeyDefinition read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, StackWalkKeyDefinition, PointerSize, 1, (PointerSize == 8 ? 8u : 4u)> {
+   public:
+    ::std::uint64_t StackKey() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->StackKey()); }
+  };
+};
+
 }  // namespace templates
 
 // The payload struct of every event version, by the event's symbol.
 namespace payload {
 using StackWalkStack = ::clretw::windows_kernel::templates::StackWalk;  // StackWalkStack v2
+using StackWalkKeyCreate = ::clretw::windows_kernel::templates::StackWalkKeyDefinition;  // StackWalkKeyCreate v2
+using StackWalkKeyDelete = ::clretw::windows_kernel::templates::StackWalkKeyDefinition;  // StackWalkKeyDelete v2
+using StackWalkKeyRundown = ::clretw::windows_kernel::templates::StackWalkKeyDefinition;  // StackWalkKeyRundown v2
+using StackWalkStackKeyKernel = ::clretw::windows_kernel::templates::StackWalkKeyReference;  // StackWalkStackKeyKernel v2
+using StackWalkStackKeyUser = ::clretw::windows_kernel::templates::StackWalkKeyReference;  // StackWalkStackKeyUser v2
 }  // namespace payload
 
 // ---------------------------------------------------------------------------
@@ -80,7 +153,7 @@ using StackWalkStack = ::clretw::windows_kernel::templates::StackWalk;  // Stack
 // event's version are std::optional.
 
 /// StackWalkStack: event 6176 of Windows Kernel ("StackWalk/Stack"), version 2.
-///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:178)
+///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:223)
 class StackWalkStackView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -143,11 +216,320 @@ class StackWalkStackView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_StackThread = ::clretw::loc(2, 0, 12, 4, 4);
 };
 
+/// StackWalkKeyCreate: event 6178 of Windows Kernel ("StackWalk/KeyCreate"), version 2.
+///   v2 StackWalkKeyCreate: template StackWalkKeyDefinition (WindowsKernel.man:224)
+class StackWalkKeyCreateView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<StackWalkKeyCreateView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<StackWalkKeyCreateView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<StackWalkKeyCreateView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 6178) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<StackWalkKeyCreateView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StackWalkKeyCreateView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t StackKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_StackKey[1]) : get_w<::std::uint64_t, 4>(k_StackKey[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("StackKey", this->StackKey());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<StackWalkKeyCreateView>;
+  StackWalkKeyCreateView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<StackWalkKeyCreateView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::StackWalkKeyDefinition::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::StackWalkKeyDefinition::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_StackKey[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+};
+
+/// StackWalkKeyDelete: event 6179 of Windows Kernel ("StackWalk/KeyDelete"), version 2.
+///   v2 StackWalkKeyDelete: template StackWalkKeyDefinition (WindowsKernel.man:225)
+class StackWalkKeyDeleteView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<StackWalkKeyDeleteView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<StackWalkKeyDeleteView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<StackWalkKeyDeleteView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 6179) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<StackWalkKeyDeleteView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StackWalkKeyDeleteView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t StackKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_StackKey[1]) : get_w<::std::uint64_t, 4>(k_StackKey[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("StackKey", this->StackKey());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<StackWalkKeyDeleteView>;
+  StackWalkKeyDeleteView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<StackWalkKeyDeleteView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::StackWalkKeyDefinition::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::StackWalkKeyDefinition::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_StackKey[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+};
+
+/// StackWalkKeyRundown: event 6180 of Windows Kernel ("StackWalk/KeyRundown"), version 2.
+///   v2 StackWalkKeyRundown: template StackWalkKeyDefinition (WindowsKernel.man:226)
+class StackWalkKeyRundownView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<StackWalkKeyRundownView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<StackWalkKeyRundownView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<StackWalkKeyRundownView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 6180) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<StackWalkKeyRundownView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StackWalkKeyRundownView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t StackKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_StackKey[1]) : get_w<::std::uint64_t, 4>(k_StackKey[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("StackKey", this->StackKey());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<StackWalkKeyRundownView>;
+  StackWalkKeyRundownView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<StackWalkKeyRundownView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::StackWalkKeyDefinition::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::StackWalkKeyDefinition::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_StackKey[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+};
+
+/// StackWalkStackKeyKernel: event 6181 of Windows Kernel ("StackWalk/StackKeyKernel"), version 2.
+///   v2 StackWalkStackKeyKernel: template StackWalkKeyReference (WindowsKernel.man:227)
+class StackWalkStackKeyKernelView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<StackWalkStackKeyKernelView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<StackWalkStackKeyKernelView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<StackWalkStackKeyKernelView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 6181) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<StackWalkStackKeyKernelView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StackWalkStackKeyKernelView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt64
+  ::std::uint64_t EventTimeStamp() const noexcept { return get_w<::std::uint64_t, 8>(k_EventTimeStamp); }
+  // win:UInt32
+  ::std::uint32_t StackProcess() const noexcept { return get_w<::std::uint32_t, 4>(k_StackProcess); }
+  // win:UInt32
+  ::std::uint32_t StackThread() const noexcept { return get_w<::std::uint32_t, 4>(k_StackThread); }
+  // win:Pointer
+  ::std::uint64_t StackKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_StackKey[1]) : get_w<::std::uint64_t, 4>(k_StackKey[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("EventTimeStamp", this->EventTimeStamp());
+    f("StackProcess", this->StackProcess());
+    f("StackThread", this->StackThread());
+    f("StackKey", this->StackKey());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<StackWalkStackKeyKernelView>;
+  StackWalkStackKeyKernelView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<StackWalkStackKeyKernelView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::StackWalkKeyReference::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::StackWalkKeyReference::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_EventTimeStamp = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_StackProcess = ::clretw::loc(1, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_StackThread = ::clretw::loc(2, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_StackKey[2] = {::clretw::loc(3, 0, 16, 4, 4), ::clretw::loc(3, 0, 16, 8, 8)};
+};
+
+/// StackWalkStackKeyUser: event 6182 of Windows Kernel ("StackWalk/StackKeyUser"), version 2.
+///   v2 StackWalkStackKeyUser: template StackWalkKeyReference (WindowsKernel.man:228)
+class StackWalkStackKeyUserView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<StackWalkStackKeyUserView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<StackWalkStackKeyUserView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<StackWalkStackKeyUserView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 6182) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<StackWalkStackKeyUserView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StackWalkStackKeyUserView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt64
+  ::std::uint64_t EventTimeStamp() const noexcept { return get_w<::std::uint64_t, 8>(k_EventTimeStamp); }
+  // win:UInt32
+  ::std::uint32_t StackProcess() const noexcept { return get_w<::std::uint32_t, 4>(k_StackProcess); }
+  // win:UInt32
+  ::std::uint32_t StackThread() const noexcept { return get_w<::std::uint32_t, 4>(k_StackThread); }
+  // win:Pointer
+  ::std::uint64_t StackKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_StackKey[1]) : get_w<::std::uint64_t, 4>(k_StackKey[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("EventTimeStamp", this->EventTimeStamp());
+    f("StackProcess", this->StackProcess());
+    f("StackThread", this->StackThread());
+    f("StackKey", this->StackKey());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<StackWalkStackKeyUserView>;
+  StackWalkStackKeyUserView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<StackWalkStackKeyUserView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::StackWalkKeyReference::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::StackWalkKeyReference::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_EventTimeStamp = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_StackProcess = ::clretw::loc(1, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_StackThread = ::clretw::loc(2, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_StackKey[2] = {::clretw::loc(3, 0, 16, 4, 4), ::clretw::loc(3, 0, 16, 8, 8)};
+};
+
 // ---------------------------------------------------------------------------
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// StackWalkStack: event 6176 of Windows Kernel ("StackWalk/Stack"), version 2.
-///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:178)
+///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:223)
 struct StackWalkStack {
   static constexpr ::std::uint16_t id = 6176;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -155,6 +537,61 @@ struct StackWalkStack {
   static constexpr ::std::uint8_t latest_version = 2;
   using View = ::clretw::windows_kernel::StackWalkStackView;
   using Payload = ::clretw::windows_kernel::payload::StackWalkStack;  // the payload struct of latest_version
+};
+
+/// StackWalkKeyCreate: event 6178 of Windows Kernel ("StackWalk/KeyCreate"), version 2.
+///   v2 StackWalkKeyCreate: template StackWalkKeyDefinition (WindowsKernel.man:224)
+struct StackWalkKeyCreate {
+  static constexpr ::std::uint16_t id = 6178;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "StackWalk/KeyCreate";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::StackWalkKeyCreateView;
+  using Payload = ::clretw::windows_kernel::payload::StackWalkKeyCreate;  // the payload struct of latest_version
+};
+
+/// StackWalkKeyDelete: event 6179 of Windows Kernel ("StackWalk/KeyDelete"), version 2.
+///   v2 StackWalkKeyDelete: template StackWalkKeyDefinition (WindowsKernel.man:225)
+struct StackWalkKeyDelete {
+  static constexpr ::std::uint16_t id = 6179;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "StackWalk/KeyDelete";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::StackWalkKeyDeleteView;
+  using Payload = ::clretw::windows_kernel::payload::StackWalkKeyDelete;  // the payload struct of latest_version
+};
+
+/// StackWalkKeyRundown: event 6180 of Windows Kernel ("StackWalk/KeyRundown"), version 2.
+///   v2 StackWalkKeyRundown: template StackWalkKeyDefinition (WindowsKernel.man:226)
+struct StackWalkKeyRundown {
+  static constexpr ::std::uint16_t id = 6180;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "StackWalk/KeyRundown";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::StackWalkKeyRundownView;
+  using Payload = ::clretw::windows_kernel::payload::StackWalkKeyRundown;  // the payload struct of latest_version
+};
+
+/// StackWalkStackKeyKernel: event 6181 of Windows Kernel ("StackWalk/StackKeyKernel"), version 2.
+///   v2 StackWalkStackKeyKernel: template StackWalkKeyReference (WindowsKernel.man:227)
+struct StackWalkStackKeyKernel {
+  static constexpr ::std::uint16_t id = 6181;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "StackWalk/StackKeyKernel";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::StackWalkStackKeyKernelView;
+  using Payload = ::clretw::windows_kernel::payload::StackWalkStackKeyKernel;  // the payload struct of latest_version
+};
+
+/// StackWalkStackKeyUser: event 6182 of Windows Kernel ("StackWalk/StackKeyUser"), version 2.
+///   v2 StackWalkStackKeyUser: template StackWalkKeyReference (WindowsKernel.man:228)
+struct StackWalkStackKeyUser {
+  static constexpr ::std::uint16_t id = 6182;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "StackWalk/StackKeyUser";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::StackWalkStackKeyUserView;
+  using Payload = ::clretw::windows_kernel::payload::StackWalkStackKeyUser;  // the payload struct of latest_version
 };
 
 }  // namespace clretw::windows_kernel

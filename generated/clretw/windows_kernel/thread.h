@@ -32,7 +32,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template Thread_V3 (WindowsKernel.man:107).
+/// Template Thread_V3 (WindowsKernel.man:115).
 struct Thread_V3 {
   ::std::uint32_t ProcessId{};  // win:UInt32
   ::std::uint32_t TThreadId{};  // win:UInt32
@@ -110,7 +110,7 @@ using ThreadDCStop = ::clretw::windows_kernel::templates::Thread_V3;  // ThreadD
 // event's version are std::optional.
 
 /// ThreadStart: event 1281 of Windows Kernel ("Thread/Start"), version 3.
-///   v3 ThreadStart: template Thread_V3 (WindowsKernel.man:162)
+///   v3 ThreadStart: template Thread_V3 (WindowsKernel.man:201)
 class ThreadStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -219,7 +219,7 @@ class ThreadStartView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadStop: event 1282 of Windows Kernel ("Thread/Stop"), version 3.
-///   v3 ThreadStop: template Thread_V3 (WindowsKernel.man:163)
+///   v3 ThreadStop: template Thread_V3 (WindowsKernel.man:202)
 class ThreadStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -328,7 +328,7 @@ class ThreadStopView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadDCStart: event 1283 of Windows Kernel ("Thread/DCStart"), version 3.
-///   v3 ThreadDCStart: template Thread_V3 (WindowsKernel.man:164)
+///   v3 ThreadDCStart: template Thread_V3 (WindowsKernel.man:203)
 class ThreadDCStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -437,7 +437,7 @@ class ThreadDCStartView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadDCStop: event 1284 of Windows Kernel ("Thread/DCStop"), version 3.
-///   v3 ThreadDCStop: template Thread_V3 (WindowsKernel.man:165)
+///   v3 ThreadDCStop: template Thread_V3 (WindowsKernel.man:204)
 class ThreadDCStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -549,7 +549,7 @@ class ThreadDCStopView : public ::clretw::ViewBase<1> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// ThreadStart: event 1281 of Windows Kernel ("Thread/Start"), version 3.
-///   v3 ThreadStart: template Thread_V3 (WindowsKernel.man:162)
+///   v3 ThreadStart: template Thread_V3 (WindowsKernel.man:201)
 struct ThreadStart {
   static constexpr ::std::uint16_t id = 1281;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -560,7 +560,7 @@ struct ThreadStart {
 };
 
 /// ThreadStop: event 1282 of Windows Kernel ("Thread/Stop"), version 3.
-///   v3 ThreadStop: template Thread_V3 (WindowsKernel.man:163)
+///   v3 ThreadStop: template Thread_V3 (WindowsKernel.man:202)
 struct ThreadStop {
   static constexpr ::std::uint16_t id = 1282;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -571,7 +571,7 @@ struct ThreadStop {
 };
 
 /// ThreadDCStart: event 1283 of Windows Kernel ("Thread/DCStart"), version 3.
-///   v3 ThreadDCStart: template Thread_V3 (WindowsKernel.man:164)
+///   v3 ThreadDCStart: template Thread_V3 (WindowsKernel.man:203)
 struct ThreadDCStart {
   static constexpr ::std::uint16_t id = 1283;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -582,7 +582,7 @@ struct ThreadDCStart {
 };
 
 /// ThreadDCStop: event 1284 of Windows Kernel ("Thread/DCStop"), version 3.
-///   v3 ThreadDCStop: template Thread_V3 (WindowsKernel.man:165)
+///   v3 ThreadDCStop: template Thread_V3 (WindowsKernel.man:204)
 struct ThreadDCStop {
   static constexpr ::std::uint16_t id = 1284;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;

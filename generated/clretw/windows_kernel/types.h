@@ -76,6 +76,9 @@ enum class ProcessOpcode : ::std::uint8_t {
 // Opcodes of task PerfInfo.
 enum class PerfInfoOpcode : ::std::uint8_t {
   SampledProfile = 46,
+  SampledProfileSetInterval = 72,
+  SampledProfileCollectionStart = 73,
+  SampledProfileCollectionEnd = 74,
 };
 
 // Opcodes of task Image.
@@ -86,12 +89,17 @@ enum class ImageOpcode : ::std::uint8_t {
 // Opcodes of task StackWalk.
 enum class StackWalkOpcode : ::std::uint8_t {
   StackWalkStack = 32,
+  StackWalkKeyCreate = 34,
+  StackWalkKeyDelete = 35,
+  StackWalkKeyRundown = 36,
+  StackWalkStackKeyKernel = 37,
+  StackWalkStackKeyUser = 38,
 };
 
 // ---------------------------------------------------------------------------
 // Maps
 
-/// Bit map ProcessFlagsMap (WindowsKernel.man:44).
+/// Bit map ProcessFlagsMap (WindowsKernel.man:52).
 enum class ProcessFlagsMap : ::std::uint32_t {
   PackageFullName = 0x1,
   Wow64 = 0x2,

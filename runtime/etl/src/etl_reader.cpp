@@ -32,6 +32,8 @@ constexpr std::uint16_t kExtRelatedActivityId = 1, kExtStackTrace32 = 5, kExtSta
 constexpr std::uint16_t kExtSchemaTL = 11, kExtProvTraits = 12;  // TraceLogging: the event's schema, its provider's name
 // The 16-bit version of SYSTEM, COMPACT and PERFINFO headers carries extended items in its top bits.
 constexpr std::uint16_t kPebsIndexFlag = 0x8000, kPmcCountersMask = 0x0700;
+// The kernel's StackWalk group and its Stack event (type 32); types 34-36 define stack keys.
+constexpr unsigned kGroupStackWalk = 0x18, kStackWalkStack = 32;
 
 std::string hex(std::uint64_t v) {
   char buf[24];
@@ -276,6 +278,19 @@ struct Reader::Impl {
     return it->second;
   }
 
+  // The kernel's StackWalk events end in return addresses (a Stack event after its 16 bytes, a stack
+  // key's definition after the key), as many as the payload holds: they become the record's stack
+  // and the payload keeps the fixed part, as manifest/WindowsKernel.man describes it.
+  static void split_stackwalk(EventRecord& r) {
+    if ((r.id >> 8) != kGroupStackWalk) return;
+    const std::size_t fixed = r.opcode == kStackWalkStack ? 16 : (r.opcode >= 34 && r.opcode <= 36) ? r.pointer_size : 0;
+    if (fixed == 0 || r.payload.size() < fixed) return;
+    const std::size_t frames = (r.payload.size() - fixed) / r.pointer_size * r.pointer_size;
+    if (r.payload.size() - fixed != frames) return;  // not whole addresses: left as payload, for the decoder to report
+    r.stack = r.payload.subspan(fixed, frames);
+    r.payload = r.payload.first(fixed);
+  }
+
   // Parses the event at s.pos into s.record; false (ok) at the end of the buffer's events.
   Result<bool> parse_event(Stream& s) {
     const Bytes e = s.events;
@@ -326,6 +341,7 @@ struct Reader::Impl {
         r.event_name = kernel_name(hook);
         r.pointer_size = (kind == HeaderKind::system32 || kind == HeaderKind::compact32 || kind == HeaderKind::perfinfo32) ? 4 : 8;
         r.payload = e.subspan(p + header, size - header);
+        split_stackwalk(r);
         break;
       }
       case HeaderKind::full32: case HeaderKind::full64: case HeaderKind::instance32: case HeaderKind::instance64: {
@@ -509,7 +525,7 @@ struct Reader::Impl {
         r.process_id = kNone;
       } else if ((group == 0x14 || r.id == 0x030A) && u32(2 * ptr, pid)) {  // Image: the process it is mapped in
         r.process_id = pid;
-      } else if (r.id == 0x1820 && u32(8, pid) && u32(12, tid)) {  // StackWalk: the stack's thread
+      } else if ((r.id == 0x1820 || r.id == 0x1825 || r.id == 0x1826) && u32(8, pid) && u32(12, tid)) {  // StackWalk: the stack's thread
         r.process_id = pid;
         r.thread_id = tid;
       }

@@ -19,6 +19,7 @@
 #define CLRETW_ISATTY(fd) isatty(fd)
 #endif
 
+#include "clretw/kernel_stacks.h"
 #include "clretw/profile.h"
 #include "clretw/text.h"
 
@@ -194,16 +195,33 @@ void append_stack(const EventRecord& r, const Symbolizer& symbols, LineFormat fo
 }
 
 // `chosen`: --filter or --id chose the samples. A hint never suggests what the user already gave.
-void print_profile_summary(const ProfileSummary& s, const Symbolizer& symbols, bool chosen, const char* tool,
-                           std::ostream& err) {
+// `kernel`: the samples were the kernel's (ETL), joined to their StackWalk events.
+void print_profile_summary(const ProfileSummary& s, const Symbolizer& symbols, bool chosen, const KernelStacks* kernel,
+                           double interval_ms, const char* tool, std::ostream& err) {
   auto pct = [&](std::uint64_t part) { return s.frames ? 100.0 * static_cast<double>(part) / static_cast<double>(s.frames) : 0.0; };
   const Symbolizer::Counts& c = symbols.counts();
-  if (s.samples == 0 && chosen)
+  if (kernel) {
+    const KernelStackCounts& k = kernel->counts();
+    char stated[80] = "the trace states none";
+    if (kernel->interval_ms() > 0 && kernel->interval_ms() == interval_ms) std::snprintf(stated, sizeof stated, "as the trace states");
+    else if (kernel->interval_ms() > 0) std::snprintf(stated, sizeof stated, "the trace states %g ms", kernel->interval_ms());
+    put(err,
+        "%s: kernel samples: %llu, %llu with a stack, %llu without one left out (the kernel walks no stack for most "
+        "samples of the idle process); %llu with their kernel-mode part alone, %llu parts never defined; "
+        "sample interval %g ms (%s)\n",
+        tool, static_cast<unsigned long long>(k.samples), static_cast<unsigned long long>(k.with_stack),
+        static_cast<unsigned long long>(k.without_stack), static_cast<unsigned long long>(k.kernel_only),
+        static_cast<unsigned long long>(k.undefined), interval_ms, stated);
+  }
+  if (s.samples == 0 && kernel && kernel->counts().samples)
+    put(err, "%s: no kernel CPU sample of the trace has a stack: nothing to profile\n", tool);
+  else if (s.samples == 0 && chosen)
     put(err, "%s: no event of the trace is one --filter or --id chose (among those the other options let through): "
              "nothing to profile\n", tool);
   else if (s.samples == 0)
     put(err,
-        "%s: the trace has no CPU samples (Microsoft-DotNETCore-SampleProfiler's Thread/Sample); --filter or --id "
+        "%s: the trace has no CPU samples (Microsoft-DotNETCore-SampleProfiler's Thread/Sample, or the kernel's "
+        "PerfInfo/Sample in ETL files); --filter or --id "
         "choose other events to profile, e.g. --filter GC/AllocationTick\n",
         tool);
   put(err,
@@ -372,7 +390,11 @@ int EventPrinter::print(TraceSource& reader, const std::string& path, const Symb
   bool weighted = false;  // a profile of allocations: weights are bytes
   Symbolizer own;  // learns as the trace goes, unless `symbols` has seen it all
   const Symbolizer& sym = symbols ? *symbols : own;
-  StackProfile profile(o.sample_interval_ms, o.format == OutputFormat::chromium);
+  StackProfile profile(o.sample_interval_ms > 0 ? o.sample_interval_ms : 1.0, o.format == OutputFormat::chromium);
+  // ETL: the kernel's samples (and, once one is chosen, every chosen event: time order) wait for
+  // the StackWalk events that follow them.
+  KernelStacks kernel_stacks;
+  const bool user_chosen = !o.filters.empty() || !o.ids.empty();
   std::string frame_name;
   std::vector<const Catalog*> carried;  // the catalogs of the manifests the trace carries
   std::size_t carried_seen = 0;
@@ -446,6 +468,7 @@ int EventPrinter::print(TraceSource& reader, const std::string& path, const Symb
     }
     progress.update(reader, in_file);
     if (naming && !symbols) own.observe(*r);  // every method event, whatever the filters
+    if (profiling) kernel_stacks.observe(*r);  // every stack event, whatever the filters
     const double ms = need_ms ? reader.milliseconds(r->timestamp) : 0.0;
     if (ranged && (ms < o.from || ms > o.to)) continue;
     if (o.level >= 0 && r->level > o.level) continue;
@@ -467,14 +490,16 @@ int EventPrinter::print(TraceSource& reader, const std::string& path, const Symb
       if (!o.filters.empty()) {
         describer->describe(*r, d);
         if (!filtered_in(d)) continue;
-      } else if (o.ids.empty() && !is_cpu_sample(*r)) {
+      } else if (o.ids.empty() && !is_cpu_sample(*r) && !is_kernel_cpu_sample(*r)) {
         continue;
       }
       ++shown;
       // Allocations weigh their bytes (--top, folded); other events one each.
       const std::optional<double> bytes = allocation_bytes(*r);
       weighted |= bytes.has_value();
-      profile.add(*r, ms, sym, bytes ? static_cast<std::uint64_t>(*bytes + 0.5) : 1);
+      const std::uint64_t weight = bytes ? static_cast<std::uint64_t>(*bytes + 0.5) : 1;
+      if (is_kernel_event(*r) || (user_chosen && !kernel_stacks.empty())) kernel_stacks.add(*r, ms, weight);
+      else profile.add(*r, ms, sym, weight);
       if (o.limit && shown >= o.limit) break;
       continue;
     }
@@ -521,13 +546,20 @@ int EventPrinter::print(TraceSource& reader, const std::string& path, const Symb
     reports_.push_back({!file_name_.empty() ? file_name_ : path, std::move(model), std::move(damage)});
   }
   if (profiling) {
+    // The kernel's samples unless the trace has EventPipe's sample profiler (the default choice).
+    const bool kernel = !kernel_stacks.empty() && (user_chosen || profile.summary().samples == 0);
+    if (kernel) {
+      if (o.sample_interval_ms <= 0 && kernel_stacks.interval_ms() > 0) profile.set_sample_interval(kernel_stacks.interval_ms());
+      kernel_stacks.finish(profile, sym);
+    }
     profile.finish(sym);
     if (o.top) profile.write_top(out, o.top, weighted ? "bytes allocated, estimated from the allocation events" : "", o.top_inclusive);
     else if (o.format == OutputFormat::folded) profile.write_folded(out);
     else if (o.format == OutputFormat::chromium) profile.write_chromium(out);
     else profile.write_speedscope(out, !o.trace_name.empty() ? o.trace_name : !file_name_.empty() ? file_name_ : path, tool);
     out.flush();
-    if (!o.quiet) print_profile_summary(profile.summary(), sym, !o.filters.empty() || !o.ids.empty(), tool, err_);
+    if (!o.quiet)
+      print_profile_summary(profile.summary(), sym, user_chosen, kernel ? &kernel_stacks : nullptr, profile.sample_interval(), tool, err_);
   }
   if (o.stats) {
     const SourceCounts s = reader.counts();

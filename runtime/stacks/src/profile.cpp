@@ -213,6 +213,9 @@ void StackProfile::add(const EventRecord& r, double ms, const Symbolizer& symbol
   ++p.summary.samples;
 }
 
+void StackProfile::set_sample_interval(double ms) noexcept { impl_->interval = ms; }
+double StackProfile::sample_interval() const noexcept { return impl_->interval; }
+
 void StackProfile::finish(const Symbolizer& symbols) {
   Impl& p = *impl_;
   if (p.finished) return;

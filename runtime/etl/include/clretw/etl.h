@@ -20,7 +20,9 @@
 // Manifest events become EventRecords like nettrace's and go through the same catalogs; so do
 // kernel events (see kernel_group_name()); kernel and classic events no catalog describes carry a
 // stable name ("Windows Kernel" and "<Group>/<type>", or the class GUID and "Opcode(N)") and their
-// payload bytes.
+// payload bytes. The return addresses that end the kernel's StackWalk events (a Stack event, a
+// stack key's definition) are the record's stack, not payload (clretw/kernel_stacks.h joins them
+// to the events they belong to).
 //
 // Damage (a header that runs past its buffer, a buffer cut short, bad compressed data) ends the
 // trace after every complete event before it, with an error naming the buffer and the byte.

@@ -67,7 +67,8 @@ struct PrintOptions {
   // Text and JSON: each event's stack frames by name ("frames"); print_file() reads a file twice
   // for it, first for its method events (rundown included, which comes at the end).
   bool resolve = false;
-  double sample_interval_ms = 1.0;  // what one sample weighs in speedscope's output
+  double sample_interval_ms = 0;    // what one sample weighs in speedscope's output; 0: the interval the
+                                    // trace states (ETL: the kernel's profile-interval events), else 1
   std::string trace_name;           // speedscope's profile name; print_file(): the file's name
   bool progress = true;             // shown on `err` while a trace is read, when stderr is a terminal
   bool live = false;                // each line written and flushed at once (a live session)

@@ -61,6 +61,10 @@ class StackProfile {
   // timeline counts samples). `symbols` is asked only which unload epoch the process is in.
   void add(const EventRecord& record, double ms, const Symbolizer& symbols, std::uint64_t weight = 1);
 
+  // What each sample weighs in ms, for the writers (e.g. the interval the trace states, once known).
+  void set_sample_interval(double ms) noexcept;
+  double sample_interval() const noexcept;
+
   // Names every frame with what `symbols` knows now; call once, after the last record, before the
   // writers. Samples added later are not written.
   void finish(const Symbolizer& symbols);
