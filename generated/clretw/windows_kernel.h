@@ -51,8 +51,14 @@ enum class Level : ::std::uint8_t {
 enum class Task : ::std::uint16_t {
   None = 0,
   EventTrace = 65534,
+  DiskIO = 1,
+  Memory = 2,
   Process = 3,
+  FileIO = 4,
   Thread = 5,
+  TcpIp = 6,
+  UdpIp = 8,
+  SystemConfig = 11,
   PerfInfo = 15,
   Image = 20,
   StackWalk = 24,
@@ -73,9 +79,108 @@ enum class Opcode : ::std::uint8_t {
   Receive = 240,
 };
 
+// Opcodes of task EventTrace.
+enum class EventTraceOpcode : ::std::uint8_t {
+  EndExtension = 32,
+  PartitionInfo = 80,
+};
+
+// Opcodes of task DiskIO.
+enum class DiskIOOpcode : ::std::uint8_t {
+  DiskRead = 10,
+  DiskWrite = 11,
+  DiskReadInit = 12,
+  DiskWriteInit = 13,
+  DiskFlushBuffers = 14,
+  DiskFlushInit = 15,
+};
+
+// Opcodes of task Memory.
+enum class MemoryOpcode : ::std::uint8_t {
+  TransitionFault = 10,
+  DemandZeroFault = 11,
+  CopyOnWrite = 12,
+  GuardPageFault = 13,
+  HardPageFault = 14,
+  AccessViolation = 15,
+  HardFault = 32,
+  VirtualAlloc = 98,
+  VirtualFree = 99,
+};
+
 // Opcodes of task Process.
 enum class ProcessOpcode : ::std::uint8_t {
+  ProcessPerfCtr = 32,
+  ProcessPerfCtrRundown = 33,
   ProcessDefunct = 39,
+};
+
+// Opcodes of task FileIO.
+enum class FileIOOpcode : ::std::uint8_t {
+  FileCreateName = 32,
+  FileDeleteName = 35,
+  FileRundown = 36,
+  FileOpCreate = 64,
+  FileOpCleanup = 65,
+  FileOpClose = 66,
+  FileOpRead = 67,
+  FileOpWrite = 68,
+  FileOpSetInfo = 69,
+  FileOpDelete = 70,
+  FileOpRename = 71,
+  FileOpDirEnum = 72,
+  FileOpFlush = 73,
+  FileOpQueryInfo = 74,
+  FileOpFSControl = 75,
+  FileOpEnd = 76,
+  FileOpDirNotify = 77,
+};
+
+// Opcodes of task Thread.
+enum class ThreadOpcode : ::std::uint8_t {
+  CSwitch = 36,
+  ReadyThread = 50,
+  ThreadSetName = 72,
+};
+
+// Opcodes of task TcpIp.
+enum class TcpIpOpcode : ::std::uint8_t {
+  TcpSend = 10,
+  TcpRecv = 11,
+  TcpDisconnect = 13,
+  TcpRetransmit = 14,
+  TcpReconnect = 16,
+  TcpCopy = 18,
+  TcpSendIPV6 = 26,
+  TcpRecvIPV6 = 27,
+  TcpDisconnectIPV6 = 29,
+  TcpRetransmitIPV6 = 30,
+  TcpReconnectIPV6 = 32,
+  TcpCopyIPV6 = 34,
+};
+
+// Opcodes of task UdpIp.
+enum class UdpIpOpcode : ::std::uint8_t {
+  UdpSend = 10,
+  UdpRecv = 11,
+  UdpSendIPV6 = 26,
+  UdpRecvIPV6 = 27,
+};
+
+// Opcodes of task SystemConfig.
+enum class SystemConfigOpcode : ::std::uint8_t {
+  ConfigCPU = 10,
+  ConfigPhyDisk = 11,
+  ConfigLogDisk = 12,
+  ConfigNIC = 13,
+  ConfigServices = 15,
+  ConfigPower = 16,
+  ConfigNetwork = 17,
+  ConfigOpticalMedia = 18,
+  ConfigPnP = 22,
+  ConfigIDEChannel = 23,
+  ConfigPlatform = 25,
+  ConfigDPI = 28,
 };
 
 // Opcodes of task PerfInfo.
@@ -86,6 +191,8 @@ enum class PerfInfoOpcode : ::std::uint8_t {
 // Opcodes of task Image.
 enum class ImageOpcode : ::std::uint8_t {
   ImageLoad = 10,
+  ImageKernelBase = 33,
+  ImageHypercallPage = 34,
 };
 
 // Opcodes of task StackWalk.
@@ -96,7 +203,7 @@ enum class StackWalkOpcode : ::std::uint8_t {
 // ---------------------------------------------------------------------------
 // Maps
 
-/// Bit map ProcessFlagsMap (WindowsKernel.man:44).
+/// Bit map ProcessFlagsMap (WindowsKernel.man:140).
 enum class ProcessFlagsMap : ::std::uint32_t {
   PackageFullName = 0x1,
   Wow64 = 0x2,
@@ -120,7 +227,7 @@ constexpr bool clretw_flag_enum(ProcessFlagsMap) noexcept { return true; }
 
 namespace templates {
 
-/// Template EventTraceHeader (WindowsKernel.man:54).
+/// Template EventTraceHeader (WindowsKernel.man:150).
 struct EventTraceHeader {
   ::std::uint32_t BufferSize{};  // win:UInt32
   ::std::uint32_t Version{};  // win:UInt32 -> win:HexInt32
@@ -222,7 +329,7 @@ struct EventTraceHeader {
   };
 };
 
-/// Template Process_V4 (WindowsKernel.man:90).
+/// Template Process_V4 (WindowsKernel.man:186).
 struct Process_V4 {
   ::std::uint64_t UniqueProcessKey{};  // win:Pointer
   ::std::uint32_t ProcessId{};  // win:UInt32
@@ -251,7 +358,7 @@ struct Process_V4 {
   friend bool operator==(const Process_V4&, const Process_V4&) = default;
 };
 
-/// Template Thread_V3 (WindowsKernel.man:107).
+/// Template Thread_V3 (WindowsKernel.man:203).
 struct Thread_V3 {
   ::std::uint32_t ProcessId{};  // win:UInt32
   ::std::uint32_t TThreadId{};  // win:UInt32
@@ -313,7 +420,7 @@ struct Thread_V3 {
   };
 };
 
-/// Template Image (WindowsKernel.man:125).
+/// Template Image (WindowsKernel.man:221).
 struct Image {
   ::std::uint64_t ImageBase{};  // win:Pointer
   ::std::uint64_t ImageSize{};  // win:Pointer
@@ -370,7 +477,1758 @@ struct Image {
   };
 };
 
-/// Template SampledProfile (WindowsKernel.man:140).
+/// Template HeaderExtension (WindowsKernel.man:237).
+struct HeaderExtension {
+  ::std::uint32_t GroupMask1{};  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t GroupMask2{};  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t GroupMask3{};  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t GroupMask4{};  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t GroupMask5{};  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t GroupMask6{};  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t GroupMask7{};  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t GroupMask8{};  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t KernelEventVersion{};  // win:UInt32
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<HeaderExtension> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.GroupMask1, s.GroupMask2, s.GroupMask3, s.GroupMask4, s.GroupMask5, s.GroupMask6,
+                                                                       s.GroupMask7, s.GroupMask8, s.KernelEventVersion); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const HeaderExtension&, const HeaderExtension&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], 36);
+  }
+
+  /// HeaderExtension read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, HeaderExtension, PointerSize, 1, 36> {
+   public:
+    ::std::uint32_t GroupMask1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t GroupMask2() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::std::uint32_t GroupMask3() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
+    ::std::uint32_t GroupMask4() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 12); }
+    ::std::uint32_t GroupMask5() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 16); }
+    ::std::uint32_t GroupMask6() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 20); }
+    ::std::uint32_t GroupMask7() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 24); }
+    ::std::uint32_t GroupMask8() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 28); }
+    ::std::uint32_t KernelEventVersion() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 32); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->GroupMask1(), this->GroupMask2(), this->GroupMask3(), this->GroupMask4(),
+                                                  this->GroupMask5(), this->GroupMask6(), this->GroupMask7(), this->GroupMask8(),
+                                                  this->KernelEventVersion()); }
+  };
+};
+
+/// Template PartitionInfo (WindowsKernel.man:251).
+struct PartitionInfo {
+  ::clretw::Guid PartitionId{};  // win:GUID
+  ::clretw::Guid ParentId{};  // win:GUID
+  ::std::int64_t QpcOffsetFromRoot{};  // win:Int64
+  ::std::uint32_t PartitionType{};  // win:UInt32
+  ::std::uint32_t Reserved{};  // win:UInt32
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<PartitionInfo> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.PartitionId, s.ParentId, s.QpcOffsetFromRoot, s.PartitionType, s.Reserved); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const PartitionInfo&, const PartitionInfo&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], 48);
+  }
+
+  /// PartitionInfo read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, PartitionInfo, PointerSize, 1, 48> {
+   public:
+    ::clretw::Guid PartitionId() const noexcept { return ::clretw::load_value_w<::clretw::Guid, 16>(this->p_); }
+    ::clretw::Guid ParentId() const noexcept { return ::clretw::load_value_w<::clretw::Guid, 16>(this->p_ + 16); }
+    ::std::int64_t QpcOffsetFromRoot() const noexcept { return ::clretw::load_value_w<::std::int64_t, 8>(this->p_ + 32); }
+    ::std::uint32_t PartitionType() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 40); }
+    ::std::uint32_t Reserved() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 44); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->PartitionId(), this->ParentId(), this->QpcOffsetFromRoot(), this->PartitionType(),
+                                                  this->Reserved()); }
+  };
+};
+
+/// Template DiskIo_V3 (WindowsKernel.man:261).
+struct DiskIo_V3 {
+  ::std::uint32_t DiskNumber{};  // win:UInt32
+  ::std::uint32_t IrpFlags{};  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t TransferSize{};  // win:UInt32
+  ::std::uint32_t Reserved{};  // win:UInt32
+  ::std::int64_t ByteOffset{};  // win:Int64
+  ::std::uint64_t FileObject{};  // win:Pointer
+  ::std::uint64_t Irp{};  // win:Pointer
+  ::std::uint64_t HighResResponseTime{};  // win:UInt64
+  ::std::uint32_t IssuingThreadId{};  // win:UInt32
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<DiskIo_V3> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.DiskNumber, s.IrpFlags, s.TransferSize, s.Reserved, s.ByteOffset, s.FileObject, s.Irp,
+                                                                       s.HighResResponseTime, s.IssuingThreadId); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const DiskIo_V3&, const DiskIo_V3&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 52u : 44u));
+  }
+
+  /// DiskIo_V3 read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, DiskIo_V3, PointerSize, 1, (PointerSize == 8 ? 52u : 44u)> {
+   public:
+    ::std::uint32_t DiskNumber() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t IrpFlags() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::std::uint32_t TransferSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
+    ::std::uint32_t Reserved() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 12); }
+    ::std::int64_t ByteOffset() const noexcept { return ::clretw::load_value_w<::std::int64_t, 8>(this->p_ + 16); }
+    ::std::uint64_t FileObject() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 24); }
+    ::std::uint64_t Irp() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 32u : 28u)); }
+    ::std::uint64_t HighResResponseTime() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + (PointerSize == 8 ? 40u : 32u)); }
+    ::std::uint32_t IssuingThreadId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 48u : 40u)); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->DiskNumber(), this->IrpFlags(), this->TransferSize(), this->Reserved(),
+                                                  this->ByteOffset(), this->FileObject(), this->Irp(), this->HighResResponseTime(),
+                                                  this->IssuingThreadId()); }
+  };
+};
+
+/// Template DiskIoInit_V3 (WindowsKernel.man:272).
+struct DiskIoInit_V3 {
+  ::std::uint64_t Irp{};  // win:Pointer
+  ::std::uint32_t IssuingThreadId{};  // win:UInt32
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<DiskIoInit_V3> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Irp, s.IssuingThreadId); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const DiskIoInit_V3&, const DiskIoInit_V3&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 12u : 8u));
+  }
+
+  /// DiskIoInit_V3 read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, DiskIoInit_V3, PointerSize, 1, (PointerSize == 8 ? 12u : 8u)> {
+   public:
+    ::std::uint64_t Irp() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
+    ::std::uint32_t IssuingThreadId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Irp(), this->IssuingThreadId()); }
+  };
+};
+
+/// Template DiskIoFlush_V3 (WindowsKernel.man:276).
+struct DiskIoFlush_V3 {
+  ::std::uint32_t DiskNumber{};  // win:UInt32
+  ::std::uint32_t IrpFlags{};  // win:UInt32 -> win:HexInt32
+  ::std::uint64_t HighResResponseTime{};  // win:UInt64
+  ::std::uint64_t Irp{};  // win:Pointer
+  ::std::uint32_t IssuingThreadId{};  // win:UInt32
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<DiskIoFlush_V3> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.DiskNumber, s.IrpFlags, s.HighResResponseTime, s.Irp, s.IssuingThreadId); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const DiskIoFlush_V3&, const DiskIoFlush_V3&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 28u : 24u));
+  }
+
+  /// DiskIoFlush_V3 read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, DiskIoFlush_V3, PointerSize, 1, (PointerSize == 8 ? 28u : 24u)> {
+   public:
+    ::std::uint32_t DiskNumber() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t IrpFlags() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::std::uint64_t HighResResponseTime() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
+    ::std::uint64_t Irp() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 16); }
+    ::std::uint32_t IssuingThreadId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 24u : 20u)); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->DiskNumber(), this->IrpFlags(), this->HighResResponseTime(), this->Irp(),
+                                                  this->IssuingThreadId()); }
+  };
+};
+
+/// Template PageFault (WindowsKernel.man:284).
+struct PageFault {
+  ::std::uint64_t VirtualAddress{};  // win:Pointer
+  ::std::uint64_t ProgramCounter{};  // win:Pointer
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<PageFault> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.VirtualAddress, s.ProgramCounter); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const PageFault&, const PageFault&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 16u : 8u));
+  }
+
+  /// PageFault read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, PageFault, PointerSize, 1, (PointerSize == 8 ? 16u : 8u)> {
+   public:
+    ::std::uint64_t VirtualAddress() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
+    ::std::uint64_t ProgramCounter() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->VirtualAddress(), this->ProgramCounter()); }
+  };
+};
+
+/// Template HardFault (WindowsKernel.man:290).
+struct HardFault {
+  ::std::int64_t InitialTime{};  // win:Int64
+  ::std::uint64_t ReadOffset{};  // win:UInt64
+  ::std::uint64_t VirtualAddress{};  // win:Pointer
+  ::std::uint64_t FileObject{};  // win:Pointer
+  ::std::uint32_t TThreadId{};  // win:UInt32
+  ::std::uint32_t ByteCount{};  // win:UInt32
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<HardFault> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.InitialTime, s.ReadOffset, s.VirtualAddress, s.FileObject, s.TThreadId, s.ByteCount); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const HardFault&, const HardFault&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 40u : 32u));
+  }
+
+  /// HardFault read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, HardFault, PointerSize, 1, (PointerSize == 8 ? 40u : 32u)> {
+   public:
+    ::std::int64_t InitialTime() const noexcept { return ::clretw::load_value_w<::std::int64_t, 8>(this->p_); }
+    ::std::uint64_t ReadOffset() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
+    ::std::uint64_t VirtualAddress() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 16); }
+    ::std::uint64_t FileObject() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 24u : 20u)); }
+    ::std::uint32_t TThreadId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 32u : 24u)); }
+    ::std::uint32_t ByteCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 36u : 28u)); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->InitialTime(), this->ReadOffset(), this->VirtualAddress(), this->FileObject(),
+                                                  this->TThreadId(), this->ByteCount()); }
+  };
+};
+
+/// Template VirtualAlloc (WindowsKernel.man:299).
+struct VirtualAlloc {
+  ::std::uint64_t BaseAddress{};  // win:Pointer
+  ::std::uint64_t RegionSize{};  // win:Pointer
+  ::std::uint32_t ProcessId{};  // win:UInt32
+  ::std::uint32_t Flags{};  // win:UInt32 -> win:HexInt32
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<VirtualAlloc> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.BaseAddress, s.RegionSize, s.ProcessId, s.Flags); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const VirtualAlloc&, const VirtualAlloc&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 24u : 16u));
+  }
+
+  /// VirtualAlloc read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, VirtualAlloc, PointerSize, 1, (PointerSize == 8 ? 24u : 16u)> {
+   public:
+    ::std::uint64_t BaseAddress() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
+    ::std::uint64_t RegionSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
+    ::std::uint32_t ProcessId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 16u : 8u)); }
+    ::std::uint32_t Flags() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 20u : 12u)); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->BaseAddress(), this->RegionSize(), this->ProcessId(), this->Flags()); }
+  };
+};
+
+/// Template ProcessCounters (WindowsKernel.man:306).
+struct ProcessCounters {
+  ::std::uint32_t ProcessId{};  // win:UInt32
+  ::std::uint32_t PageFaultCount{};  // win:UInt32
+  ::std::uint32_t HandleCount{};  // win:UInt32
+  ::std::uint32_t Reserved{};  // win:UInt32
+  ::std::uint64_t PeakVirtualSize{};  // win:Pointer
+  ::std::uint64_t PeakWorkingSetSize{};  // win:Pointer
+  ::std::uint64_t PeakPagefileUsage{};  // win:Pointer
+  ::std::uint64_t QuotaPeakPagedPoolUsage{};  // win:Pointer
+  ::std::uint64_t QuotaPeakNonPagedPoolUsage{};  // win:Pointer
+  ::std::uint64_t VirtualSize{};  // win:Pointer
+  ::std::uint64_t WorkingSetSize{};  // win:Pointer
+  ::std::uint64_t PagefileUsage{};  // win:Pointer
+  ::std::uint64_t QuotaPagedPoolUsage{};  // win:Pointer
+  ::std::uint64_t QuotaNonPagedPoolUsage{};  // win:Pointer
+  ::std::uint64_t PrivatePageCount{};  // win:Pointer
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ProcessCounters> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ProcessId, s.PageFaultCount, s.HandleCount, s.Reserved, s.PeakVirtualSize,
+                                                                       s.PeakWorkingSetSize, s.PeakPagefileUsage, s.QuotaPeakPagedPoolUsage,
+                                                                       s.QuotaPeakNonPagedPoolUsage, s.VirtualSize, s.WorkingSetSize, s.PagefileUsage,
+                                                                       s.QuotaPagedPoolUsage, s.QuotaNonPagedPoolUsage, s.PrivatePageCount); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const ProcessCounters&, const ProcessCounters&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 104u : 60u));
+  }
+
+  /// ProcessCounters read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, ProcessCounters, PointerSize, 1, (PointerSize == 8 ? 104u : 60u)> {
+   public:
+    ::std::uint32_t ProcessId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t PageFaultCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::std::uint32_t HandleCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
+    ::std::uint32_t Reserved() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 12); }
+    ::std::uint64_t PeakVirtualSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 16); }
+    ::std::uint64_t PeakWorkingSetSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 24u : 20u)); }
+    ::std::uint64_t PeakPagefileUsage() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 32u : 24u)); }
+    ::std::uint64_t QuotaPeakPagedPoolUsage() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 40u : 28u)); }
+    ::std::uint64_t QuotaPeakNonPagedPoolUsage() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 48u : 32u)); }
+    ::std::uint64_t VirtualSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 56u : 36u)); }
+    ::std::uint64_t WorkingSetSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 64u : 40u)); }
+    ::std::uint64_t PagefileUsage() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 72u : 44u)); }
+    ::std::uint64_t QuotaPagedPoolUsage() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 80u : 48u)); }
+    ::std::uint64_t QuotaNonPagedPoolUsage() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 88u : 52u)); }
+    ::std::uint64_t PrivatePageCount() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 96u : 56u)); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ProcessId(), this->PageFaultCount(), this->HandleCount(), this->Reserved(),
+                                                  this->PeakVirtualSize(), this->PeakWorkingSetSize(), this->PeakPagefileUsage(),
+                                                  this->QuotaPeakPagedPoolUsage(), this->QuotaPeakNonPagedPoolUsage(), this->VirtualSize(),
+                                                  this->WorkingSetSize(), this->PagefileUsage(), this->QuotaPagedPoolUsage(),
+                                                  this->QuotaNonPagedPoolUsage(), this->PrivatePageCount()); }
+  };
+};
+
+/// Template FileIoName (WindowsKernel.man:325).
+struct FileIoName {
+  ::std::uint64_t FileObject{};  // win:Pointer
+  ::std::string FileName{};  // win:UnicodeString
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<FileIoName> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.FileObject, s.FileName); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const FileIoName&, const FileIoName&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 8u : 4u)) && c.utf16z() &&
+           c.segment(seg[1], 0);
+  }
+
+  /// FileIoName read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, FileIoName, PointerSize, 2> {
+   public:
+    ::std::uint64_t FileObject() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
+    ::clretw::Utf16View FileName() const noexcept { return {this->p_ + (PointerSize == 8 ? 8u : 4u), ::clretw::string_text(this->p_ + (PointerSize == 8 ? 8u : 4u), (this->seg_[1] - (PointerSize == 8 ? 8u : 4u)), 2, true) / 2}; }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->FileObject(), this->FileName()); }
+  };
+};
+
+/// Template FileIoCreate_V3 (WindowsKernel.man:331).
+struct FileIoCreate_V3 {
+  ::std::uint64_t IrpPtr{};  // win:Pointer
+  ::std::uint64_t FileObject{};  // win:Pointer
+  ::std::uint32_t TTID{};  // win:UInt32
+  ::std::uint32_t CreateOptions{};  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t FileAttributes{};  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t ShareAccess{};  // win:UInt32 -> win:HexInt32
+  ::std::string OpenPath{};  // win:UnicodeString
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<FileIoCreate_V3> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.IrpPtr, s.FileObject, s.TTID, s.CreateOptions, s.FileAttributes, s.ShareAccess,
+                                                                       s.OpenPath); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const FileIoCreate_V3&, const FileIoCreate_V3&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 32u : 24u)) && c.utf16z() &&
+           c.segment(seg[1], 0);
+  }
+
+  /// FileIoCreate_V3 read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, FileIoCreate_V3, PointerSize, 2> {
+   public:
+    ::std::uint64_t IrpPtr() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
+    ::std::uint64_t FileObject() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
+    ::std::uint32_t TTID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 16u : 8u)); }
+    ::std::uint32_t CreateOptions() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 20u : 12u)); }
+    ::std::uint32_t FileAttributes() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 24u : 16u)); }
+    ::std::uint32_t ShareAccess() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 28u : 20u)); }
+    ::clretw::Utf16View OpenPath() const noexcept { return {this->p_ + (PointerSize == 8 ? 32u : 24u), ::clretw::string_text(this->p_ + (PointerSize == 8 ? 32u : 24u), (this->seg_[1] - (PointerSize == 8 ? 32u : 24u)), 2, true) / 2}; }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->IrpPtr(), this->FileObject(), this->TTID(), this->CreateOptions(),
+                                                  this->FileAttributes(), this->ShareAccess(), this->OpenPath()); }
+  };
+};
+
+/// Template FileIoSimpleOp_V3 (WindowsKernel.man:340).
+struct FileIoSimpleOp_V3 {
+  ::std::uint64_t IrpPtr{};  // win:Pointer
+  ::std::uint64_t FileObject{};  // win:Pointer
+  ::std::uint64_t FileKey{};  // win:Pointer
+  ::std::uint32_t TTID{};  // win:UInt32
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<FileIoSimpleOp_V3> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.IrpPtr, s.FileObject, s.FileKey, s.TTID); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const FileIoSimpleOp_V3&, const FileIoSimpleOp_V3&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 28u : 16u));
+  }
+
+  /// FileIoSimpleOp_V3 read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, FileIoSimpleOp_V3, PointerSize, 1, (PointerSize == 8 ? 28u : 16u)> {
+   public:
+    ::std::uint64_t IrpPtr() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
+    ::std::uint64_t FileObject() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
+    ::std::uint64_t FileKey() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 16u : 8u)); }
+    ::std::uint32_t TTID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 24u : 12u)); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->IrpPtr(), this->FileObject(), this->FileKey(), this->TTID()); }
+  };
+};
+
+/// Template FileIoReadWrite_V3 (WindowsKernel.man:346).
+struct FileIoReadWrite_V3 {
+  ::std::uint64_t Offset{};  // win:UInt64
+  ::std::uint64_t IrpPtr{};  // win:Pointer
+  ::std::uint64_t FileObject{};  // win:Pointer
+  ::std::uint64_t FileKey{};  // win:Pointer
+  ::std::uint32_t TTID{};  // win:UInt32
+  ::std::uint32_t IoSize{};  // win:UInt32
+  ::std::uint32_t IoFlags{};  // win:UInt32 -> win:HexInt32
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<FileIoReadWrite_V3> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Offset, s.IrpPtr, s.FileObject, s.FileKey, s.TTID, s.IoSize, s.IoFlags); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const FileIoReadWrite_V3&, const FileIoReadWrite_V3&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 44u : 32u));
+  }
+
+  /// FileIoReadWrite_V3 read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, FileIoReadWrite_V3, PointerSize, 1, (PointerSize == 8 ? 44u : 32u)> {
+   public:
+    ::std::uint64_t Offset() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
+    ::std::uint64_t IrpPtr() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 8); }
+    ::std::uint64_t FileObject() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 16u : 12u)); }
+    ::std::uint64_t FileKey() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 24u : 16u)); }
+    ::std::uint32_t TTID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 32u : 20u)); }
+    ::std::uint32_t IoSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 36u : 24u)); }
+    ::std::uint32_t IoFlags() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 40u : 28u)); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Offset(), this->IrpPtr(), this->FileObject(), this->FileKey(), this->TTID(),
+                                                  this->IoSize(), this->IoFlags()); }
+  };
+};
+
+/// Template FileIoInfo_V3 (WindowsKernel.man:355).
+struct FileIoInfo_V3 {
+  ::std::uint64_t IrpPtr{};  // win:Pointer
+  ::std::uint64_t FileObject{};  // win:Pointer
+  ::std::uint64_t FileKey{};  // win:Pointer
+  ::std::uint64_t ExtraInfo{};  // win:Pointer
+  ::std::uint32_t TTID{};  // win:UInt32
+  ::std::uint32_t InfoClass{};  // win:UInt32
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<FileIoInfo_V3> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.IrpPtr, s.FileObject, s.FileKey, s.ExtraInfo, s.TTID, s.InfoClass); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const FileIoInfo_V3&, const FileIoInfo_V3&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 40u : 24u));
+  }
+
+  /// FileIoInfo_V3 read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, FileIoInfo_V3, PointerSize, 1, (PointerSize == 8 ? 40u : 24u)> {
+   public:
+    ::std::uint64_t IrpPtr() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
+    ::std::uint64_t FileObject() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
+    ::std::uint64_t FileKey() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 16u : 8u)); }
+    ::std::uint64_t ExtraInfo() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 24u : 12u)); }
+    ::std::uint32_t TTID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 32u : 16u)); }
+    ::std::uint32_t InfoClass() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 36u : 20u)); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->IrpPtr(), this->FileObject(), this->FileKey(), this->ExtraInfo(), this->TTID(),
+                                                  this->InfoClass()); }
+  };
+};
+
+/// Template FileIoDirEnum_V3 (WindowsKernel.man:363).
+struct FileIoDirEnum_V3 {
+  ::std::uint64_t IrpPtr{};  // win:Pointer
+  ::std::uint64_t FileObject{};  // win:Pointer
+  ::std::uint64_t FileKey{};  // win:Pointer
+  ::std::uint32_t TTID{};  // win:UInt32
+  ::std::uint32_t Length{};  // win:UInt32
+  ::std::uint32_t InfoClass{};  // win:UInt32
+  ::std::uint32_t FileIndex{};  // win:UInt32
+  ::std::string FileName{};  // win:UnicodeString
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<FileIoDirEnum_V3> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.IrpPtr, s.FileObject, s.FileKey, s.TTID, s.Length, s.InfoClass, s.FileIndex,
+                                                                       s.FileName); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const FileIoDirEnum_V3&, const FileIoDirEnum_V3&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 40u : 28u)) && c.utf16z() &&
+           c.segment(seg[1], 0);
+  }
+
+  /// FileIoDirEnum_V3 read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, FileIoDirEnum_V3, PointerSize, 2> {
+   public:
+    ::std::uint64_t IrpPtr() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
+    ::std::uint64_t FileObject() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
+    ::std::uint64_t FileKey() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 16u : 8u)); }
+    ::std::uint32_t TTID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 24u : 12u)); }
+    ::std::uint32_t Length() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 28u : 16u)); }
+    ::std::uint32_t InfoClass() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 32u : 20u)); }
+    ::std::uint32_t FileIndex() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 36u : 24u)); }
+    ::clretw::Utf16View FileName() const noexcept { return {this->p_ + (PointerSize == 8 ? 40u : 28u), ::clretw::string_text(this->p_ + (PointerSize == 8 ? 40u : 28u), (this->seg_[1] - (PointerSize == 8 ? 40u : 28u)), 2, true) / 2}; }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->IrpPtr(), this->FileObject(), this->FileKey(), this->TTID(), this->Length(),
+                                                  this->InfoClass(), this->FileIndex(), this->FileName()); }
+  };
+};
+
+/// Template FileIoOpEnd (WindowsKernel.man:373).
+struct FileIoOpEnd {
+  ::std::uint64_t IrpPtr{};  // win:Pointer
+  ::std::uint64_t ExtraInfo{};  // win:Pointer
+  ::std::uint32_t NtStatus{};  // win:UInt32 -> win:NTSTATUS
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<FileIoOpEnd> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.IrpPtr, s.ExtraInfo, s.NtStatus); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const FileIoOpEnd&, const FileIoOpEnd&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 20u : 12u));
+  }
+
+  /// FileIoOpEnd read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, FileIoOpEnd, PointerSize, 1, (PointerSize == 8 ? 20u : 12u)> {
+   public:
+    ::std::uint64_t IrpPtr() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
+    ::std::uint64_t ExtraInfo() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
+    ::std::uint32_t NtStatus() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 16u : 8u)); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->IrpPtr(), this->ExtraInfo(), this->NtStatus()); }
+  };
+};
+
+/// Template CSwitch (WindowsKernel.man:380).
+struct CSwitch {
+  ::std::uint32_t NewThreadId{};  // win:UInt32
+  ::std::uint32_t OldThreadId{};  // win:UInt32
+  ::std::int8_t NewThreadPriority{};  // win:Int8
+  ::std::int8_t OldThreadPriority{};  // win:Int8
+  ::std::uint8_t PreviousCState{};  // win:UInt8
+  ::std::int8_t SpareByte{};  // win:Int8
+  ::std::int8_t OldThreadWaitReason{};  // win:Int8
+  ::std::int8_t OldThreadWaitMode{};  // win:Int8
+  ::std::int8_t OldThreadState{};  // win:Int8
+  ::std::int8_t OldThreadWaitIdealProcessor{};  // win:Int8
+  ::std::uint32_t NewThreadWaitTime{};  // win:UInt32
+  ::std::uint32_t Reserved{};  // win:UInt32
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<CSwitch> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.NewThreadId, s.OldThreadId, s.NewThreadPriority, s.OldThreadPriority, s.PreviousCState,
+                                                                       s.SpareByte, s.OldThreadWaitReason, s.OldThreadWaitMode, s.OldThreadState,
+                                                                       s.OldThreadWaitIdealProcessor, s.NewThreadWaitTime, s.Reserved); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const CSwitch&, const CSwitch&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], 24);
+  }
+
+  /// CSwitch read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, CSwitch, PointerSize, 1, 24> {
+   public:
+    ::std::uint32_t NewThreadId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t OldThreadId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::std::int8_t NewThreadPriority() const noexcept { return ::clretw::load_value_w<::std::int8_t, 1>(this->p_ + 8); }
+    ::std::int8_t OldThreadPriority() const noexcept { return ::clretw::load_value_w<::std::int8_t, 1>(this->p_ + 9); }
+    ::std::uint8_t PreviousCState() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_ + 10); }
+    ::std::int8_t SpareByte() const noexcept { return ::clretw::load_value_w<::std::int8_t, 1>(this->p_ + 11); }
+    ::std::int8_t OldThreadWaitReason() const noexcept { return ::clretw::load_value_w<::std::int8_t, 1>(this->p_ + 12); }
+    ::std::int8_t OldThreadWaitMode() const noexcept { return ::clretw::load_value_w<::std::int8_t, 1>(this->p_ + 13); }
+    ::std::int8_t OldThreadState() const noexcept { return ::clretw::load_value_w<::std::int8_t, 1>(this->p_ + 14); }
+    ::std::int8_t OldThreadWaitIdealProcessor() const noexcept { return ::clretw::load_value_w<::std::int8_t, 1>(this->p_ + 15); }
+    ::std::uint32_t NewThreadWaitTime() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 16); }
+    ::std::uint32_t Reserved() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 20); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->NewThreadId(), this->OldThreadId(), this->NewThreadPriority(),
+                                                  this->OldThreadPriority(), this->PreviousCState(), this->SpareByte(),
+                                                  this->OldThreadWaitReason(), this->OldThreadWaitMode(), this->OldThreadState(),
+                                                  this->OldThreadWaitIdealProcessor(), this->NewThreadWaitTime(), this->Reserved()); }
+  };
+};
+
+/// Template ReadyThread (WindowsKernel.man:395).
+struct ReadyThread {
+  ::std::uint32_t TThreadId{};  // win:UInt32
+  ::std::int8_t AdjustReason{};  // win:Int8
+  ::std::int8_t AdjustIncrement{};  // win:Int8
+  ::std::int8_t Flag{};  // win:Int8
+  ::std::int8_t Reserved{};  // win:Int8
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ReadyThread> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.TThreadId, s.AdjustReason, s.AdjustIncrement, s.Flag, s.Reserved); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const ReadyThread&, const ReadyThread&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], 8);
+  }
+
+  /// ReadyThread read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, ReadyThread, PointerSize, 1, 8> {
+   public:
+    ::std::uint32_t TThreadId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::int8_t AdjustReason() const noexcept { return ::clretw::load_value_w<::std::int8_t, 1>(this->p_ + 4); }
+    ::std::int8_t AdjustIncrement() const noexcept { return ::clretw::load_value_w<::std::int8_t, 1>(this->p_ + 5); }
+    ::std::int8_t Flag() const noexcept { return ::clretw::load_value_w<::std::int8_t, 1>(this->p_ + 6); }
+    ::std::int8_t Reserved() const noexcept { return ::clretw::load_value_w<::std::int8_t, 1>(this->p_ + 7); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->TThreadId(), this->AdjustReason(), this->AdjustIncrement(), this->Flag(),
+                                                  this->Reserved()); }
+  };
+};
+
+/// Template ThreadSetName (WindowsKernel.man:402).
+struct ThreadSetName {
+  ::std::uint32_t ProcessId{};  // win:UInt32
+  ::std::uint32_t TThreadId{};  // win:UInt32
+  ::std::string ThreadName{};  // win:UnicodeString
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ThreadSetName> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ProcessId, s.TThreadId, s.ThreadName); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const ThreadSetName&, const ThreadSetName&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], 8) && c.utf16z() && c.segment(seg[1], 0);
+  }
+
+  /// ThreadSetName read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, ThreadSetName, PointerSize, 2> {
+   public:
+    ::std::uint32_t ProcessId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t TThreadId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::clretw::Utf16View ThreadName() const noexcept { return {this->p_ + 8, ::clretw::string_text(this->p_ + 8, (this->seg_[1] - 8), 2, true) / 2}; }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ProcessId(), this->TThreadId(), this->ThreadName()); }
+  };
+};
+
+/// Template TcpIpSend (WindowsKernel.man:411).
+struct TcpIpSend {
+  ::std::uint32_t PID{};  // win:UInt32
+  ::std::uint32_t size{};  // win:UInt32
+  ::std::uint32_t daddr{};  // win:UInt32 -> win:IPv4
+  ::std::uint32_t saddr{};  // win:UInt32 -> win:IPv4
+  ::std::uint16_t dport{};  // win:UInt16 -> win:Port
+  ::std::uint16_t sport{};  // win:UInt16 -> win:Port
+  ::std::uint32_t startime{};  // win:UInt32
+  ::std::uint32_t endtime{};  // win:UInt32
+  ::std::uint32_t seqnum{};  // win:UInt32
+  ::std::uint64_t connid{};  // win:Pointer
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<TcpIpSend> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.PID, s.size, s.daddr, s.saddr, s.dport, s.sport, s.startime, s.endtime, s.seqnum,
+                                                                       s.connid); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const TcpIpSend&, const TcpIpSend&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 40u : 36u));
+  }
+
+  /// TcpIpSend read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, TcpIpSend, PointerSize, 1, (PointerSize == 8 ? 40u : 36u)> {
+   public:
+    ::std::uint32_t PID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t size() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::std::uint32_t daddr() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
+    ::std::uint32_t saddr() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 12); }
+    ::std::uint16_t dport() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 16); }
+    ::std::uint16_t sport() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 18); }
+    ::std::uint32_t startime() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 20); }
+    ::std::uint32_t endtime() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 24); }
+    ::std::uint32_t seqnum() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 28); }
+    ::std::uint64_t connid() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 32); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->PID(), this->size(), this->daddr(), this->saddr(), this->dport(), this->sport(),
+                                                  this->startime(), this->endtime(), this->seqnum(), this->connid()); }
+  };
+};
+
+/// Template TcpIp (WindowsKernel.man:423).
+struct TcpIp {
+  ::std::uint32_t PID{};  // win:UInt32
+  ::std::uint32_t size{};  // win:UInt32
+  ::std::uint32_t daddr{};  // win:UInt32 -> win:IPv4
+  ::std::uint32_t saddr{};  // win:UInt32 -> win:IPv4
+  ::std::uint16_t dport{};  // win:UInt16 -> win:Port
+  ::std::uint16_t sport{};  // win:UInt16 -> win:Port
+  ::std::uint64_t connid{};  // win:Pointer
+  ::std::uint32_t seqnum{};  // win:UInt32
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<TcpIp> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.PID, s.size, s.daddr, s.saddr, s.dport, s.sport, s.connid, s.seqnum); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const TcpIp&, const TcpIp&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 32u : 28u));
+  }
+
+  /// TcpIp read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, TcpIp, PointerSize, 1, (PointerSize == 8 ? 32u : 28u)> {
+   public:
+    ::std::uint32_t PID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t size() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::std::uint32_t daddr() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
+    ::std::uint32_t saddr() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 12); }
+    ::std::uint16_t dport() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 16); }
+    ::std::uint16_t sport() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 18); }
+    ::std::uint64_t connid() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 20); }
+    ::std::uint32_t seqnum() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 28u : 24u)); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->PID(), this->size(), this->daddr(), this->saddr(), this->dport(), this->sport(),
+                                                  this->connid(), this->seqnum()); }
+  };
+};
+
+/// Template TcpIpV6Send (WindowsKernel.man:433).
+struct TcpIpV6Send {
+  ::std::uint32_t PID{};  // win:UInt32
+  ::std::uint32_t size{};  // win:UInt32
+  ::std::vector<::std::uint8_t> daddr{};  // win:Binary -> win:IPv6, length 16
+  ::std::vector<::std::uint8_t> saddr{};  // win:Binary -> win:IPv6, length 16
+  ::std::uint16_t dport{};  // win:UInt16 -> win:Port
+  ::std::uint16_t sport{};  // win:UInt16 -> win:Port
+  ::std::uint32_t startime{};  // win:UInt32
+  ::std::uint32_t endtime{};  // win:UInt32
+  ::std::uint32_t seqnum{};  // win:UInt32
+  ::std::uint64_t connid{};  // win:Pointer
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<TcpIpV6Send> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.PID, s.size, s.daddr, s.saddr, s.dport, s.sport, s.startime, s.endtime, s.seqnum,
+                                                                       s.connid); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const TcpIpV6Send&, const TcpIpV6Send&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 64u : 60u));
+  }
+
+  /// TcpIpV6Send read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, TcpIpV6Send, PointerSize, 1, (PointerSize == 8 ? 64u : 60u)> {
+   public:
+    ::std::uint32_t PID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t size() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::clretw::Bytes daddr() const noexcept { return {this->p_ + 8, 16}; }
+    ::clretw::Bytes saddr() const noexcept { return {this->p_ + 24, 16}; }
+    ::std::uint16_t dport() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 40); }
+    ::std::uint16_t sport() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 42); }
+    ::std::uint32_t startime() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 44); }
+    ::std::uint32_t endtime() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 48); }
+    ::std::uint32_t seqnum() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 52); }
+    ::std::uint64_t connid() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 56); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->PID(), this->size(), this->daddr(), this->saddr(), this->dport(), this->sport(),
+                                                  this->startime(), this->endtime(), this->seqnum(), this->connid()); }
+  };
+};
+
+/// Template TcpIpV6 (WindowsKernel.man:445).
+struct TcpIpV6 {
+  ::std::uint32_t PID{};  // win:UInt32
+  ::std::uint32_t size{};  // win:UInt32
+  ::std::vector<::std::uint8_t> daddr{};  // win:Binary -> win:IPv6, length 16
+  ::std::vector<::std::uint8_t> saddr{};  // win:Binary -> win:IPv6, length 16
+  ::std::uint16_t dport{};  // win:UInt16 -> win:Port
+  ::std::uint16_t sport{};  // win:UInt16 -> win:Port
+  ::std::uint64_t connid{};  // win:Pointer
+  ::std::uint32_t seqnum{};  // win:UInt32
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<TcpIpV6> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.PID, s.size, s.daddr, s.saddr, s.dport, s.sport, s.connid, s.seqnum); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const TcpIpV6&, const TcpIpV6&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 56u : 52u));
+  }
+
+  /// TcpIpV6 read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, TcpIpV6, PointerSize, 1, (PointerSize == 8 ? 56u : 52u)> {
+   public:
+    ::std::uint32_t PID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t size() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::clretw::Bytes daddr() const noexcept { return {this->p_ + 8, 16}; }
+    ::clretw::Bytes saddr() const noexcept { return {this->p_ + 24, 16}; }
+    ::std::uint16_t dport() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 40); }
+    ::std::uint16_t sport() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 42); }
+    ::std::uint64_t connid() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 44); }
+    ::std::uint32_t seqnum() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 52u : 48u)); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->PID(), this->size(), this->daddr(), this->saddr(), this->dport(), this->sport(),
+                                                  this->connid(), this->seqnum()); }
+  };
+};
+
+/// Template UdpIp (WindowsKernel.man:455).
+struct UdpIp {
+  ::std::uint32_t PID{};  // win:UInt32
+  ::std::uint32_t size{};  // win:UInt32
+  ::std::uint32_t daddr{};  // win:UInt32 -> win:IPv4
+  ::std::uint32_t saddr{};  // win:UInt32 -> win:IPv4
+  ::std::uint16_t dport{};  // win:UInt16 -> win:Port
+  ::std::uint16_t sport{};  // win:UInt16 -> win:Port
+  ::std::uint32_t seqnum{};  // win:UInt32
+  ::std::uint64_t connid{};  // win:Pointer
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<UdpIp> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.PID, s.size, s.daddr, s.saddr, s.dport, s.sport, s.seqnum, s.connid); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const UdpIp&, const UdpIp&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 32u : 28u));
+  }
+
+  /// UdpIp read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, UdpIp, PointerSize, 1, (PointerSize == 8 ? 32u : 28u)> {
+   public:
+    ::std::uint32_t PID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t size() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::std::uint32_t daddr() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
+    ::std::uint32_t saddr() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 12); }
+    ::std::uint16_t dport() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 16); }
+    ::std::uint16_t sport() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 18); }
+    ::std::uint32_t seqnum() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 20); }
+    ::std::uint64_t connid() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 24); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->PID(), this->size(), this->daddr(), this->saddr(), this->dport(), this->sport(),
+                                                  this->seqnum(), this->connid()); }
+  };
+};
+
+/// Template UdpIpV6 (WindowsKernel.man:465).
+struct UdpIpV6 {
+  ::std::uint32_t PID{};  // win:UInt32
+  ::std::uint32_t size{};  // win:UInt32
+  ::std::vector<::std::uint8_t> daddr{};  // win:Binary -> win:IPv6, length 16
+  ::std::vector<::std::uint8_t> saddr{};  // win:Binary -> win:IPv6, length 16
+  ::std::uint16_t dport{};  // win:UInt16 -> win:Port
+  ::std::uint16_t sport{};  // win:UInt16 -> win:Port
+  ::std::uint32_t seqnum{};  // win:UInt32
+  ::std::uint64_t connid{};  // win:Pointer
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<UdpIpV6> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.PID, s.size, s.daddr, s.saddr, s.dport, s.sport, s.seqnum, s.connid); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const UdpIpV6&, const UdpIpV6&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 56u : 52u));
+  }
+
+  /// UdpIpV6 read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, UdpIpV6, PointerSize, 1, (PointerSize == 8 ? 56u : 52u)> {
+   public:
+    ::std::uint32_t PID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t size() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::clretw::Bytes daddr() const noexcept { return {this->p_ + 8, 16}; }
+    ::clretw::Bytes saddr() const noexcept { return {this->p_ + 24, 16}; }
+    ::std::uint16_t dport() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 40); }
+    ::std::uint16_t sport() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 42); }
+    ::std::uint32_t seqnum() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 44); }
+    ::std::uint64_t connid() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 48); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->PID(), this->size(), this->daddr(), this->saddr(), this->dport(), this->sport(),
+                                                  this->seqnum(), this->connid()); }
+  };
+};
+
+/// Template ConfigCPU_V3 (WindowsKernel.man:477).
+struct ConfigCPU_V3 {
+  ::std::uint32_t MHz{};  // win:UInt32
+  ::std::uint32_t NumberOfProcessors{};  // win:UInt32
+  ::std::uint32_t MemSize{};  // win:UInt32
+  ::std::uint32_t PageSize{};  // win:UInt32
+  ::std::uint32_t AllocationGranularity{};  // win:UInt32
+  ::std::string ComputerName{};  // win:UnicodeString, length 256
+  ::std::string DomainName{};  // win:UnicodeString, length 134
+  ::std::uint64_t HyperThreadingFlag{};  // win:Pointer
+  ::std::uint64_t HighestUserAddress{};  // win:Pointer
+  ::std::uint16_t ProcessorArchitecture{};  // win:UInt16
+  ::std::uint16_t ProcessorLevel{};  // win:UInt16
+  ::std::uint16_t ProcessorRevision{};  // win:UInt16 -> win:HexInt16
+  ::std::uint8_t PaeEnabled{};  // win:UInt8
+  ::std::uint8_t NxEnabled{};  // win:UInt8
+  ::std::uint32_t MemorySpeed{};  // win:UInt32
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ConfigCPU_V3> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MHz, s.NumberOfProcessors, s.MemSize, s.PageSize, s.AllocationGranularity,
+                                                                       s.ComputerName, s.DomainName, s.HyperThreadingFlag, s.HighestUserAddress,
+                                                                       s.ProcessorArchitecture, s.ProcessorLevel, s.ProcessorRevision, s.PaeEnabled,
+                                                                       s.NxEnabled, s.MemorySpeed); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const ConfigCPU_V3&, const ConfigCPU_V3&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 828u : 820u));
+  }
+
+  /// ConfigCPU_V3 read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, ConfigCPU_V3, PointerSize, 1, (PointerSize == 8 ? 828u : 820u)> {
+   public:
+    ::std::uint32_t MHz() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t NumberOfProcessors() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::std::uint32_t MemSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
+    ::std::uint32_t PageSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 12); }
+    ::std::uint32_t AllocationGranularity() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 16); }
+    ::clretw::Utf16View ComputerName() const noexcept { return {this->p_ + 20, ::clretw::string_text(this->p_ + 20, 512, 2, false) / 2}; }
+    ::clretw::Utf16View DomainName() const noexcept { return {this->p_ + 532, ::clretw::string_text(this->p_ + 532, 268, 2, false) / 2}; }
+    ::std::uint64_t HyperThreadingFlag() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 800); }
+    ::std::uint64_t HighestUserAddress() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 808u : 804u)); }
+    ::std::uint16_t ProcessorArchitecture() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + (PointerSize == 8 ? 816u : 808u)); }
+    ::std::uint16_t ProcessorLevel() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + (PointerSize == 8 ? 818u : 810u)); }
+    ::std::uint16_t ProcessorRevision() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + (PointerSize == 8 ? 820u : 812u)); }
+    ::std::uint8_t PaeEnabled() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_ + (PointerSize == 8 ? 822u : 814u)); }
+    ::std::uint8_t NxEnabled() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_ + (PointerSize == 8 ? 823u : 815u)); }
+    ::std::uint32_t MemorySpeed() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 824u : 816u)); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MHz(), this->NumberOfProcessors(), this->MemSize(), this->PageSize(),
+                                                  this->AllocationGranularity(), this->ComputerName(), this->DomainName(),
+                                                  this->HyperThreadingFlag(), this->HighestUserAddress(), this->ProcessorArchitecture(),
+                                                  this->ProcessorLevel(), this->ProcessorRevision(), this->PaeEnabled(), this->NxEnabled(),
+                                                  this->MemorySpeed()); }
+  };
+};
+
+/// Template ConfigPhyDisk (WindowsKernel.man:494).
+struct ConfigPhyDisk {
+  ::std::uint32_t DiskNumber{};  // win:UInt32
+  ::std::uint32_t BytesPerSector{};  // win:UInt32
+  ::std::uint32_t SectorsPerTrack{};  // win:UInt32
+  ::std::uint32_t TracksPerCylinder{};  // win:UInt32
+  ::std::uint64_t Cylinders{};  // win:UInt64
+  ::std::uint32_t SCSIPort{};  // win:UInt32
+  ::std::uint32_t SCSIPath{};  // win:UInt32
+  ::std::uint32_t SCSITarget{};  // win:UInt32
+  ::std::uint32_t SCSILun{};  // win:UInt32
+  ::std::string Manufacturer{};  // win:UnicodeString, length 256
+  ::std::uint32_t PartitionCount{};  // win:UInt32
+  ::std::uint8_t WriteCacheEnabled{};  // win:UInt8
+  ::std::uint8_t Pad{};  // win:UInt8
+  ::std::string BootDriveLetter{};  // win:UnicodeString, length 3
+  ::std::string Spare{};  // win:UnicodeString, length 2
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ConfigPhyDisk> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.DiskNumber, s.BytesPerSector, s.SectorsPerTrack, s.TracksPerCylinder, s.Cylinders,
+                                                                       s.SCSIPort, s.SCSIPath, s.SCSITarget, s.SCSILun, s.Manufacturer, s.PartitionCount,
+                                                                       s.WriteCacheEnabled, s.Pad, s.BootDriveLetter, s.Spare); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const ConfigPhyDisk&, const ConfigPhyDisk&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], 568);
+  }
+
+  /// ConfigPhyDisk read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, ConfigPhyDisk, PointerSize, 1, 568> {
+   public:
+    ::std::uint32_t DiskNumber() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t BytesPerSector() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::std::uint32_t SectorsPerTrack() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
+    ::std::uint32_t TracksPerCylinder() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 12); }
+    ::std::uint64_t Cylinders() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 16); }
+    ::std::uint32_t SCSIPort() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 24); }
+    ::std::uint32_t SCSIPath() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 28); }
+    ::std::uint32_t SCSITarget() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 32); }
+    ::std::uint32_t SCSILun() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 36); }
+    ::clretw::Utf16View Manufacturer() const noexcept { return {this->p_ + 40, ::clretw::string_text(this->p_ + 40, 512, 2, false) / 2}; }
+    ::std::uint32_t PartitionCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 552); }
+    ::std::uint8_t WriteCacheEnabled() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_ + 556); }
+    ::std::uint8_t Pad() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_ + 557); }
+    ::clretw::Utf16View BootDriveLetter() const noexcept { return {this->p_ + 558, ::clretw::string_text(this->p_ + 558, 6, 2, false) / 2}; }
+    ::clretw::Utf16View Spare() const noexcept { return {this->p_ + 564, ::clretw::string_text(this->p_ + 564, 4, 2, false) / 2}; }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->DiskNumber(), this->BytesPerSector(), this->SectorsPerTrack(),
+                                                  this->TracksPerCylinder(), this->Cylinders(), this->SCSIPort(), this->SCSIPath(),
+                                                  this->SCSITarget(), this->SCSILun(), this->Manufacturer(), this->PartitionCount(),
+                                                  this->WriteCacheEnabled(), this->Pad(), this->BootDriveLetter(), this->Spare()); }
+  };
+};
+
+/// Template ConfigLogDisk (WindowsKernel.man:511).
+struct ConfigLogDisk {
+  ::std::uint64_t StartOffset{};  // win:UInt64
+  ::std::uint64_t PartitionSize{};  // win:UInt64
+  ::std::uint32_t DiskNumber{};  // win:UInt32
+  ::std::uint32_t Size{};  // win:UInt32
+  ::std::uint32_t DriveType{};  // win:UInt32
+  ::std::string DriveLetterString{};  // win:UnicodeString, length 4
+  ::std::uint32_t Pad1{};  // win:UInt32
+  ::std::uint32_t PartitionNumber{};  // win:UInt32
+  ::std::uint32_t SectorsPerCluster{};  // win:UInt32
+  ::std::uint32_t BytesPerSector{};  // win:UInt32
+  ::std::uint32_t Pad2{};  // win:UInt32
+  ::std::int64_t NumberOfFreeClusters{};  // win:Int64
+  ::std::int64_t TotalNumberOfClusters{};  // win:Int64
+  ::std::string FileSystem{};  // win:UnicodeString, length 16
+  ::std::uint32_t VolumeExt{};  // win:UInt32
+  ::std::uint32_t Pad3{};  // win:UInt32
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ConfigLogDisk> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.StartOffset, s.PartitionSize, s.DiskNumber, s.Size, s.DriveType, s.DriveLetterString,
+                                                                       s.Pad1, s.PartitionNumber, s.SectorsPerCluster, s.BytesPerSector, s.Pad2,
+                                                                       s.NumberOfFreeClusters, s.TotalNumberOfClusters, s.FileSystem, s.VolumeExt, s.Pad3); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const ConfigLogDisk&, const ConfigLogDisk&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], 112);
+  }
+
+  /// ConfigLogDisk read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, ConfigLogDisk, PointerSize, 1, 112> {
+   public:
+    ::std::uint64_t StartOffset() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
+    ::std::uint64_t PartitionSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
+    ::std::uint32_t DiskNumber() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 16); }
+    ::std::uint32_t Size() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 20); }
+    ::std::uint32_t DriveType() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 24); }
+    ::clretw::Utf16View DriveLetterString() const noexcept { return {this->p_ + 28, ::clretw::string_text(this->p_ + 28, 8, 2, false) / 2}; }
+    ::std::uint32_t Pad1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 36); }
+    ::std::uint32_t PartitionNumber() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 40); }
+    ::std::uint32_t SectorsPerCluster() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 44); }
+    ::std::uint32_t BytesPerSector() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 48); }
+    ::std::uint32_t Pad2() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 52); }
+    ::std::int64_t NumberOfFreeClusters() const noexcept { return ::clretw::load_value_w<::std::int64_t, 8>(this->p_ + 56); }
+    ::std::int64_t TotalNumberOfClusters() const noexcept { return ::clretw::load_value_w<::std::int64_t, 8>(this->p_ + 64); }
+    ::clretw::Utf16View FileSystem() const noexcept { return {this->p_ + 72, ::clretw::string_text(this->p_ + 72, 32, 2, false) / 2}; }
+    ::std::uint32_t VolumeExt() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 104); }
+    ::std::uint32_t Pad3() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 108); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->StartOffset(), this->PartitionSize(), this->DiskNumber(), this->Size(),
+                                                  this->DriveType(), this->DriveLetterString(), this->Pad1(), this->PartitionNumber(),
+                                                  this->SectorsPerCluster(), this->BytesPerSector(), this->Pad2(),
+                                                  this->NumberOfFreeClusters(), this->TotalNumberOfClusters(), this->FileSystem(),
+                                                  this->VolumeExt(), this->Pad3()); }
+  };
+};
+
+/// Template ConfigNIC (WindowsKernel.man:529).
+struct ConfigNIC {
+  ::std::uint64_t PhysicalAddr{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t PhysicalAddrLen{};  // win:UInt32
+  ::std::uint32_t Ipv4Index{};  // win:UInt32
+  ::std::uint32_t Ipv6Index{};  // win:UInt32
+  ::std::string NICDescription{};  // win:UnicodeString
+  ::std::string IpAddresses{};  // win:UnicodeString
+  ::std::string DnsServerAddresses{};  // win:UnicodeString
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ConfigNIC> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.PhysicalAddr, s.PhysicalAddrLen, s.Ipv4Index, s.Ipv6Index, s.NICDescription,
+                                                                       s.IpAddresses, s.DnsServerAddresses); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const ConfigNIC&, const ConfigNIC&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], 20) && c.utf16z() && c.segment(seg[1], 0) && c.utf16z() &&
+           c.segment(seg[2], 0) && c.utf16z() && c.segment(seg[3], 0);
+  }
+
+  /// ConfigNIC read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, ConfigNIC, PointerSize, 4> {
+   public:
+    ::std::uint64_t PhysicalAddr() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_); }
+    ::std::uint32_t PhysicalAddrLen() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
+    ::std::uint32_t Ipv4Index() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 12); }
+    ::std::uint32_t Ipv6Index() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 16); }
+    ::clretw::Utf16View NICDescription() const noexcept { return {this->p_ + 20, ::clretw::string_text(this->p_ + 20, (this->seg_[1] - 20), 2, true) / 2}; }
+    ::clretw::Utf16View IpAddresses() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
+    ::clretw::Utf16View DnsServerAddresses() const noexcept { return {this->p_ + this->seg_[2], ::clretw::string_text(this->p_ + this->seg_[2], (this->seg_[3] - this->seg_[2]), 2, true) / 2}; }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->PhysicalAddr(), this->PhysicalAddrLen(), this->Ipv4Index(), this->Ipv6Index(),
+                                                  this->NICDescription(), this->IpAddresses(), this->DnsServerAddresses()); }
+  };
+};
+
+/// Template ConfigServices_V3 (WindowsKernel.man:540).
+struct ConfigServices_V3 {
+  ::std::uint32_t ProcessId{};  // win:UInt32
+  ::std::uint32_t ServiceState{};  // win:UInt32
+  ::std::uint32_t SubProcessTag{};  // win:UInt32
+  ::std::string ServiceName{};  // win:UnicodeString
+  ::std::string DisplayName{};  // win:UnicodeString
+  ::std::string ProcessName{};  // win:UnicodeString
+  ::std::string LoadOrderGroup{};  // win:UnicodeString
+  ::std::string SvchostGroup{};  // win:UnicodeString
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ConfigServices_V3> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ProcessId, s.ServiceState, s.SubProcessTag, s.ServiceName, s.DisplayName,
+                                                                       s.ProcessName, s.LoadOrderGroup, s.SvchostGroup); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const ConfigServices_V3&, const ConfigServices_V3&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], 12) && c.utf16z() && c.segment(seg[1], 0) && c.utf16z() &&
+           c.segment(seg[2], 0) && c.utf16z() && c.segment(seg[3], 0) && c.utf16z() &&
+           c.segment(seg[4], 0) && c.utf16z() && c.segment(seg[5], 0);
+  }
+
+  /// ConfigServices_V3 read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, ConfigServices_V3, PointerSize, 6> {
+   public:
+    ::std::uint32_t ProcessId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t ServiceState() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::std::uint32_t SubProcessTag() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
+    ::clretw::Utf16View ServiceName() const noexcept { return {this->p_ + 12, ::clretw::string_text(this->p_ + 12, (this->seg_[1] - 12), 2, true) / 2}; }
+    ::clretw::Utf16View DisplayName() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
+    ::clretw::Utf16View ProcessName() const noexcept { return {this->p_ + this->seg_[2], ::clretw::string_text(this->p_ + this->seg_[2], (this->seg_[3] - this->seg_[2]), 2, true) / 2}; }
+    ::clretw::Utf16View LoadOrderGroup() const noexcept { return {this->p_ + this->seg_[3], ::clretw::string_text(this->p_ + this->seg_[3], (this->seg_[4] - this->seg_[3]), 2, true) / 2}; }
+    ::clretw::Utf16View SvchostGroup() const noexcept { return {this->p_ + this->seg_[4], ::clretw::string_text(this->p_ + this->seg_[4], (this->seg_[5] - this->seg_[4]), 2, true) / 2}; }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ProcessId(), this->ServiceState(), this->SubProcessTag(), this->ServiceName(),
+                                                  this->DisplayName(), this->ProcessName(), this->LoadOrderGroup(), this->SvchostGroup()); }
+  };
+};
+
+/// Template ConfigPower (WindowsKernel.man:551).
+struct ConfigPower {
+  ::std::uint8_t S1{};  // win:UInt8
+  ::std::uint8_t S2{};  // win:UInt8
+  ::std::uint8_t S3{};  // win:UInt8
+  ::std::uint8_t S4{};  // win:UInt8
+  ::std::uint8_t S5{};  // win:UInt8
+  ::std::uint8_t Pad1{};  // win:UInt8
+  ::std::uint8_t Pad2{};  // win:UInt8
+  ::std::uint8_t Pad3{};  // win:UInt8
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ConfigPower> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.S1, s.S2, s.S3, s.S4, s.S5, s.Pad1, s.Pad2, s.Pad3); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const ConfigPower&, const ConfigPower&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], 8);
+  }
+
+  /// ConfigPower read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, ConfigPower, PointerSize, 1, 8> {
+   public:
+    ::std::uint8_t S1() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_); }
+    ::std::uint8_t S2() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_ + 1); }
+    ::std::uint8_t S3() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_ + 2); }
+    ::std::uint8_t S4() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_ + 3); }
+    ::std::uint8_t S5() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_ + 4); }
+    ::std::uint8_t Pad1() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_ + 5); }
+    ::std::uint8_t Pad2() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_ + 6); }
+    ::std::uint8_t Pad3() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_ + 7); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->S1(), this->S2(), this->S3(), this->S4(), this->S5(), this->Pad1(), this->Pad2(),
+                                                  this->Pad3()); }
+  };
+};
+
+/// Template ConfigNetwork (WindowsKernel.man:561).
+struct ConfigNetwork {
+  ::std::uint32_t TcbTablePartitions{};  // win:UInt32
+  ::std::uint32_t MaxHashTableSize{};  // win:UInt32
+  ::std::uint32_t MaxUserPort{};  // win:UInt32
+  ::std::uint32_t TcpTimedWaitDelay{};  // win:UInt32
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ConfigNetwork> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.TcbTablePartitions, s.MaxHashTableSize, s.MaxUserPort, s.TcpTimedWaitDelay); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const ConfigNetwork&, const ConfigNetwork&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], 16);
+  }
+
+  /// ConfigNetwork read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, ConfigNetwork, PointerSize, 1, 16> {
+   public:
+    ::std::uint32_t TcbTablePartitions() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t MaxHashTableSize() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::std::uint32_t MaxUserPort() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
+    ::std::uint32_t TcpTimedWaitDelay() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 12); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->TcbTablePartitions(), this->MaxHashTableSize(), this->MaxUserPort(),
+                                                  this->TcpTimedWaitDelay()); }
+  };
+};
+
+/// Template ConfigOpticalMedia (WindowsKernel.man:569).
+struct ConfigOpticalMedia {
+  ::std::uint16_t DiskNumber{};  // win:UInt16
+  ::std::uint16_t BusType{};  // win:UInt16
+  ::std::uint16_t DeviceType{};  // win:UInt16
+  ::std::uint16_t MediaType{};  // win:UInt16
+  ::std::uint64_t StartingOffset{};  // win:UInt64
+  ::std::uint64_t Size{};  // win:UInt64
+  ::std::uint64_t NumberOfFreeBlocks{};  // win:UInt64
+  ::std::uint64_t TotalNumberOfBlocks{};  // win:UInt64
+  ::std::uint64_t NextWritableAddress{};  // win:UInt64
+  ::std::uint32_t NumberOfSessions{};  // win:UInt32
+  ::std::uint32_t NumberOfTracks{};  // win:UInt32
+  ::std::uint32_t BytesPerSector{};  // win:UInt32
+  ::std::uint16_t DiscStatus{};  // win:UInt16
+  ::std::uint16_t LastSessionStatus{};  // win:UInt16
+  ::std::string DriveLetter{};  // win:UnicodeString
+  ::std::string FileSystemName{};  // win:UnicodeString
+  ::std::string DeviceName{};  // win:AnsiString
+  ::std::string ManufacturerName{};  // win:AnsiString
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ConfigOpticalMedia> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.DiskNumber, s.BusType, s.DeviceType, s.MediaType, s.StartingOffset, s.Size,
+                                                                       s.NumberOfFreeBlocks, s.TotalNumberOfBlocks, s.NextWritableAddress, s.NumberOfSessions,
+                                                                       s.NumberOfTracks, s.BytesPerSector, s.DiscStatus, s.LastSessionStatus, s.DriveLetter,
+                                                                       s.FileSystemName, s.DeviceName, s.ManufacturerName); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const ConfigOpticalMedia&, const ConfigOpticalMedia&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], 64) && c.utf16z() && c.segment(seg[1], 0) && c.utf16z() &&
+           c.segment(seg[2], 0) && c.ansiz() && c.segment(seg[3], 0) && c.ansiz() &&
+           c.segment(seg[4], 0);
+  }
+
+  /// ConfigOpticalMedia read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, ConfigOpticalMedia, PointerSize, 5> {
+   public:
+    ::std::uint16_t DiskNumber() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
+    ::std::uint16_t BusType() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 2); }
+    ::std::uint16_t DeviceType() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 4); }
+    ::std::uint16_t MediaType() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 6); }
+    ::std::uint64_t StartingOffset() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 8); }
+    ::std::uint64_t Size() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 16); }
+    ::std::uint64_t NumberOfFreeBlocks() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 24); }
+    ::std::uint64_t TotalNumberOfBlocks() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 32); }
+    ::std::uint64_t NextWritableAddress() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + 40); }
+    ::std::uint32_t NumberOfSessions() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 48); }
+    ::std::uint32_t NumberOfTracks() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 52); }
+    ::std::uint32_t BytesPerSector() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 56); }
+    ::std::uint16_t DiscStatus() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 60); }
+    ::std::uint16_t LastSessionStatus() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 62); }
+    ::clretw::Utf16View DriveLetter() const noexcept { return {this->p_ + 64, ::clretw::string_text(this->p_ + 64, (this->seg_[1] - 64), 2, true) / 2}; }
+    ::clretw::Utf16View FileSystemName() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
+    ::std::string_view DeviceName() const noexcept {
+      return {reinterpret_cast<const char*>(this->p_ + this->seg_[2]), ::clretw::string_text(this->p_ + this->seg_[2], (this->seg_[3] - this->seg_[2]), 1, true)};
+    }
+    ::std::string_view ManufacturerName() const noexcept {
+      return {reinterpret_cast<const char*>(this->p_ + this->seg_[3]), ::clretw::string_text(this->p_ + this->seg_[3], (this->seg_[4] - this->seg_[3]), 1, true)};
+    }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->DiskNumber(), this->BusType(), this->DeviceType(), this->MediaType(),
+                                                  this->StartingOffset(), this->Size(), this->NumberOfFreeBlocks(),
+                                                  this->TotalNumberOfBlocks(), this->NextWritableAddress(), this->NumberOfSessions(),
+                                                  this->NumberOfTracks(), this->BytesPerSector(), this->DiscStatus(),
+                                                  this->LastSessionStatus(), this->DriveLetter(), this->FileSystemName(),
+                                                  this->DeviceName(), this->ManufacturerName()); }
+  };
+};
+
+/// Template ConfigPnP_V4 (WindowsKernel.man:591).
+struct ConfigPnP_V4 {
+  ::clretw::Guid ClassGuid{};  // win:GUID
+  ::std::uint32_t UpperFilterCount{};  // win:UInt32
+  ::std::uint32_t LowerFilterCount{};  // win:UInt32
+  ::std::string DeviceID{};  // win:UnicodeString
+  ::std::string DeviceDescription{};  // win:UnicodeString
+  ::std::string FriendlyName{};  // win:UnicodeString
+  ::std::string PdoName{};  // win:UnicodeString
+  ::std::string ServiceName{};  // win:UnicodeString
+  ::std::vector<::std::string> UpperFilters{};  // win:UnicodeString, count UpperFilterCount
+  ::std::vector<::std::string> LowerFilters{};  // win:UnicodeString, count LowerFilterCount
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ConfigPnP_V4> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ClassGuid, s.UpperFilterCount, s.LowerFilterCount, s.DeviceID, s.DeviceDescription,
+                                                                       s.FriendlyName, s.PdoName, s.ServiceName, s.UpperFilters, s.LowerFilters); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const ConfigPnP_V4&, const ConfigPnP_V4&) = default;
+};
+
+/// Template ConfigIDEChannel (WindowsKernel.man:603).
+struct ConfigIDEChannel {
+  ::std::uint32_t TargetId{};  // win:UInt32
+  ::std::uint32_t DeviceType{};  // win:UInt32
+  ::std::uint32_t DeviceTimingMode{};  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t LocationInformationLen{};  // win:UInt32
+  ::std::string LocationInformation{};  // win:UnicodeString
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ConfigIDEChannel> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.TargetId, s.DeviceType, s.DeviceTimingMode, s.LocationInformationLen,
+                                                                       s.LocationInformation); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const ConfigIDEChannel&, const ConfigIDEChannel&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], 16) && c.utf16z() && c.segment(seg[1], 0);
+  }
+
+  /// ConfigIDEChannel read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, ConfigIDEChannel, PointerSize, 2> {
+   public:
+    ::std::uint32_t TargetId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t DeviceType() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::std::uint32_t DeviceTimingMode() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
+    ::std::uint32_t LocationInformationLen() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 12); }
+    ::clretw::Utf16View LocationInformation() const noexcept { return {this->p_ + 16, ::clretw::string_text(this->p_ + 16, (this->seg_[1] - 16), 2, true) / 2}; }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->TargetId(), this->DeviceType(), this->DeviceTimingMode(),
+                                                  this->LocationInformationLen(), this->LocationInformation()); }
+  };
+};
+
+/// Template ConfigPlatform (WindowsKernel.man:610).
+struct ConfigPlatform {
+  ::std::string SystemManufacturer{};  // win:UnicodeString
+  ::std::string SystemProductName{};  // win:UnicodeString
+  ::std::string BiosDate{};  // win:UnicodeString
+  ::std::string BiosVersion{};  // win:UnicodeString
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ConfigPlatform> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.SystemManufacturer, s.SystemProductName, s.BiosDate, s.BiosVersion); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const ConfigPlatform&, const ConfigPlatform&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], 0) && c.utf16z() && c.segment(seg[1], 0) && c.utf16z() &&
+           c.segment(seg[2], 0) && c.utf16z() && c.segment(seg[3], 0) && c.utf16z() &&
+           c.segment(seg[4], 0);
+  }
+
+  /// ConfigPlatform read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, ConfigPlatform, PointerSize, 5> {
+   public:
+    ::clretw::Utf16View SystemManufacturer() const noexcept { return {this->p_, ::clretw::string_text(this->p_, (this->seg_[1]), 2, true) / 2}; }
+    ::clretw::Utf16View SystemProductName() const noexcept { return {this->p_ + this->seg_[1], ::clretw::string_text(this->p_ + this->seg_[1], (this->seg_[2] - this->seg_[1]), 2, true) / 2}; }
+    ::clretw::Utf16View BiosDate() const noexcept { return {this->p_ + this->seg_[2], ::clretw::string_text(this->p_ + this->seg_[2], (this->seg_[3] - this->seg_[2]), 2, true) / 2}; }
+    ::clretw::Utf16View BiosVersion() const noexcept { return {this->p_ + this->seg_[3], ::clretw::string_text(this->p_ + this->seg_[3], (this->seg_[4] - this->seg_[3]), 2, true) / 2}; }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->SystemManufacturer(), this->SystemProductName(), this->BiosDate(),
+                                                  this->BiosVersion()); }
+  };
+};
+
+/// Template ConfigDPI (WindowsKernel.man:616).
+struct ConfigDPI {
+  ::std::uint32_t MachineDPI{};  // win:UInt32
+  ::std::uint32_t UserDPI{};  // win:UInt32
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ConfigDPI> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.MachineDPI, s.UserDPI); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const ConfigDPI&, const ConfigDPI&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], 8);
+  }
+
+  /// ConfigDPI read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, ConfigDPI, PointerSize, 1, 8> {
+   public:
+    ::std::uint32_t MachineDPI() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t UserDPI() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->MachineDPI(), this->UserDPI()); }
+  };
+};
+
+/// Template ImageKernelBase (WindowsKernel.man:621).
+struct ImageKernelBase {
+  ::std::uint64_t ImageBase{};  // win:Pointer
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ImageKernelBase> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ImageBase); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const ImageKernelBase&, const ImageKernelBase&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 8u : 4u));
+  }
+
+  /// ImageKernelBase read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, ImageKernelBase, PointerSize, 1, (PointerSize == 8 ? 8u : 4u)> {
+   public:
+    ::std::uint64_t ImageBase() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ImageBase()); }
+  };
+};
+
+/// Template ImageHypercallPage (WindowsKernel.man:624).
+struct ImageHypercallPage {
+  ::std::uint64_t HypercallPageVa{};  // win:Pointer
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ImageHypercallPage> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.HypercallPageVa); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const ImageHypercallPage&, const ImageHypercallPage&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 8u : 4u));
+  }
+
+  /// ImageHypercallPage read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, ImageHypercallPage, PointerSize, 1, (PointerSize == 8 ? 8u : 4u)> {
+   public:
+    ::std::uint64_t HypercallPageVa() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->HypercallPageVa()); }
+  };
+};
+
+/// Template SampledProfile (WindowsKernel.man:628).
 struct SampledProfile {
   ::std::uint64_t InstructionPointer{};  // win:Pointer
   ::std::uint32_t ThreadId{};  // win:UInt32
@@ -407,7 +2265,7 @@ struct SampledProfile {
   };
 };
 
-/// Template StackWalk (WindowsKernel.man:149).
+/// Template StackWalk (WindowsKernel.man:637).
 struct StackWalk {
   ::std::uint64_t EventTimeStamp{};  // win:UInt64
   ::std::uint32_t StackProcess{};  // win:UInt32
@@ -447,17 +2305,87 @@ struct StackWalk {
 // The payload struct of every event version, by the event's symbol.
 namespace payload {
 using EventTraceHeader = ::clretw::windows_kernel::templates::EventTraceHeader;  // EventTraceHeader v2
+using EventTraceExtension = ::clretw::windows_kernel::templates::HeaderExtension;  // EventTraceExtension v2
+using EventTraceRundownComplete = ::clretw::EmptyPayload;  // EventTraceRundownComplete v2
+using EventTraceEndExtension = ::clretw::windows_kernel::templates::HeaderExtension;  // EventTraceEndExtension v2
+using EventTracePartitionInfo = ::clretw::windows_kernel::templates::PartitionInfo;  // EventTracePartitionInfo v2
+using DiskRead = ::clretw::windows_kernel::templates::DiskIo_V3;  // DiskRead v3
+using DiskWrite = ::clretw::windows_kernel::templates::DiskIo_V3;  // DiskWrite v3
+using DiskReadInit = ::clretw::windows_kernel::templates::DiskIoInit_V3;  // DiskReadInit v3
+using DiskWriteInit = ::clretw::windows_kernel::templates::DiskIoInit_V3;  // DiskWriteInit v3
+using DiskFlushBuffers = ::clretw::windows_kernel::templates::DiskIoFlush_V3;  // DiskFlushBuffers v3
+using DiskFlushInit = ::clretw::windows_kernel::templates::DiskIoInit_V3;  // DiskFlushInit v3
+using TransitionFault = ::clretw::windows_kernel::templates::PageFault;  // TransitionFault v2
+using DemandZeroFault = ::clretw::windows_kernel::templates::PageFault;  // DemandZeroFault v2
+using CopyOnWrite = ::clretw::windows_kernel::templates::PageFault;  // CopyOnWrite v2
+using GuardPageFault = ::clretw::windows_kernel::templates::PageFault;  // GuardPageFault v2
+using HardPageFault = ::clretw::windows_kernel::templates::PageFault;  // HardPageFault v2
+using AccessViolation = ::clretw::windows_kernel::templates::PageFault;  // AccessViolation v2
+using HardFault = ::clretw::windows_kernel::templates::HardFault;  // HardFault v2
+using VirtualAlloc = ::clretw::windows_kernel::templates::VirtualAlloc;  // VirtualAlloc v2
+using VirtualFree = ::clretw::windows_kernel::templates::VirtualAlloc;  // VirtualFree v2
 using ProcessStart = ::clretw::windows_kernel::templates::Process_V4;  // ProcessStart v4
 using ProcessStop = ::clretw::windows_kernel::templates::Process_V4;  // ProcessStop v4
 using ProcessDCStart = ::clretw::windows_kernel::templates::Process_V4;  // ProcessDCStart v4
 using ProcessDCStop = ::clretw::windows_kernel::templates::Process_V4;  // ProcessDCStop v4
 using ImageLoadProcessGroup_V2 = ::clretw::windows_kernel::templates::Image;  // ImageLoadProcessGroup v2
 using ImageLoadProcessGroup = ::clretw::windows_kernel::templates::Image;  // ImageLoadProcessGroup v3
+using ProcessPerfCtr = ::clretw::windows_kernel::templates::ProcessCounters;  // ProcessPerfCtr v2
+using ProcessPerfCtrRundown = ::clretw::windows_kernel::templates::ProcessCounters;  // ProcessPerfCtrRundown v2
 using ProcessDefunct = ::clretw::windows_kernel::templates::Process_V4;  // ProcessDefunct v4
+using FileIOName = ::clretw::windows_kernel::templates::FileIoName;  // FileIOName v2
+using FileCreateName = ::clretw::windows_kernel::templates::FileIoName;  // FileCreateName v2
+using FileDeleteName = ::clretw::windows_kernel::templates::FileIoName;  // FileDeleteName v2
+using FileRundown = ::clretw::windows_kernel::templates::FileIoName;  // FileRundown v2
+using FileOpCreate = ::clretw::windows_kernel::templates::FileIoCreate_V3;  // FileOpCreate v3
+using FileOpCleanup = ::clretw::windows_kernel::templates::FileIoSimpleOp_V3;  // FileOpCleanup v3
+using FileOpClose = ::clretw::windows_kernel::templates::FileIoSimpleOp_V3;  // FileOpClose v3
+using FileOpRead = ::clretw::windows_kernel::templates::FileIoReadWrite_V3;  // FileOpRead v3
+using FileOpWrite = ::clretw::windows_kernel::templates::FileIoReadWrite_V3;  // FileOpWrite v3
+using FileOpSetInfo = ::clretw::windows_kernel::templates::FileIoInfo_V3;  // FileOpSetInfo v3
+using FileOpDelete = ::clretw::windows_kernel::templates::FileIoInfo_V3;  // FileOpDelete v3
+using FileOpRename = ::clretw::windows_kernel::templates::FileIoInfo_V3;  // FileOpRename v3
+using FileOpDirEnum = ::clretw::windows_kernel::templates::FileIoDirEnum_V3;  // FileOpDirEnum v3
+using FileOpFlush = ::clretw::windows_kernel::templates::FileIoSimpleOp_V3;  // FileOpFlush v3
+using FileOpQueryInfo = ::clretw::windows_kernel::templates::FileIoInfo_V3;  // FileOpQueryInfo v3
+using FileOpFSControl = ::clretw::windows_kernel::templates::FileIoInfo_V3;  // FileOpFSControl v3
+using FileOpEnd = ::clretw::windows_kernel::templates::FileIoOpEnd;  // FileOpEnd v2
+using FileOpDirNotify = ::clretw::windows_kernel::templates::FileIoDirEnum_V3;  // FileOpDirNotify v3
 using ThreadStart = ::clretw::windows_kernel::templates::Thread_V3;  // ThreadStart v3
 using ThreadStop = ::clretw::windows_kernel::templates::Thread_V3;  // ThreadStop v3
 using ThreadDCStart = ::clretw::windows_kernel::templates::Thread_V3;  // ThreadDCStart v3
 using ThreadDCStop = ::clretw::windows_kernel::templates::Thread_V3;  // ThreadDCStop v3
+using CSwitch = ::clretw::windows_kernel::templates::CSwitch;  // CSwitch v2
+using ReadyThread = ::clretw::windows_kernel::templates::ReadyThread;  // ReadyThread v2
+using ThreadSetName = ::clretw::windows_kernel::templates::ThreadSetName;  // ThreadSetName v2
+using TcpSend = ::clretw::windows_kernel::templates::TcpIpSend;  // TcpSend v2
+using TcpRecv = ::clretw::windows_kernel::templates::TcpIp;  // TcpRecv v2
+using TcpDisconnect = ::clretw::windows_kernel::templates::TcpIp;  // TcpDisconnect v2
+using TcpRetransmit = ::clretw::windows_kernel::templates::TcpIp;  // TcpRetransmit v2
+using TcpReconnect = ::clretw::windows_kernel::templates::TcpIp;  // TcpReconnect v2
+using TcpCopy = ::clretw::windows_kernel::templates::TcpIp;  // TcpCopy v2
+using TcpSendIPV6 = ::clretw::windows_kernel::templates::TcpIpV6Send;  // TcpSendIPV6 v2
+using TcpRecvIPV6 = ::clretw::windows_kernel::templates::TcpIpV6;  // TcpRecvIPV6 v2
+using TcpDisconnectIPV6 = ::clretw::windows_kernel::templates::TcpIpV6;  // TcpDisconnectIPV6 v2
+using TcpRetransmitIPV6 = ::clretw::windows_kernel::templates::TcpIpV6;  // TcpRetransmitIPV6 v2
+using TcpReconnectIPV6 = ::clretw::windows_kernel::templates::TcpIpV6;  // TcpReconnectIPV6 v2
+using TcpCopyIPV6 = ::clretw::windows_kernel::templates::TcpIpV6;  // TcpCopyIPV6 v2
+using UdpSend = ::clretw::windows_kernel::templates::UdpIp;  // UdpSend v2
+using UdpRecv = ::clretw::windows_kernel::templates::UdpIp;  // UdpRecv v2
+using UdpSendIPV6 = ::clretw::windows_kernel::templates::UdpIpV6;  // UdpSendIPV6 v2
+using UdpRecvIPV6 = ::clretw::windows_kernel::templates::UdpIpV6;  // UdpRecvIPV6 v2
+using ConfigCPU = ::clretw::windows_kernel::templates::ConfigCPU_V3;  // ConfigCPU v3
+using ConfigPhyDisk = ::clretw::windows_kernel::templates::ConfigPhyDisk;  // ConfigPhyDisk v2
+using ConfigLogDisk = ::clretw::windows_kernel::templates::ConfigLogDisk;  // ConfigLogDisk v2
+using ConfigNIC = ::clretw::windows_kernel::templates::ConfigNIC;  // ConfigNIC v2
+using ConfigServices = ::clretw::windows_kernel::templates::ConfigServices_V3;  // ConfigServices v3
+using ConfigPower = ::clretw::windows_kernel::templates::ConfigPower;  // ConfigPower v2
+using ConfigNetwork = ::clretw::windows_kernel::templates::ConfigNetwork;  // ConfigNetwork v2
+using ConfigOpticalMedia = ::clretw::windows_kernel::templates::ConfigOpticalMedia;  // ConfigOpticalMedia v2
+using ConfigPnP = ::clretw::windows_kernel::templates::ConfigPnP_V4;  // ConfigPnP v4
+using ConfigIDEChannel = ::clretw::windows_kernel::templates::ConfigIDEChannel;  // ConfigIDEChannel v2
+using ConfigPlatform = ::clretw::windows_kernel::templates::ConfigPlatform;  // ConfigPlatform v2
+using ConfigDPI = ::clretw::windows_kernel::templates::ConfigDPI;  // ConfigDPI v2
 using SampledProfile = ::clretw::windows_kernel::templates::SampledProfile;  // SampledProfile v2
 using ImageUnload_V2 = ::clretw::windows_kernel::templates::Image;  // ImageUnload v2
 using ImageUnload = ::clretw::windows_kernel::templates::Image;  // ImageUnload v3
@@ -467,6 +2395,8 @@ using ImageDCStop_V2 = ::clretw::windows_kernel::templates::Image;  // ImageDCSt
 using ImageDCStop = ::clretw::windows_kernel::templates::Image;  // ImageDCStop v3
 using ImageLoad_V2 = ::clretw::windows_kernel::templates::Image;  // ImageLoad v2
 using ImageLoad = ::clretw::windows_kernel::templates::Image;  // ImageLoad v3
+using ImageKernelBase = ::clretw::windows_kernel::templates::ImageKernelBase;  // ImageKernelBase v2
+using ImageHypercallPage = ::clretw::windows_kernel::templates::ImageHypercallPage;  // ImageHypercallPage v2
 using StackWalkStack = ::clretw::windows_kernel::templates::StackWalk;  // StackWalkStack v2
 }  // namespace payload
 
@@ -476,7 +2406,7 @@ using StackWalkStack = ::clretw::windows_kernel::templates::StackWalk;  // Stack
 // event's version are std::optional.
 
 /// EventTraceHeader: event 0 of Windows Kernel ("EventTrace"), version 2.
-///   v2 EventTraceHeader: template EventTraceHeader (WindowsKernel.man:156)
+///   v2 EventTraceHeader: template EventTraceHeader (WindowsKernel.man:644)
 class EventTraceHeaderView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -648,8 +2578,1323 @@ class EventTraceHeaderView : public ::clretw::ViewBase<3> {
   static constexpr ::clretw::FieldLoc k_LogFileName = ::clretw::loc(29, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
+/// EventTraceExtension: event 5 of Windows Kernel ("EventTrace/Extension"), version 2.
+///   v2 EventTraceExtension: template HeaderExtension (WindowsKernel.man:667)
+class EventTraceExtensionView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<EventTraceExtensionView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<EventTraceExtensionView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<EventTraceExtensionView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 5) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<EventTraceExtensionView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EventTraceExtensionView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t GroupMask1() const noexcept { return get_w<::std::uint32_t, 4>(k_GroupMask1); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t GroupMask2() const noexcept { return get_w<::std::uint32_t, 4>(k_GroupMask2); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t GroupMask3() const noexcept { return get_w<::std::uint32_t, 4>(k_GroupMask3); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t GroupMask4() const noexcept { return get_w<::std::uint32_t, 4>(k_GroupMask4); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t GroupMask5() const noexcept { return get_w<::std::uint32_t, 4>(k_GroupMask5); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t GroupMask6() const noexcept { return get_w<::std::uint32_t, 4>(k_GroupMask6); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t GroupMask7() const noexcept { return get_w<::std::uint32_t, 4>(k_GroupMask7); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t GroupMask8() const noexcept { return get_w<::std::uint32_t, 4>(k_GroupMask8); }
+  // win:UInt32
+  ::std::uint32_t KernelEventVersion() const noexcept { return get_w<::std::uint32_t, 4>(k_KernelEventVersion); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("GroupMask1", this->GroupMask1());
+    f("GroupMask2", this->GroupMask2());
+    f("GroupMask3", this->GroupMask3());
+    f("GroupMask4", this->GroupMask4());
+    f("GroupMask5", this->GroupMask5());
+    f("GroupMask6", this->GroupMask6());
+    f("GroupMask7", this->GroupMask7());
+    f("GroupMask8", this->GroupMask8());
+    f("KernelEventVersion", this->KernelEventVersion());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<EventTraceExtensionView>;
+  EventTraceExtensionView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<EventTraceExtensionView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::HeaderExtension::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_GroupMask1 = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_GroupMask2 = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_GroupMask3 = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_GroupMask4 = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_GroupMask5 = ::clretw::loc(4, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_GroupMask6 = ::clretw::loc(5, 0, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_GroupMask7 = ::clretw::loc(6, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_GroupMask8 = ::clretw::loc(7, 0, 28, 4, 4);
+  static constexpr ::clretw::FieldLoc k_KernelEventVersion = ::clretw::loc(8, 0, 32, 4, 4);
+};
+
+/// EventTraceRundownComplete: event 8 of Windows Kernel ("EventTrace/Suspend"), version 2.
+///   v2 EventTraceRundownComplete: no payload (WindowsKernel.man:670)
+class EventTraceRundownCompleteView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<EventTraceRundownCompleteView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<EventTraceRundownCompleteView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<EventTraceRundownCompleteView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 8) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<EventTraceRundownCompleteView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EventTraceRundownCompleteView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<EventTraceRundownCompleteView>;
+  EventTraceRundownCompleteView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<EventTraceRundownCompleteView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+};
+
+/// EventTraceEndExtension: event 32 of Windows Kernel ("EventTrace/EndExtension"), version 2.
+///   v2 EventTraceEndExtension: template HeaderExtension (WindowsKernel.man:671)
+class EventTraceEndExtensionView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<EventTraceEndExtensionView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<EventTraceEndExtensionView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<EventTraceEndExtensionView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 32) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<EventTraceEndExtensionView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EventTraceEndExtensionView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t GroupMask1() const noexcept { return get_w<::std::uint32_t, 4>(k_GroupMask1); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t GroupMask2() const noexcept { return get_w<::std::uint32_t, 4>(k_GroupMask2); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t GroupMask3() const noexcept { return get_w<::std::uint32_t, 4>(k_GroupMask3); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t GroupMask4() const noexcept { return get_w<::std::uint32_t, 4>(k_GroupMask4); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t GroupMask5() const noexcept { return get_w<::std::uint32_t, 4>(k_GroupMask5); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t GroupMask6() const noexcept { return get_w<::std::uint32_t, 4>(k_GroupMask6); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t GroupMask7() const noexcept { return get_w<::std::uint32_t, 4>(k_GroupMask7); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t GroupMask8() const noexcept { return get_w<::std::uint32_t, 4>(k_GroupMask8); }
+  // win:UInt32
+  ::std::uint32_t KernelEventVersion() const noexcept { return get_w<::std::uint32_t, 4>(k_KernelEventVersion); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("GroupMask1", this->GroupMask1());
+    f("GroupMask2", this->GroupMask2());
+    f("GroupMask3", this->GroupMask3());
+    f("GroupMask4", this->GroupMask4());
+    f("GroupMask5", this->GroupMask5());
+    f("GroupMask6", this->GroupMask6());
+    f("GroupMask7", this->GroupMask7());
+    f("GroupMask8", this->GroupMask8());
+    f("KernelEventVersion", this->KernelEventVersion());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<EventTraceEndExtensionView>;
+  EventTraceEndExtensionView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<EventTraceEndExtensionView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::HeaderExtension::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_GroupMask1 = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_GroupMask2 = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_GroupMask3 = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_GroupMask4 = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_GroupMask5 = ::clretw::loc(4, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_GroupMask6 = ::clretw::loc(5, 0, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_GroupMask7 = ::clretw::loc(6, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_GroupMask8 = ::clretw::loc(7, 0, 28, 4, 4);
+  static constexpr ::clretw::FieldLoc k_KernelEventVersion = ::clretw::loc(8, 0, 32, 4, 4);
+};
+
+/// EventTracePartitionInfo: event 80 of Windows Kernel ("EventTrace/PartitionInfo"), version 2.
+///   v2 EventTracePartitionInfo: template PartitionInfo (WindowsKernel.man:672)
+class EventTracePartitionInfoView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<EventTracePartitionInfoView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<EventTracePartitionInfoView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<EventTracePartitionInfoView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 80) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<EventTracePartitionInfoView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EventTracePartitionInfoView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:GUID
+  ::clretw::Guid PartitionId() const noexcept { return get_w<::clretw::Guid, 16>(k_PartitionId); }
+  // win:GUID
+  ::clretw::Guid ParentId() const noexcept { return get_w<::clretw::Guid, 16>(k_ParentId); }
+  // win:Int64
+  ::std::int64_t QpcOffsetFromRoot() const noexcept { return get_w<::std::int64_t, 8>(k_QpcOffsetFromRoot); }
+  // win:UInt32
+  ::std::uint32_t PartitionType() const noexcept { return get_w<::std::uint32_t, 4>(k_PartitionType); }
+  // win:UInt32
+  ::std::uint32_t Reserved() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PartitionId", this->PartitionId());
+    f("ParentId", this->ParentId());
+    f("QpcOffsetFromRoot", this->QpcOffsetFromRoot());
+    f("PartitionType", this->PartitionType());
+    f("Reserved", this->Reserved());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<EventTracePartitionInfoView>;
+  EventTracePartitionInfoView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<EventTracePartitionInfoView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::PartitionInfo::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PartitionId = ::clretw::loc(0, 0, 0, 16, 16);
+  static constexpr ::clretw::FieldLoc k_ParentId = ::clretw::loc(1, 0, 16, 16, 16);
+  static constexpr ::clretw::FieldLoc k_QpcOffsetFromRoot = ::clretw::loc(2, 0, 32, 8, 8);
+  static constexpr ::clretw::FieldLoc k_PartitionType = ::clretw::loc(3, 0, 40, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reserved = ::clretw::loc(4, 0, 44, 4, 4);
+};
+
+/// DiskRead: event 266 of Windows Kernel ("DiskIO/Read"), version 3.
+///   v3 DiskRead: template DiskIo_V3 (WindowsKernel.man:673)
+class DiskReadView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<DiskReadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<DiskReadView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<DiskReadView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 266) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<DiskReadView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DiskReadView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t DiskNumber() const noexcept { return get_w<::std::uint32_t, 4>(k_DiskNumber); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t IrpFlags() const noexcept { return get_w<::std::uint32_t, 4>(k_IrpFlags); }
+  // win:UInt32
+  ::std::uint32_t TransferSize() const noexcept { return get_w<::std::uint32_t, 4>(k_TransferSize); }
+  // win:UInt32
+  ::std::uint32_t Reserved() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved); }
+  // win:Int64
+  ::std::int64_t ByteOffset() const noexcept { return get_w<::std::int64_t, 8>(k_ByteOffset); }
+  // win:Pointer
+  ::std::uint64_t FileObject() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileObject[1]) : get_w<::std::uint64_t, 4>(k_FileObject[0]); }
+  // win:Pointer
+  ::std::uint64_t Irp() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Irp[1]) : get_w<::std::uint64_t, 4>(k_Irp[0]); }
+  // win:UInt64
+  ::std::uint64_t HighResResponseTime() const noexcept { return get_w<::std::uint64_t, 8>(k_HighResResponseTime[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t IssuingThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_IssuingThreadId[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("DiskNumber", this->DiskNumber());
+    f("IrpFlags", this->IrpFlags());
+    f("TransferSize", this->TransferSize());
+    f("Reserved", this->Reserved());
+    f("ByteOffset", this->ByteOffset());
+    f("FileObject", this->FileObject());
+    f("Irp", this->Irp());
+    f("HighResResponseTime", this->HighResResponseTime());
+    f("IssuingThreadId", this->IssuingThreadId());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<DiskReadView>;
+  DiskReadView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<DiskReadView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::DiskIo_V3::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::DiskIo_V3::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_DiskNumber = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_IrpFlags = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_TransferSize = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reserved = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ByteOffset = ::clretw::loc(4, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_FileObject[2] = {::clretw::loc(5, 0, 24, 4, 4), ::clretw::loc(5, 0, 24, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_Irp[2] = {::clretw::loc(6, 0, 28, 4, 4), ::clretw::loc(6, 0, 32, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_HighResResponseTime[2] = {::clretw::loc(7, 0, 32, 8, 8), ::clretw::loc(7, 0, 40, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_IssuingThreadId[2] = {::clretw::loc(8, 0, 40, 4, 4), ::clretw::loc(8, 0, 48, 4, 4)};
+};
+
+/// DiskWrite: event 267 of Windows Kernel ("DiskIO/Write"), version 3.
+///   v3 DiskWrite: template DiskIo_V3 (WindowsKernel.man:674)
+class DiskWriteView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<DiskWriteView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<DiskWriteView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<DiskWriteView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 267) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<DiskWriteView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DiskWriteView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t DiskNumber() const noexcept { return get_w<::std::uint32_t, 4>(k_DiskNumber); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t IrpFlags() const noexcept { return get_w<::std::uint32_t, 4>(k_IrpFlags); }
+  // win:UInt32
+  ::std::uint32_t TransferSize() const noexcept { return get_w<::std::uint32_t, 4>(k_TransferSize); }
+  // win:UInt32
+  ::std::uint32_t Reserved() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved); }
+  // win:Int64
+  ::std::int64_t ByteOffset() const noexcept { return get_w<::std::int64_t, 8>(k_ByteOffset); }
+  // win:Pointer
+  ::std::uint64_t FileObject() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileObject[1]) : get_w<::std::uint64_t, 4>(k_FileObject[0]); }
+  // win:Pointer
+  ::std::uint64_t Irp() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Irp[1]) : get_w<::std::uint64_t, 4>(k_Irp[0]); }
+  // win:UInt64
+  ::std::uint64_t HighResResponseTime() const noexcept { return get_w<::std::uint64_t, 8>(k_HighResResponseTime[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t IssuingThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_IssuingThreadId[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("DiskNumber", this->DiskNumber());
+    f("IrpFlags", this->IrpFlags());
+    f("TransferSize", this->TransferSize());
+    f("Reserved", this->Reserved());
+    f("ByteOffset", this->ByteOffset());
+    f("FileObject", this->FileObject());
+    f("Irp", this->Irp());
+    f("HighResResponseTime", this->HighResResponseTime());
+    f("IssuingThreadId", this->IssuingThreadId());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<DiskWriteView>;
+  DiskWriteView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<DiskWriteView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::DiskIo_V3::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::DiskIo_V3::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_DiskNumber = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_IrpFlags = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_TransferSize = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reserved = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ByteOffset = ::clretw::loc(4, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_FileObject[2] = {::clretw::loc(5, 0, 24, 4, 4), ::clretw::loc(5, 0, 24, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_Irp[2] = {::clretw::loc(6, 0, 28, 4, 4), ::clretw::loc(6, 0, 32, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_HighResResponseTime[2] = {::clretw::loc(7, 0, 32, 8, 8), ::clretw::loc(7, 0, 40, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_IssuingThreadId[2] = {::clretw::loc(8, 0, 40, 4, 4), ::clretw::loc(8, 0, 48, 4, 4)};
+};
+
+/// DiskReadInit: event 268 of Windows Kernel ("DiskIO/ReadInit"), version 3.
+///   v3 DiskReadInit: template DiskIoInit_V3 (WindowsKernel.man:675)
+class DiskReadInitView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<DiskReadInitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<DiskReadInitView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<DiskReadInitView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 268) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<DiskReadInitView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DiskReadInitView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t Irp() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Irp[1]) : get_w<::std::uint64_t, 4>(k_Irp[0]); }
+  // win:UInt32
+  ::std::uint32_t IssuingThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_IssuingThreadId[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("Irp", this->Irp());
+    f("IssuingThreadId", this->IssuingThreadId());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<DiskReadInitView>;
+  DiskReadInitView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<DiskReadInitView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::DiskIoInit_V3::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::DiskIoInit_V3::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_Irp[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_IssuingThreadId[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 4, 4)};
+};
+
+/// DiskWriteInit: event 269 of Windows Kernel ("DiskIO/WriteInit"), version 3.
+///   v3 DiskWriteInit: template DiskIoInit_V3 (WindowsKernel.man:676)
+class DiskWriteInitView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<DiskWriteInitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<DiskWriteInitView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<DiskWriteInitView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 269) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<DiskWriteInitView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DiskWriteInitView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t Irp() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Irp[1]) : get_w<::std::uint64_t, 4>(k_Irp[0]); }
+  // win:UInt32
+  ::std::uint32_t IssuingThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_IssuingThreadId[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("Irp", this->Irp());
+    f("IssuingThreadId", this->IssuingThreadId());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<DiskWriteInitView>;
+  DiskWriteInitView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<DiskWriteInitView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::DiskIoInit_V3::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::DiskIoInit_V3::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_Irp[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_IssuingThreadId[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 4, 4)};
+};
+
+/// DiskFlushBuffers: event 270 of Windows Kernel ("DiskIO/FlushBuffers"), version 3.
+///   v3 DiskFlushBuffers: template DiskIoFlush_V3 (WindowsKernel.man:677)
+class DiskFlushBuffersView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<DiskFlushBuffersView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<DiskFlushBuffersView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<DiskFlushBuffersView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 270) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<DiskFlushBuffersView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DiskFlushBuffersView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t DiskNumber() const noexcept { return get_w<::std::uint32_t, 4>(k_DiskNumber); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t IrpFlags() const noexcept { return get_w<::std::uint32_t, 4>(k_IrpFlags); }
+  // win:UInt64
+  ::std::uint64_t HighResResponseTime() const noexcept { return get_w<::std::uint64_t, 8>(k_HighResResponseTime); }
+  // win:Pointer
+  ::std::uint64_t Irp() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Irp[1]) : get_w<::std::uint64_t, 4>(k_Irp[0]); }
+  // win:UInt32
+  ::std::uint32_t IssuingThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_IssuingThreadId[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("DiskNumber", this->DiskNumber());
+    f("IrpFlags", this->IrpFlags());
+    f("HighResResponseTime", this->HighResResponseTime());
+    f("Irp", this->Irp());
+    f("IssuingThreadId", this->IssuingThreadId());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<DiskFlushBuffersView>;
+  DiskFlushBuffersView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<DiskFlushBuffersView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::DiskIoFlush_V3::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::DiskIoFlush_V3::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_DiskNumber = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_IrpFlags = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_HighResResponseTime = ::clretw::loc(2, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Irp[2] = {::clretw::loc(3, 0, 16, 4, 4), ::clretw::loc(3, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_IssuingThreadId[2] = {::clretw::loc(4, 0, 20, 4, 4), ::clretw::loc(4, 0, 24, 4, 4)};
+};
+
+/// DiskFlushInit: event 271 of Windows Kernel ("DiskIO/FlushInit"), version 3.
+///   v3 DiskFlushInit: template DiskIoInit_V3 (WindowsKernel.man:678)
+class DiskFlushInitView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<DiskFlushInitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<DiskFlushInitView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<DiskFlushInitView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 271) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<DiskFlushInitView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DiskFlushInitView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t Irp() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_Irp[1]) : get_w<::std::uint64_t, 4>(k_Irp[0]); }
+  // win:UInt32
+  ::std::uint32_t IssuingThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_IssuingThreadId[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("Irp", this->Irp());
+    f("IssuingThreadId", this->IssuingThreadId());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<DiskFlushInitView>;
+  DiskFlushInitView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<DiskFlushInitView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::DiskIoInit_V3::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::DiskIoInit_V3::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_Irp[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_IssuingThreadId[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 4, 4)};
+};
+
+/// TransitionFault: event 522 of Windows Kernel ("Memory/TransitionFault"), version 2.
+///   v2 TransitionFault: template PageFault (WindowsKernel.man:679)
+class TransitionFaultView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<TransitionFaultView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<TransitionFaultView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<TransitionFaultView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 522) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TransitionFaultView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TransitionFaultView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t VirtualAddress() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_VirtualAddress[1]) : get_w<::std::uint64_t, 4>(k_VirtualAddress[0]); }
+  // win:Pointer
+  ::std::uint64_t ProgramCounter() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ProgramCounter[1]) : get_w<::std::uint64_t, 4>(k_ProgramCounter[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("VirtualAddress", this->VirtualAddress());
+    f("ProgramCounter", this->ProgramCounter());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TransitionFaultView>;
+  TransitionFaultView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TransitionFaultView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::PageFault::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::PageFault::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_VirtualAddress[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ProgramCounter[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+};
+
+/// DemandZeroFault: event 523 of Windows Kernel ("Memory/DemandZeroFault"), version 2.
+///   v2 DemandZeroFault: template PageFault (WindowsKernel.man:680)
+class DemandZeroFaultView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<DemandZeroFaultView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<DemandZeroFaultView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<DemandZeroFaultView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 523) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<DemandZeroFaultView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DemandZeroFaultView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t VirtualAddress() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_VirtualAddress[1]) : get_w<::std::uint64_t, 4>(k_VirtualAddress[0]); }
+  // win:Pointer
+  ::std::uint64_t ProgramCounter() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ProgramCounter[1]) : get_w<::std::uint64_t, 4>(k_ProgramCounter[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("VirtualAddress", this->VirtualAddress());
+    f("ProgramCounter", this->ProgramCounter());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<DemandZeroFaultView>;
+  DemandZeroFaultView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<DemandZeroFaultView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::PageFault::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::PageFault::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_VirtualAddress[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ProgramCounter[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+};
+
+/// CopyOnWrite: event 524 of Windows Kernel ("Memory/CopyOnWrite"), version 2.
+///   v2 CopyOnWrite: template PageFault (WindowsKernel.man:681)
+class CopyOnWriteView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<CopyOnWriteView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<CopyOnWriteView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<CopyOnWriteView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 524) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<CopyOnWriteView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CopyOnWriteView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t VirtualAddress() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_VirtualAddress[1]) : get_w<::std::uint64_t, 4>(k_VirtualAddress[0]); }
+  // win:Pointer
+  ::std::uint64_t ProgramCounter() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ProgramCounter[1]) : get_w<::std::uint64_t, 4>(k_ProgramCounter[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("VirtualAddress", this->VirtualAddress());
+    f("ProgramCounter", this->ProgramCounter());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<CopyOnWriteView>;
+  CopyOnWriteView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<CopyOnWriteView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::PageFault::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::PageFault::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_VirtualAddress[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ProgramCounter[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+};
+
+/// GuardPageFault: event 525 of Windows Kernel ("Memory/GuardPageFault"), version 2.
+///   v2 GuardPageFault: template PageFault (WindowsKernel.man:682)
+class GuardPageFaultView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<GuardPageFaultView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<GuardPageFaultView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<GuardPageFaultView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 525) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GuardPageFaultView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GuardPageFaultView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t VirtualAddress() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_VirtualAddress[1]) : get_w<::std::uint64_t, 4>(k_VirtualAddress[0]); }
+  // win:Pointer
+  ::std::uint64_t ProgramCounter() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ProgramCounter[1]) : get_w<::std::uint64_t, 4>(k_ProgramCounter[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("VirtualAddress", this->VirtualAddress());
+    f("ProgramCounter", this->ProgramCounter());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GuardPageFaultView>;
+  GuardPageFaultView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<GuardPageFaultView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::PageFault::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::PageFault::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_VirtualAddress[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ProgramCounter[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+};
+
+/// HardPageFault: event 526 of Windows Kernel ("Memory/HardPageFault"), version 2.
+///   v2 HardPageFault: template PageFault (WindowsKernel.man:683)
+class HardPageFaultView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<HardPageFaultView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<HardPageFaultView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<HardPageFaultView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 526) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<HardPageFaultView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<HardPageFaultView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t VirtualAddress() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_VirtualAddress[1]) : get_w<::std::uint64_t, 4>(k_VirtualAddress[0]); }
+  // win:Pointer
+  ::std::uint64_t ProgramCounter() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ProgramCounter[1]) : get_w<::std::uint64_t, 4>(k_ProgramCounter[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("VirtualAddress", this->VirtualAddress());
+    f("ProgramCounter", this->ProgramCounter());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<HardPageFaultView>;
+  HardPageFaultView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<HardPageFaultView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::PageFault::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::PageFault::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_VirtualAddress[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ProgramCounter[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+};
+
+/// AccessViolation: event 527 of Windows Kernel ("Memory/AccessViolation"), version 2.
+///   v2 AccessViolation: template PageFault (WindowsKernel.man:684)
+class AccessViolationView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<AccessViolationView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<AccessViolationView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<AccessViolationView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 527) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<AccessViolationView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AccessViolationView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t VirtualAddress() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_VirtualAddress[1]) : get_w<::std::uint64_t, 4>(k_VirtualAddress[0]); }
+  // win:Pointer
+  ::std::uint64_t ProgramCounter() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ProgramCounter[1]) : get_w<::std::uint64_t, 4>(k_ProgramCounter[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("VirtualAddress", this->VirtualAddress());
+    f("ProgramCounter", this->ProgramCounter());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<AccessViolationView>;
+  AccessViolationView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<AccessViolationView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::PageFault::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::PageFault::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_VirtualAddress[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ProgramCounter[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+};
+
+/// HardFault: event 544 of Windows Kernel ("Memory/HardFault"), version 2.
+///   v2 HardFault: template HardFault (WindowsKernel.man:685)
+class HardFaultView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<HardFaultView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<HardFaultView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<HardFaultView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 544) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<HardFaultView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<HardFaultView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Int64
+  ::std::int64_t InitialTime() const noexcept { return get_w<::std::int64_t, 8>(k_InitialTime); }
+  // win:UInt64
+  ::std::uint64_t ReadOffset() const noexcept { return get_w<::std::uint64_t, 8>(k_ReadOffset); }
+  // win:Pointer
+  ::std::uint64_t VirtualAddress() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_VirtualAddress[1]) : get_w<::std::uint64_t, 4>(k_VirtualAddress[0]); }
+  // win:Pointer
+  ::std::uint64_t FileObject() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileObject[1]) : get_w<::std::uint64_t, 4>(k_FileObject[0]); }
+  // win:UInt32
+  ::std::uint32_t TThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_TThreadId[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t ByteCount() const noexcept { return get_w<::std::uint32_t, 4>(k_ByteCount[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("InitialTime", this->InitialTime());
+    f("ReadOffset", this->ReadOffset());
+    f("VirtualAddress", this->VirtualAddress());
+    f("FileObject", this->FileObject());
+    f("TThreadId", this->TThreadId());
+    f("ByteCount", this->ByteCount());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<HardFaultView>;
+  HardFaultView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<HardFaultView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::HardFault::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::HardFault::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_InitialTime = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ReadOffset = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_VirtualAddress[2] = {::clretw::loc(2, 0, 16, 4, 4), ::clretw::loc(2, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileObject[2] = {::clretw::loc(3, 0, 20, 4, 4), ::clretw::loc(3, 0, 24, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_TThreadId[2] = {::clretw::loc(4, 0, 24, 4, 4), ::clretw::loc(4, 0, 32, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_ByteCount[2] = {::clretw::loc(5, 0, 28, 4, 4), ::clretw::loc(5, 0, 36, 4, 4)};
+};
+
+/// VirtualAlloc: event 610 of Windows Kernel ("Memory/VirtualAlloc"), version 2.
+///   v2 VirtualAlloc: template VirtualAlloc (WindowsKernel.man:686)
+class VirtualAllocView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<VirtualAllocView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<VirtualAllocView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<VirtualAllocView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 610) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<VirtualAllocView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<VirtualAllocView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t BaseAddress() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_BaseAddress[1]) : get_w<::std::uint64_t, 4>(k_BaseAddress[0]); }
+  // win:Pointer
+  ::std::uint64_t RegionSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_RegionSize[1]) : get_w<::std::uint64_t, 4>(k_RegionSize[0]); }
+  // win:UInt32
+  ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId[ps8_]); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t Flags() const noexcept { return get_w<::std::uint32_t, 4>(k_Flags[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("BaseAddress", this->BaseAddress());
+    f("RegionSize", this->RegionSize());
+    f("ProcessId", this->ProcessId());
+    f("Flags", this->Flags());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<VirtualAllocView>;
+  VirtualAllocView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<VirtualAllocView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::VirtualAlloc::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::VirtualAlloc::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_BaseAddress[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_RegionSize[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ProcessId[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_Flags[2] = {::clretw::loc(3, 0, 12, 4, 4), ::clretw::loc(3, 0, 20, 4, 4)};
+};
+
+/// VirtualFree: event 611 of Windows Kernel ("Memory/VirtualFree"), version 2.
+///   v2 VirtualFree: template VirtualAlloc (WindowsKernel.man:687)
+class VirtualFreeView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<VirtualFreeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<VirtualFreeView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<VirtualFreeView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 611) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<VirtualFreeView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<VirtualFreeView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t BaseAddress() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_BaseAddress[1]) : get_w<::std::uint64_t, 4>(k_BaseAddress[0]); }
+  // win:Pointer
+  ::std::uint64_t RegionSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_RegionSize[1]) : get_w<::std::uint64_t, 4>(k_RegionSize[0]); }
+  // win:UInt32
+  ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId[ps8_]); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t Flags() const noexcept { return get_w<::std::uint32_t, 4>(k_Flags[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("BaseAddress", this->BaseAddress());
+    f("RegionSize", this->RegionSize());
+    f("ProcessId", this->ProcessId());
+    f("Flags", this->Flags());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<VirtualFreeView>;
+  VirtualFreeView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<VirtualFreeView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::VirtualAlloc::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::VirtualAlloc::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_BaseAddress[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_RegionSize[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ProcessId[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_Flags[2] = {::clretw::loc(3, 0, 12, 4, 4), ::clretw::loc(3, 0, 20, 4, 4)};
+};
+
 /// ProcessStart: event 769 of Windows Kernel ("Process/Start"), version 4.
-///   v4 ProcessStart: template Process_V4 (WindowsKernel.man:157)
+///   v4 ProcessStart: template Process_V4 (WindowsKernel.man:645)
 class ProcessStartView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -756,7 +4001,7 @@ class ProcessStartView : public ::clretw::ViewBase<6> {
 };
 
 /// ProcessStop: event 770 of Windows Kernel ("Process/Stop"), version 4.
-///   v4 ProcessStop: template Process_V4 (WindowsKernel.man:158)
+///   v4 ProcessStop: template Process_V4 (WindowsKernel.man:646)
 class ProcessStopView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -863,7 +4108,7 @@ class ProcessStopView : public ::clretw::ViewBase<6> {
 };
 
 /// ProcessDCStart: event 771 of Windows Kernel ("Process/DCStart"), version 4.
-///   v4 ProcessDCStart: template Process_V4 (WindowsKernel.man:159)
+///   v4 ProcessDCStart: template Process_V4 (WindowsKernel.man:647)
 class ProcessDCStartView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -970,7 +4215,7 @@ class ProcessDCStartView : public ::clretw::ViewBase<6> {
 };
 
 /// ProcessDCStop: event 772 of Windows Kernel ("Process/DCStop"), version 4.
-///   v4 ProcessDCStop: template Process_V4 (WindowsKernel.man:160)
+///   v4 ProcessDCStop: template Process_V4 (WindowsKernel.man:648)
 class ProcessDCStopView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1077,8 +4322,8 @@ class ProcessDCStopView : public ::clretw::ViewBase<6> {
 };
 
 /// ImageLoadProcessGroup: event 778 of Windows Kernel ("Image/Load"), versions 2, 3.
-///   v2 ImageLoadProcessGroup_V2: template Image (WindowsKernel.man:174)
-///   v3 ImageLoadProcessGroup: template Image (WindowsKernel.man:175)
+///   v2 ImageLoadProcessGroup_V2: template Image (WindowsKernel.man:662)
+///   v3 ImageLoadProcessGroup: template Image (WindowsKernel.man:663)
 class ImageLoadProcessGroupView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1181,8 +4426,234 @@ class ImageLoadProcessGroupView : public ::clretw::ViewBase<2> {
   static constexpr ::clretw::FieldLoc k_FileName[2] = {::clretw::loc(11, 0, 44, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(11, 0, 56, ::clretw::kVariable, 0, ::clretw::kTerminated)};
 };
 
+/// ProcessPerfCtr: event 800 of Windows Kernel ("Process/PerfCtr"), version 2.
+///   v2 ProcessPerfCtr: template ProcessCounters (WindowsKernel.man:688)
+class ProcessPerfCtrView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ProcessPerfCtrView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ProcessPerfCtrView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ProcessPerfCtrView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 800) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ProcessPerfCtrView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ProcessPerfCtrView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId); }
+  // win:UInt32
+  ::std::uint32_t PageFaultCount() const noexcept { return get_w<::std::uint32_t, 4>(k_PageFaultCount); }
+  // win:UInt32
+  ::std::uint32_t HandleCount() const noexcept { return get_w<::std::uint32_t, 4>(k_HandleCount); }
+  // win:UInt32
+  ::std::uint32_t Reserved() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved); }
+  // win:Pointer
+  ::std::uint64_t PeakVirtualSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PeakVirtualSize[1]) : get_w<::std::uint64_t, 4>(k_PeakVirtualSize[0]); }
+  // win:Pointer
+  ::std::uint64_t PeakWorkingSetSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PeakWorkingSetSize[1]) : get_w<::std::uint64_t, 4>(k_PeakWorkingSetSize[0]); }
+  // win:Pointer
+  ::std::uint64_t PeakPagefileUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PeakPagefileUsage[1]) : get_w<::std::uint64_t, 4>(k_PeakPagefileUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t QuotaPeakPagedPoolUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_QuotaPeakPagedPoolUsage[1]) : get_w<::std::uint64_t, 4>(k_QuotaPeakPagedPoolUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t QuotaPeakNonPagedPoolUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_QuotaPeakNonPagedPoolUsage[1]) : get_w<::std::uint64_t, 4>(k_QuotaPeakNonPagedPoolUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t VirtualSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_VirtualSize[1]) : get_w<::std::uint64_t, 4>(k_VirtualSize[0]); }
+  // win:Pointer
+  ::std::uint64_t WorkingSetSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_WorkingSetSize[1]) : get_w<::std::uint64_t, 4>(k_WorkingSetSize[0]); }
+  // win:Pointer
+  ::std::uint64_t PagefileUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PagefileUsage[1]) : get_w<::std::uint64_t, 4>(k_PagefileUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t QuotaPagedPoolUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_QuotaPagedPoolUsage[1]) : get_w<::std::uint64_t, 4>(k_QuotaPagedPoolUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t QuotaNonPagedPoolUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_QuotaNonPagedPoolUsage[1]) : get_w<::std::uint64_t, 4>(k_QuotaNonPagedPoolUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t PrivatePageCount() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PrivatePageCount[1]) : get_w<::std::uint64_t, 4>(k_PrivatePageCount[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("ProcessId", this->ProcessId());
+    f("PageFaultCount", this->PageFaultCount());
+    f("HandleCount", this->HandleCount());
+    f("Reserved", this->Reserved());
+    f("PeakVirtualSize", this->PeakVirtualSize());
+    f("PeakWorkingSetSize", this->PeakWorkingSetSize());
+    f("PeakPagefileUsage", this->PeakPagefileUsage());
+    f("QuotaPeakPagedPoolUsage", this->QuotaPeakPagedPoolUsage());
+    f("QuotaPeakNonPagedPoolUsage", this->QuotaPeakNonPagedPoolUsage());
+    f("VirtualSize", this->VirtualSize());
+    f("WorkingSetSize", this->WorkingSetSize());
+    f("PagefileUsage", this->PagefileUsage());
+    f("QuotaPagedPoolUsage", this->QuotaPagedPoolUsage());
+    f("QuotaNonPagedPoolUsage", this->QuotaNonPagedPoolUsage());
+    f("PrivatePageCount", this->PrivatePageCount());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ProcessPerfCtrView>;
+  ProcessPerfCtrView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ProcessPerfCtrView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::ProcessCounters::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::ProcessCounters::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_ProcessId = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_PageFaultCount = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_HandleCount = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reserved = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_PeakVirtualSize[2] = {::clretw::loc(4, 0, 16, 4, 4), ::clretw::loc(4, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_PeakWorkingSetSize[2] = {::clretw::loc(5, 0, 20, 4, 4), ::clretw::loc(5, 0, 24, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_PeakPagefileUsage[2] = {::clretw::loc(6, 0, 24, 4, 4), ::clretw::loc(6, 0, 32, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_QuotaPeakPagedPoolUsage[2] = {::clretw::loc(7, 0, 28, 4, 4), ::clretw::loc(7, 0, 40, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_QuotaPeakNonPagedPoolUsage[2] = {::clretw::loc(8, 0, 32, 4, 4), ::clretw::loc(8, 0, 48, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_VirtualSize[2] = {::clretw::loc(9, 0, 36, 4, 4), ::clretw::loc(9, 0, 56, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_WorkingSetSize[2] = {::clretw::loc(10, 0, 40, 4, 4), ::clretw::loc(10, 0, 64, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_PagefileUsage[2] = {::clretw::loc(11, 0, 44, 4, 4), ::clretw::loc(11, 0, 72, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_QuotaPagedPoolUsage[2] = {::clretw::loc(12, 0, 48, 4, 4), ::clretw::loc(12, 0, 80, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_QuotaNonPagedPoolUsage[2] = {::clretw::loc(13, 0, 52, 4, 4), ::clretw::loc(13, 0, 88, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_PrivatePageCount[2] = {::clretw::loc(14, 0, 56, 4, 4), ::clretw::loc(14, 0, 96, 8, 8)};
+};
+
+/// ProcessPerfCtrRundown: event 801 of Windows Kernel ("Process/PerfCtrRundown"), version 2.
+///   v2 ProcessPerfCtrRundown: template ProcessCounters (WindowsKernel.man:689)
+class ProcessPerfCtrRundownView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ProcessPerfCtrRundownView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ProcessPerfCtrRundownView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ProcessPerfCtrRundownView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 801) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ProcessPerfCtrRundownView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ProcessPerfCtrRundownView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId); }
+  // win:UInt32
+  ::std::uint32_t PageFaultCount() const noexcept { return get_w<::std::uint32_t, 4>(k_PageFaultCount); }
+  // win:UInt32
+  ::std::uint32_t HandleCount() const noexcept { return get_w<::std::uint32_t, 4>(k_HandleCount); }
+  // win:UInt32
+  ::std::uint32_t Reserved() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved); }
+  // win:Pointer
+  ::std::uint64_t PeakVirtualSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PeakVirtualSize[1]) : get_w<::std::uint64_t, 4>(k_PeakVirtualSize[0]); }
+  // win:Pointer
+  ::std::uint64_t PeakWorkingSetSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PeakWorkingSetSize[1]) : get_w<::std::uint64_t, 4>(k_PeakWorkingSetSize[0]); }
+  // win:Pointer
+  ::std::uint64_t PeakPagefileUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PeakPagefileUsage[1]) : get_w<::std::uint64_t, 4>(k_PeakPagefileUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t QuotaPeakPagedPoolUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_QuotaPeakPagedPoolUsage[1]) : get_w<::std::uint64_t, 4>(k_QuotaPeakPagedPoolUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t QuotaPeakNonPagedPoolUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_QuotaPeakNonPagedPoolUsage[1]) : get_w<::std::uint64_t, 4>(k_QuotaPeakNonPagedPoolUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t VirtualSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_VirtualSize[1]) : get_w<::std::uint64_t, 4>(k_VirtualSize[0]); }
+  // win:Pointer
+  ::std::uint64_t WorkingSetSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_WorkingSetSize[1]) : get_w<::std::uint64_t, 4>(k_WorkingSetSize[0]); }
+  // win:Pointer
+  ::std::uint64_t PagefileUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PagefileUsage[1]) : get_w<::std::uint64_t, 4>(k_PagefileUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t QuotaPagedPoolUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_QuotaPagedPoolUsage[1]) : get_w<::std::uint64_t, 4>(k_QuotaPagedPoolUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t QuotaNonPagedPoolUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_QuotaNonPagedPoolUsage[1]) : get_w<::std::uint64_t, 4>(k_QuotaNonPagedPoolUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t PrivatePageCount() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PrivatePageCount[1]) : get_w<::std::uint64_t, 4>(k_PrivatePageCount[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("ProcessId", this->ProcessId());
+    f("PageFaultCount", this->PageFaultCount());
+    f("HandleCount", this->HandleCount());
+    f("Reserved", this->Reserved());
+    f("PeakVirtualSize", this->PeakVirtualSize());
+    f("PeakWorkingSetSize", this->PeakWorkingSetSize());
+    f("PeakPagefileUsage", this->PeakPagefileUsage());
+    f("QuotaPeakPagedPoolUsage", this->QuotaPeakPagedPoolUsage());
+    f("QuotaPeakNonPagedPoolUsage", this->QuotaPeakNonPagedPoolUsage());
+    f("VirtualSize", this->VirtualSize());
+    f("WorkingSetSize", this->WorkingSetSize());
+    f("PagefileUsage", this->PagefileUsage());
+    f("QuotaPagedPoolUsage", this->QuotaPagedPoolUsage());
+    f("QuotaNonPagedPoolUsage", this->QuotaNonPagedPoolUsage());
+    f("PrivatePageCount", this->PrivatePageCount());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ProcessPerfCtrRundownView>;
+  ProcessPerfCtrRundownView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ProcessPerfCtrRundownView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::ProcessCounters::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::ProcessCounters::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_ProcessId = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_PageFaultCount = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_HandleCount = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reserved = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_PeakVirtualSize[2] = {::clretw::loc(4, 0, 16, 4, 4), ::clretw::loc(4, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_PeakWorkingSetSize[2] = {::clretw::loc(5, 0, 20, 4, 4), ::clretw::loc(5, 0, 24, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_PeakPagefileUsage[2] = {::clretw::loc(6, 0, 24, 4, 4), ::clretw::loc(6, 0, 32, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_QuotaPeakPagedPoolUsage[2] = {::clretw::loc(7, 0, 28, 4, 4), ::clretw::loc(7, 0, 40, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_QuotaPeakNonPagedPoolUsage[2] = {::clretw::loc(8, 0, 32, 4, 4), ::clretw::loc(8, 0, 48, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_VirtualSize[2] = {::clretw::loc(9, 0, 36, 4, 4), ::clretw::loc(9, 0, 56, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_WorkingSetSize[2] = {::clretw::loc(10, 0, 40, 4, 4), ::clretw::loc(10, 0, 64, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_PagefileUsage[2] = {::clretw::loc(11, 0, 44, 4, 4), ::clretw::loc(11, 0, 72, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_QuotaPagedPoolUsage[2] = {::clretw::loc(12, 0, 48, 4, 4), ::clretw::loc(12, 0, 80, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_QuotaNonPagedPoolUsage[2] = {::clretw::loc(13, 0, 52, 4, 4), ::clretw::loc(13, 0, 88, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_PrivatePageCount[2] = {::clretw::loc(14, 0, 56, 4, 4), ::clretw::loc(14, 0, 96, 8, 8)};
+};
+
 /// ProcessDefunct: event 807 of Windows Kernel ("Process/Defunct"), version 4.
-///   v4 ProcessDefunct: template Process_V4 (WindowsKernel.man:161)
+///   v4 ProcessDefunct: template Process_V4 (WindowsKernel.man:649)
 class ProcessDefunctView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1288,8 +4759,1322 @@ class ProcessDefunctView : public ::clretw::ViewBase<6> {
   static constexpr ::clretw::FieldLoc k_ApplicationId = ::clretw::loc(13, 4, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
+/// FileIOName: event 1024 of Windows Kernel ("FileIO"), version 2.
+///   v2 FileIOName: template FileIoName (WindowsKernel.man:690)
+class FileIONameView : public ::clretw::ViewBase<2> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<FileIONameView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<FileIONameView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<FileIONameView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1024) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FileIONameView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FileIONameView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t FileObject() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileObject[1]) : get_w<::std::uint64_t, 4>(k_FileObject[0]); }
+  // win:UnicodeString
+  ::clretw::Utf16View FileName() const noexcept { return utf16(k_FileName[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("FileObject", this->FileObject());
+    f("FileName", this->FileName());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<FileIONameView>;
+  FileIONameView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FileIONameView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::FileIoName::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::FileIoName::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_FileObject[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileName[2] = {::clretw::loc(1, 0, 4, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(1, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated)};
+};
+
+/// FileCreateName: event 1056 of Windows Kernel ("FileIO/FileCreate"), version 2.
+///   v2 FileCreateName: template FileIoName (WindowsKernel.man:691)
+class FileCreateNameView : public ::clretw::ViewBase<2> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<FileCreateNameView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<FileCreateNameView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<FileCreateNameView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1056) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FileCreateNameView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FileCreateNameView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t FileObject() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileObject[1]) : get_w<::std::uint64_t, 4>(k_FileObject[0]); }
+  // win:UnicodeString
+  ::clretw::Utf16View FileName() const noexcept { return utf16(k_FileName[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("FileObject", this->FileObject());
+    f("FileName", this->FileName());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<FileCreateNameView>;
+  FileCreateNameView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FileCreateNameView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::FileIoName::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::FileIoName::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_FileObject[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileName[2] = {::clretw::loc(1, 0, 4, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(1, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated)};
+};
+
+/// FileDeleteName: event 1059 of Windows Kernel ("FileIO/FileDelete"), version 2.
+///   v2 FileDeleteName: template FileIoName (WindowsKernel.man:692)
+class FileDeleteNameView : public ::clretw::ViewBase<2> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<FileDeleteNameView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<FileDeleteNameView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<FileDeleteNameView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1059) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FileDeleteNameView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FileDeleteNameView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t FileObject() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileObject[1]) : get_w<::std::uint64_t, 4>(k_FileObject[0]); }
+  // win:UnicodeString
+  ::clretw::Utf16View FileName() const noexcept { return utf16(k_FileName[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("FileObject", this->FileObject());
+    f("FileName", this->FileName());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<FileDeleteNameView>;
+  FileDeleteNameView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FileDeleteNameView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::FileIoName::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::FileIoName::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_FileObject[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileName[2] = {::clretw::loc(1, 0, 4, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(1, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated)};
+};
+
+/// FileRundown: event 1060 of Windows Kernel ("FileIO/FileRundown"), version 2.
+///   v2 FileRundown: template FileIoName (WindowsKernel.man:693)
+class FileRundownView : public ::clretw::ViewBase<2> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<FileRundownView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<FileRundownView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<FileRundownView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1060) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FileRundownView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FileRundownView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t FileObject() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileObject[1]) : get_w<::std::uint64_t, 4>(k_FileObject[0]); }
+  // win:UnicodeString
+  ::clretw::Utf16View FileName() const noexcept { return utf16(k_FileName[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("FileObject", this->FileObject());
+    f("FileName", this->FileName());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<FileRundownView>;
+  FileRundownView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FileRundownView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::FileIoName::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::FileIoName::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_FileObject[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileName[2] = {::clretw::loc(1, 0, 4, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(1, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated)};
+};
+
+/// FileOpCreate: event 1088 of Windows Kernel ("FileIO/Create"), version 3.
+///   v3 FileOpCreate: template FileIoCreate_V3 (WindowsKernel.man:694)
+class FileOpCreateView : public ::clretw::ViewBase<2> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<FileOpCreateView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<FileOpCreateView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<FileOpCreateView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1088) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FileOpCreateView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FileOpCreateView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t IrpPtr() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_IrpPtr[1]) : get_w<::std::uint64_t, 4>(k_IrpPtr[0]); }
+  // win:Pointer
+  ::std::uint64_t FileObject() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileObject[1]) : get_w<::std::uint64_t, 4>(k_FileObject[0]); }
+  // win:UInt32
+  ::std::uint32_t TTID() const noexcept { return get_w<::std::uint32_t, 4>(k_TTID[ps8_]); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t CreateOptions() const noexcept { return get_w<::std::uint32_t, 4>(k_CreateOptions[ps8_]); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t FileAttributes() const noexcept { return get_w<::std::uint32_t, 4>(k_FileAttributes[ps8_]); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t ShareAccess() const noexcept { return get_w<::std::uint32_t, 4>(k_ShareAccess[ps8_]); }
+  // win:UnicodeString
+  ::clretw::Utf16View OpenPath() const noexcept { return utf16(k_OpenPath[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("IrpPtr", this->IrpPtr());
+    f("FileObject", this->FileObject());
+    f("TTID", this->TTID());
+    f("CreateOptions", this->CreateOptions());
+    f("FileAttributes", this->FileAttributes());
+    f("ShareAccess", this->ShareAccess());
+    f("OpenPath", this->OpenPath());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<FileOpCreateView>;
+  FileOpCreateView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FileOpCreateView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::FileIoCreate_V3::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::FileIoCreate_V3::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_IrpPtr[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileObject[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_TTID[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_CreateOptions[2] = {::clretw::loc(3, 0, 12, 4, 4), ::clretw::loc(3, 0, 20, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_FileAttributes[2] = {::clretw::loc(4, 0, 16, 4, 4), ::clretw::loc(4, 0, 24, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_ShareAccess[2] = {::clretw::loc(5, 0, 20, 4, 4), ::clretw::loc(5, 0, 28, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_OpenPath[2] = {::clretw::loc(6, 0, 24, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(6, 0, 32, ::clretw::kVariable, 0, ::clretw::kTerminated)};
+};
+
+/// FileOpCleanup: event 1089 of Windows Kernel ("FileIO/Cleanup"), version 3.
+///   v3 FileOpCleanup: template FileIoSimpleOp_V3 (WindowsKernel.man:695)
+class FileOpCleanupView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<FileOpCleanupView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<FileOpCleanupView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<FileOpCleanupView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1089) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FileOpCleanupView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FileOpCleanupView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t IrpPtr() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_IrpPtr[1]) : get_w<::std::uint64_t, 4>(k_IrpPtr[0]); }
+  // win:Pointer
+  ::std::uint64_t FileObject() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileObject[1]) : get_w<::std::uint64_t, 4>(k_FileObject[0]); }
+  // win:Pointer
+  ::std::uint64_t FileKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileKey[1]) : get_w<::std::uint64_t, 4>(k_FileKey[0]); }
+  // win:UInt32
+  ::std::uint32_t TTID() const noexcept { return get_w<::std::uint32_t, 4>(k_TTID[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("IrpPtr", this->IrpPtr());
+    f("FileObject", this->FileObject());
+    f("FileKey", this->FileKey());
+    f("TTID", this->TTID());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<FileOpCleanupView>;
+  FileOpCleanupView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FileOpCleanupView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::FileIoSimpleOp_V3::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::FileIoSimpleOp_V3::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_IrpPtr[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileObject[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileKey[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_TTID[2] = {::clretw::loc(3, 0, 12, 4, 4), ::clretw::loc(3, 0, 24, 4, 4)};
+};
+
+/// FileOpClose: event 1090 of Windows Kernel ("FileIO/Close"), version 3.
+///   v3 FileOpClose: template FileIoSimpleOp_V3 (WindowsKernel.man:696)
+class FileOpCloseView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<FileOpCloseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<FileOpCloseView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<FileOpCloseView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1090) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FileOpCloseView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FileOpCloseView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t IrpPtr() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_IrpPtr[1]) : get_w<::std::uint64_t, 4>(k_IrpPtr[0]); }
+  // win:Pointer
+  ::std::uint64_t FileObject() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileObject[1]) : get_w<::std::uint64_t, 4>(k_FileObject[0]); }
+  // win:Pointer
+  ::std::uint64_t FileKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileKey[1]) : get_w<::std::uint64_t, 4>(k_FileKey[0]); }
+  // win:UInt32
+  ::std::uint32_t TTID() const noexcept { return get_w<::std::uint32_t, 4>(k_TTID[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("IrpPtr", this->IrpPtr());
+    f("FileObject", this->FileObject());
+    f("FileKey", this->FileKey());
+    f("TTID", this->TTID());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<FileOpCloseView>;
+  FileOpCloseView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FileOpCloseView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::FileIoSimpleOp_V3::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::FileIoSimpleOp_V3::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_IrpPtr[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileObject[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileKey[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_TTID[2] = {::clretw::loc(3, 0, 12, 4, 4), ::clretw::loc(3, 0, 24, 4, 4)};
+};
+
+/// FileOpRead: event 1091 of Windows Kernel ("FileIO/Read"), version 3.
+///   v3 FileOpRead: template FileIoReadWrite_V3 (WindowsKernel.man:697)
+class FileOpReadView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<FileOpReadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<FileOpReadView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<FileOpReadView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1091) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FileOpReadView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FileOpReadView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt64
+  ::std::uint64_t Offset() const noexcept { return get_w<::std::uint64_t, 8>(k_Offset); }
+  // win:Pointer
+  ::std::uint64_t IrpPtr() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_IrpPtr[1]) : get_w<::std::uint64_t, 4>(k_IrpPtr[0]); }
+  // win:Pointer
+  ::std::uint64_t FileObject() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileObject[1]) : get_w<::std::uint64_t, 4>(k_FileObject[0]); }
+  // win:Pointer
+  ::std::uint64_t FileKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileKey[1]) : get_w<::std::uint64_t, 4>(k_FileKey[0]); }
+  // win:UInt32
+  ::std::uint32_t TTID() const noexcept { return get_w<::std::uint32_t, 4>(k_TTID[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t IoSize() const noexcept { return get_w<::std::uint32_t, 4>(k_IoSize[ps8_]); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t IoFlags() const noexcept { return get_w<::std::uint32_t, 4>(k_IoFlags[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("Offset", this->Offset());
+    f("IrpPtr", this->IrpPtr());
+    f("FileObject", this->FileObject());
+    f("FileKey", this->FileKey());
+    f("TTID", this->TTID());
+    f("IoSize", this->IoSize());
+    f("IoFlags", this->IoFlags());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<FileOpReadView>;
+  FileOpReadView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FileOpReadView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::FileIoReadWrite_V3::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::FileIoReadWrite_V3::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_Offset = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_IrpPtr[2] = {::clretw::loc(1, 0, 8, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileObject[2] = {::clretw::loc(2, 0, 12, 4, 4), ::clretw::loc(2, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileKey[2] = {::clretw::loc(3, 0, 16, 4, 4), ::clretw::loc(3, 0, 24, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_TTID[2] = {::clretw::loc(4, 0, 20, 4, 4), ::clretw::loc(4, 0, 32, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_IoSize[2] = {::clretw::loc(5, 0, 24, 4, 4), ::clretw::loc(5, 0, 36, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_IoFlags[2] = {::clretw::loc(6, 0, 28, 4, 4), ::clretw::loc(6, 0, 40, 4, 4)};
+};
+
+/// FileOpWrite: event 1092 of Windows Kernel ("FileIO/Write"), version 3.
+///   v3 FileOpWrite: template FileIoReadWrite_V3 (WindowsKernel.man:698)
+class FileOpWriteView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<FileOpWriteView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<FileOpWriteView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<FileOpWriteView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1092) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FileOpWriteView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FileOpWriteView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt64
+  ::std::uint64_t Offset() const noexcept { return get_w<::std::uint64_t, 8>(k_Offset); }
+  // win:Pointer
+  ::std::uint64_t IrpPtr() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_IrpPtr[1]) : get_w<::std::uint64_t, 4>(k_IrpPtr[0]); }
+  // win:Pointer
+  ::std::uint64_t FileObject() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileObject[1]) : get_w<::std::uint64_t, 4>(k_FileObject[0]); }
+  // win:Pointer
+  ::std::uint64_t FileKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileKey[1]) : get_w<::std::uint64_t, 4>(k_FileKey[0]); }
+  // win:UInt32
+  ::std::uint32_t TTID() const noexcept { return get_w<::std::uint32_t, 4>(k_TTID[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t IoSize() const noexcept { return get_w<::std::uint32_t, 4>(k_IoSize[ps8_]); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t IoFlags() const noexcept { return get_w<::std::uint32_t, 4>(k_IoFlags[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("Offset", this->Offset());
+    f("IrpPtr", this->IrpPtr());
+    f("FileObject", this->FileObject());
+    f("FileKey", this->FileKey());
+    f("TTID", this->TTID());
+    f("IoSize", this->IoSize());
+    f("IoFlags", this->IoFlags());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<FileOpWriteView>;
+  FileOpWriteView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FileOpWriteView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::FileIoReadWrite_V3::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::FileIoReadWrite_V3::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_Offset = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_IrpPtr[2] = {::clretw::loc(1, 0, 8, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileObject[2] = {::clretw::loc(2, 0, 12, 4, 4), ::clretw::loc(2, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileKey[2] = {::clretw::loc(3, 0, 16, 4, 4), ::clretw::loc(3, 0, 24, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_TTID[2] = {::clretw::loc(4, 0, 20, 4, 4), ::clretw::loc(4, 0, 32, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_IoSize[2] = {::clretw::loc(5, 0, 24, 4, 4), ::clretw::loc(5, 0, 36, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_IoFlags[2] = {::clretw::loc(6, 0, 28, 4, 4), ::clretw::loc(6, 0, 40, 4, 4)};
+};
+
+/// FileOpSetInfo: event 1093 of Windows Kernel ("FileIO/SetInfo"), version 3.
+///   v3 FileOpSetInfo: template FileIoInfo_V3 (WindowsKernel.man:699)
+class FileOpSetInfoView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<FileOpSetInfoView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<FileOpSetInfoView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<FileOpSetInfoView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1093) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FileOpSetInfoView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FileOpSetInfoView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t IrpPtr() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_IrpPtr[1]) : get_w<::std::uint64_t, 4>(k_IrpPtr[0]); }
+  // win:Pointer
+  ::std::uint64_t FileObject() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileObject[1]) : get_w<::std::uint64_t, 4>(k_FileObject[0]); }
+  // win:Pointer
+  ::std::uint64_t FileKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileKey[1]) : get_w<::std::uint64_t, 4>(k_FileKey[0]); }
+  // win:Pointer
+  ::std::uint64_t ExtraInfo() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ExtraInfo[1]) : get_w<::std::uint64_t, 4>(k_ExtraInfo[0]); }
+  // win:UInt32
+  ::std::uint32_t TTID() const noexcept { return get_w<::std::uint32_t, 4>(k_TTID[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t InfoClass() const noexcept { return get_w<::std::uint32_t, 4>(k_InfoClass[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("IrpPtr", this->IrpPtr());
+    f("FileObject", this->FileObject());
+    f("FileKey", this->FileKey());
+    f("ExtraInfo", this->ExtraInfo());
+    f("TTID", this->TTID());
+    f("InfoClass", this->InfoClass());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<FileOpSetInfoView>;
+  FileOpSetInfoView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FileOpSetInfoView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::FileIoInfo_V3::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::FileIoInfo_V3::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_IrpPtr[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileObject[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileKey[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ExtraInfo[2] = {::clretw::loc(3, 0, 12, 4, 4), ::clretw::loc(3, 0, 24, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_TTID[2] = {::clretw::loc(4, 0, 16, 4, 4), ::clretw::loc(4, 0, 32, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_InfoClass[2] = {::clretw::loc(5, 0, 20, 4, 4), ::clretw::loc(5, 0, 36, 4, 4)};
+};
+
+/// FileOpDelete: event 1094 of Windows Kernel ("FileIO/Delete"), version 3.
+///   v3 FileOpDelete: template FileIoInfo_V3 (WindowsKernel.man:700)
+class FileOpDeleteView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<FileOpDeleteView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<FileOpDeleteView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<FileOpDeleteView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1094) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FileOpDeleteView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FileOpDeleteView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t IrpPtr() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_IrpPtr[1]) : get_w<::std::uint64_t, 4>(k_IrpPtr[0]); }
+  // win:Pointer
+  ::std::uint64_t FileObject() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileObject[1]) : get_w<::std::uint64_t, 4>(k_FileObject[0]); }
+  // win:Pointer
+  ::std::uint64_t FileKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileKey[1]) : get_w<::std::uint64_t, 4>(k_FileKey[0]); }
+  // win:Pointer
+  ::std::uint64_t ExtraInfo() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ExtraInfo[1]) : get_w<::std::uint64_t, 4>(k_ExtraInfo[0]); }
+  // win:UInt32
+  ::std::uint32_t TTID() const noexcept { return get_w<::std::uint32_t, 4>(k_TTID[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t InfoClass() const noexcept { return get_w<::std::uint32_t, 4>(k_InfoClass[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("IrpPtr", this->IrpPtr());
+    f("FileObject", this->FileObject());
+    f("FileKey", this->FileKey());
+    f("ExtraInfo", this->ExtraInfo());
+    f("TTID", this->TTID());
+    f("InfoClass", this->InfoClass());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<FileOpDeleteView>;
+  FileOpDeleteView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FileOpDeleteView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::FileIoInfo_V3::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::FileIoInfo_V3::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_IrpPtr[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileObject[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileKey[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ExtraInfo[2] = {::clretw::loc(3, 0, 12, 4, 4), ::clretw::loc(3, 0, 24, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_TTID[2] = {::clretw::loc(4, 0, 16, 4, 4), ::clretw::loc(4, 0, 32, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_InfoClass[2] = {::clretw::loc(5, 0, 20, 4, 4), ::clretw::loc(5, 0, 36, 4, 4)};
+};
+
+/// FileOpRename: event 1095 of Windows Kernel ("FileIO/Rename"), version 3.
+///   v3 FileOpRename: template FileIoInfo_V3 (WindowsKernel.man:701)
+class FileOpRenameView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<FileOpRenameView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<FileOpRenameView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<FileOpRenameView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1095) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FileOpRenameView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FileOpRenameView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t IrpPtr() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_IrpPtr[1]) : get_w<::std::uint64_t, 4>(k_IrpPtr[0]); }
+  // win:Pointer
+  ::std::uint64_t FileObject() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileObject[1]) : get_w<::std::uint64_t, 4>(k_FileObject[0]); }
+  // win:Pointer
+  ::std::uint64_t FileKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileKey[1]) : get_w<::std::uint64_t, 4>(k_FileKey[0]); }
+  // win:Pointer
+  ::std::uint64_t ExtraInfo() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ExtraInfo[1]) : get_w<::std::uint64_t, 4>(k_ExtraInfo[0]); }
+  // win:UInt32
+  ::std::uint32_t TTID() const noexcept { return get_w<::std::uint32_t, 4>(k_TTID[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t InfoClass() const noexcept { return get_w<::std::uint32_t, 4>(k_InfoClass[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("IrpPtr", this->IrpPtr());
+    f("FileObject", this->FileObject());
+    f("FileKey", this->FileKey());
+    f("ExtraInfo", this->ExtraInfo());
+    f("TTID", this->TTID());
+    f("InfoClass", this->InfoClass());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<FileOpRenameView>;
+  FileOpRenameView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FileOpRenameView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::FileIoInfo_V3::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::FileIoInfo_V3::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_IrpPtr[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileObject[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileKey[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ExtraInfo[2] = {::clretw::loc(3, 0, 12, 4, 4), ::clretw::loc(3, 0, 24, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_TTID[2] = {::clretw::loc(4, 0, 16, 4, 4), ::clretw::loc(4, 0, 32, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_InfoClass[2] = {::clretw::loc(5, 0, 20, 4, 4), ::clretw::loc(5, 0, 36, 4, 4)};
+};
+
+/// FileOpDirEnum: event 1096 of Windows Kernel ("FileIO/DirEnum"), version 3.
+///   v3 FileOpDirEnum: template FileIoDirEnum_V3 (WindowsKernel.man:702)
+class FileOpDirEnumView : public ::clretw::ViewBase<2> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<FileOpDirEnumView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<FileOpDirEnumView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<FileOpDirEnumView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1096) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FileOpDirEnumView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FileOpDirEnumView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t IrpPtr() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_IrpPtr[1]) : get_w<::std::uint64_t, 4>(k_IrpPtr[0]); }
+  // win:Pointer
+  ::std::uint64_t FileObject() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileObject[1]) : get_w<::std::uint64_t, 4>(k_FileObject[0]); }
+  // win:Pointer
+  ::std::uint64_t FileKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileKey[1]) : get_w<::std::uint64_t, 4>(k_FileKey[0]); }
+  // win:UInt32
+  ::std::uint32_t TTID() const noexcept { return get_w<::std::uint32_t, 4>(k_TTID[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t Length() const noexcept { return get_w<::std::uint32_t, 4>(k_Length[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t InfoClass() const noexcept { return get_w<::std::uint32_t, 4>(k_InfoClass[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t FileIndex() const noexcept { return get_w<::std::uint32_t, 4>(k_FileIndex[ps8_]); }
+  // win:UnicodeString
+  ::clretw::Utf16View FileName() const noexcept { return utf16(k_FileName[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("IrpPtr", this->IrpPtr());
+    f("FileObject", this->FileObject());
+    f("FileKey", this->FileKey());
+    f("TTID", this->TTID());
+    f("Length", this->Length());
+    f("InfoClass", this->InfoClass());
+    f("FileIndex", this->FileIndex());
+    f("FileName", this->FileName());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<FileOpDirEnumView>;
+  FileOpDirEnumView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FileOpDirEnumView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::FileIoDirEnum_V3::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::FileIoDirEnum_V3::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_IrpPtr[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileObject[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileKey[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_TTID[2] = {::clretw::loc(3, 0, 12, 4, 4), ::clretw::loc(3, 0, 24, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_Length[2] = {::clretw::loc(4, 0, 16, 4, 4), ::clretw::loc(4, 0, 28, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_InfoClass[2] = {::clretw::loc(5, 0, 20, 4, 4), ::clretw::loc(5, 0, 32, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_FileIndex[2] = {::clretw::loc(6, 0, 24, 4, 4), ::clretw::loc(6, 0, 36, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_FileName[2] = {::clretw::loc(7, 0, 28, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(7, 0, 40, ::clretw::kVariable, 0, ::clretw::kTerminated)};
+};
+
+/// FileOpFlush: event 1097 of Windows Kernel ("FileIO/Flush"), version 3.
+///   v3 FileOpFlush: template FileIoSimpleOp_V3 (WindowsKernel.man:703)
+class FileOpFlushView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<FileOpFlushView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<FileOpFlushView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<FileOpFlushView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1097) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FileOpFlushView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FileOpFlushView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t IrpPtr() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_IrpPtr[1]) : get_w<::std::uint64_t, 4>(k_IrpPtr[0]); }
+  // win:Pointer
+  ::std::uint64_t FileObject() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileObject[1]) : get_w<::std::uint64_t, 4>(k_FileObject[0]); }
+  // win:Pointer
+  ::std::uint64_t FileKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileKey[1]) : get_w<::std::uint64_t, 4>(k_FileKey[0]); }
+  // win:UInt32
+  ::std::uint32_t TTID() const noexcept { return get_w<::std::uint32_t, 4>(k_TTID[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("IrpPtr", this->IrpPtr());
+    f("FileObject", this->FileObject());
+    f("FileKey", this->FileKey());
+    f("TTID", this->TTID());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<FileOpFlushView>;
+  FileOpFlushView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FileOpFlushView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::FileIoSimpleOp_V3::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::FileIoSimpleOp_V3::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_IrpPtr[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileObject[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileKey[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_TTID[2] = {::clretw::loc(3, 0, 12, 4, 4), ::clretw::loc(3, 0, 24, 4, 4)};
+};
+
+/// FileOpQueryInfo: event 1098 of Windows Kernel ("FileIO/QueryInfo"), version 3.
+///   v3 FileOpQueryInfo: template FileIoInfo_V3 (WindowsKernel.man:704)
+class FileOpQueryInfoView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<FileOpQueryInfoView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<FileOpQueryInfoView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<FileOpQueryInfoView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1098) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FileOpQueryInfoView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FileOpQueryInfoView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t IrpPtr() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_IrpPtr[1]) : get_w<::std::uint64_t, 4>(k_IrpPtr[0]); }
+  // win:Pointer
+  ::std::uint64_t FileObject() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileObject[1]) : get_w<::std::uint64_t, 4>(k_FileObject[0]); }
+  // win:Pointer
+  ::std::uint64_t FileKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileKey[1]) : get_w<::std::uint64_t, 4>(k_FileKey[0]); }
+  // win:Pointer
+  ::std::uint64_t ExtraInfo() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ExtraInfo[1]) : get_w<::std::uint64_t, 4>(k_ExtraInfo[0]); }
+  // win:UInt32
+  ::std::uint32_t TTID() const noexcept { return get_w<::std::uint32_t, 4>(k_TTID[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t InfoClass() const noexcept { return get_w<::std::uint32_t, 4>(k_InfoClass[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("IrpPtr", this->IrpPtr());
+    f("FileObject", this->FileObject());
+    f("FileKey", this->FileKey());
+    f("ExtraInfo", this->ExtraInfo());
+    f("TTID", this->TTID());
+    f("InfoClass", this->InfoClass());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<FileOpQueryInfoView>;
+  FileOpQueryInfoView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FileOpQueryInfoView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::FileIoInfo_V3::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::FileIoInfo_V3::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_IrpPtr[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileObject[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileKey[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ExtraInfo[2] = {::clretw::loc(3, 0, 12, 4, 4), ::clretw::loc(3, 0, 24, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_TTID[2] = {::clretw::loc(4, 0, 16, 4, 4), ::clretw::loc(4, 0, 32, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_InfoClass[2] = {::clretw::loc(5, 0, 20, 4, 4), ::clretw::loc(5, 0, 36, 4, 4)};
+};
+
+/// FileOpFSControl: event 1099 of Windows Kernel ("FileIO/FSControl"), version 3.
+///   v3 FileOpFSControl: template FileIoInfo_V3 (WindowsKernel.man:705)
+class FileOpFSControlView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<FileOpFSControlView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<FileOpFSControlView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<FileOpFSControlView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1099) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FileOpFSControlView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FileOpFSControlView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t IrpPtr() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_IrpPtr[1]) : get_w<::std::uint64_t, 4>(k_IrpPtr[0]); }
+  // win:Pointer
+  ::std::uint64_t FileObject() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileObject[1]) : get_w<::std::uint64_t, 4>(k_FileObject[0]); }
+  // win:Pointer
+  ::std::uint64_t FileKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileKey[1]) : get_w<::std::uint64_t, 4>(k_FileKey[0]); }
+  // win:Pointer
+  ::std::uint64_t ExtraInfo() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ExtraInfo[1]) : get_w<::std::uint64_t, 4>(k_ExtraInfo[0]); }
+  // win:UInt32
+  ::std::uint32_t TTID() const noexcept { return get_w<::std::uint32_t, 4>(k_TTID[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t InfoClass() const noexcept { return get_w<::std::uint32_t, 4>(k_InfoClass[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("IrpPtr", this->IrpPtr());
+    f("FileObject", this->FileObject());
+    f("FileKey", this->FileKey());
+    f("ExtraInfo", this->ExtraInfo());
+    f("TTID", this->TTID());
+    f("InfoClass", this->InfoClass());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<FileOpFSControlView>;
+  FileOpFSControlView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FileOpFSControlView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::FileIoInfo_V3::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::FileIoInfo_V3::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_IrpPtr[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileObject[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileKey[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ExtraInfo[2] = {::clretw::loc(3, 0, 12, 4, 4), ::clretw::loc(3, 0, 24, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_TTID[2] = {::clretw::loc(4, 0, 16, 4, 4), ::clretw::loc(4, 0, 32, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_InfoClass[2] = {::clretw::loc(5, 0, 20, 4, 4), ::clretw::loc(5, 0, 36, 4, 4)};
+};
+
+/// FileOpEnd: event 1100 of Windows Kernel ("FileIO/OperationEnd"), version 2.
+///   v2 FileOpEnd: template FileIoOpEnd (WindowsKernel.man:707)
+class FileOpEndView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<FileOpEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<FileOpEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<FileOpEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1100) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FileOpEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FileOpEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t IrpPtr() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_IrpPtr[1]) : get_w<::std::uint64_t, 4>(k_IrpPtr[0]); }
+  // win:Pointer
+  ::std::uint64_t ExtraInfo() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ExtraInfo[1]) : get_w<::std::uint64_t, 4>(k_ExtraInfo[0]); }
+  // win:UInt32 -> win:NTSTATUS
+  ::std::uint32_t NtStatus() const noexcept { return get_w<::std::uint32_t, 4>(k_NtStatus[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("IrpPtr", this->IrpPtr());
+    f("ExtraInfo", this->ExtraInfo());
+    f("NtStatus", this->NtStatus());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<FileOpEndView>;
+  FileOpEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FileOpEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::FileIoOpEnd::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::FileIoOpEnd::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_IrpPtr[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ExtraInfo[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_NtStatus[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 4, 4)};
+};
+
+/// FileOpDirNotify: event 1101 of Windows Kernel ("FileIO/DirNotify"), version 3.
+///   v3 FileOpDirNotify: template FileIoDirEnum_V3 (WindowsKernel.man:706)
+class FileOpDirNotifyView : public ::clretw::ViewBase<2> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<FileOpDirNotifyView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<FileOpDirNotifyView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<FileOpDirNotifyView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1101) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FileOpDirNotifyView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FileOpDirNotifyView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t IrpPtr() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_IrpPtr[1]) : get_w<::std::uint64_t, 4>(k_IrpPtr[0]); }
+  // win:Pointer
+  ::std::uint64_t FileObject() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileObject[1]) : get_w<::std::uint64_t, 4>(k_FileObject[0]); }
+  // win:Pointer
+  ::std::uint64_t FileKey() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileKey[1]) : get_w<::std::uint64_t, 4>(k_FileKey[0]); }
+  // win:UInt32
+  ::std::uint32_t TTID() const noexcept { return get_w<::std::uint32_t, 4>(k_TTID[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t Length() const noexcept { return get_w<::std::uint32_t, 4>(k_Length[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t InfoClass() const noexcept { return get_w<::std::uint32_t, 4>(k_InfoClass[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t FileIndex() const noexcept { return get_w<::std::uint32_t, 4>(k_FileIndex[ps8_]); }
+  // win:UnicodeString
+  ::clretw::Utf16View FileName() const noexcept { return utf16(k_FileName[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("IrpPtr", this->IrpPtr());
+    f("FileObject", this->FileObject());
+    f("FileKey", this->FileKey());
+    f("TTID", this->TTID());
+    f("Length", this->Length());
+    f("InfoClass", this->InfoClass());
+    f("FileIndex", this->FileIndex());
+    f("FileName", this->FileName());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<FileOpDirNotifyView>;
+  FileOpDirNotifyView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FileOpDirNotifyView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::FileIoDirEnum_V3::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::FileIoDirEnum_V3::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_IrpPtr[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileObject[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileKey[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_TTID[2] = {::clretw::loc(3, 0, 12, 4, 4), ::clretw::loc(3, 0, 24, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_Length[2] = {::clretw::loc(4, 0, 16, 4, 4), ::clretw::loc(4, 0, 28, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_InfoClass[2] = {::clretw::loc(5, 0, 20, 4, 4), ::clretw::loc(5, 0, 32, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_FileIndex[2] = {::clretw::loc(6, 0, 24, 4, 4), ::clretw::loc(6, 0, 36, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_FileName[2] = {::clretw::loc(7, 0, 28, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(7, 0, 40, ::clretw::kVariable, 0, ::clretw::kTerminated)};
+};
+
 /// ThreadStart: event 1281 of Windows Kernel ("Thread/Start"), version 3.
-///   v3 ThreadStart: template Thread_V3 (WindowsKernel.man:162)
+///   v3 ThreadStart: template Thread_V3 (WindowsKernel.man:650)
 class ThreadStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1398,7 +6183,7 @@ class ThreadStartView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadStop: event 1282 of Windows Kernel ("Thread/Stop"), version 3.
-///   v3 ThreadStop: template Thread_V3 (WindowsKernel.man:163)
+///   v3 ThreadStop: template Thread_V3 (WindowsKernel.man:651)
 class ThreadStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1507,7 +6292,7 @@ class ThreadStopView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadDCStart: event 1283 of Windows Kernel ("Thread/DCStart"), version 3.
-///   v3 ThreadDCStart: template Thread_V3 (WindowsKernel.man:164)
+///   v3 ThreadDCStart: template Thread_V3 (WindowsKernel.man:652)
 class ThreadDCStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1616,7 +6401,7 @@ class ThreadDCStartView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadDCStop: event 1284 of Windows Kernel ("Thread/DCStop"), version 3.
-///   v3 ThreadDCStop: template Thread_V3 (WindowsKernel.man:165)
+///   v3 ThreadDCStop: template Thread_V3 (WindowsKernel.man:653)
 class ThreadDCStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1724,8 +6509,2692 @@ class ThreadDCStopView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_ThreadFlags[2] = {::clretw::loc(13, 0, 43, 1, 1), ::clretw::loc(13, 0, 71, 1, 1)};
 };
 
+/// CSwitch: event 1316 of Windows Kernel ("Thread/CSwitch"), version 2.
+///   v2 CSwitch: template CSwitch (WindowsKernel.man:708)
+class CSwitchView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<CSwitchView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<CSwitchView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<CSwitchView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1316) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<CSwitchView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CSwitchView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t NewThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_NewThreadId); }
+  // win:UInt32
+  ::std::uint32_t OldThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_OldThreadId); }
+  // win:Int8
+  ::std::int8_t NewThreadPriority() const noexcept { return get_w<::std::int8_t, 1>(k_NewThreadPriority); }
+  // win:Int8
+  ::std::int8_t OldThreadPriority() const noexcept { return get_w<::std::int8_t, 1>(k_OldThreadPriority); }
+  // win:UInt8
+  ::std::uint8_t PreviousCState() const noexcept { return get_w<::std::uint8_t, 1>(k_PreviousCState); }
+  // win:Int8
+  ::std::int8_t SpareByte() const noexcept { return get_w<::std::int8_t, 1>(k_SpareByte); }
+  // win:Int8
+  ::std::int8_t OldThreadWaitReason() const noexcept { return get_w<::std::int8_t, 1>(k_OldThreadWaitReason); }
+  // win:Int8
+  ::std::int8_t OldThreadWaitMode() const noexcept { return get_w<::std::int8_t, 1>(k_OldThreadWaitMode); }
+  // win:Int8
+  ::std::int8_t OldThreadState() const noexcept { return get_w<::std::int8_t, 1>(k_OldThreadState); }
+  // win:Int8
+  ::std::int8_t OldThreadWaitIdealProcessor() const noexcept { return get_w<::std::int8_t, 1>(k_OldThreadWaitIdealProcessor); }
+  // win:UInt32
+  ::std::uint32_t NewThreadWaitTime() const noexcept { return get_w<::std::uint32_t, 4>(k_NewThreadWaitTime); }
+  // win:UInt32
+  ::std::uint32_t Reserved() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("NewThreadId", this->NewThreadId());
+    f("OldThreadId", this->OldThreadId());
+    f("NewThreadPriority", this->NewThreadPriority());
+    f("OldThreadPriority", this->OldThreadPriority());
+    f("PreviousCState", this->PreviousCState());
+    f("SpareByte", this->SpareByte());
+    f("OldThreadWaitReason", this->OldThreadWaitReason());
+    f("OldThreadWaitMode", this->OldThreadWaitMode());
+    f("OldThreadState", this->OldThreadState());
+    f("OldThreadWaitIdealProcessor", this->OldThreadWaitIdealProcessor());
+    f("NewThreadWaitTime", this->NewThreadWaitTime());
+    f("Reserved", this->Reserved());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<CSwitchView>;
+  CSwitchView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<CSwitchView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::CSwitch::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_NewThreadId = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_OldThreadId = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_NewThreadPriority = ::clretw::loc(2, 0, 8, 1, 1);
+  static constexpr ::clretw::FieldLoc k_OldThreadPriority = ::clretw::loc(3, 0, 9, 1, 1);
+  static constexpr ::clretw::FieldLoc k_PreviousCState = ::clretw::loc(4, 0, 10, 1, 1);
+  static constexpr ::clretw::FieldLoc k_SpareByte = ::clretw::loc(5, 0, 11, 1, 1);
+  static constexpr ::clretw::FieldLoc k_OldThreadWaitReason = ::clretw::loc(6, 0, 12, 1, 1);
+  static constexpr ::clretw::FieldLoc k_OldThreadWaitMode = ::clretw::loc(7, 0, 13, 1, 1);
+  static constexpr ::clretw::FieldLoc k_OldThreadState = ::clretw::loc(8, 0, 14, 1, 1);
+  static constexpr ::clretw::FieldLoc k_OldThreadWaitIdealProcessor = ::clretw::loc(9, 0, 15, 1, 1);
+  static constexpr ::clretw::FieldLoc k_NewThreadWaitTime = ::clretw::loc(10, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reserved = ::clretw::loc(11, 0, 20, 4, 4);
+};
+
+/// ReadyThread: event 1330 of Windows Kernel ("Thread/ReadyThread"), version 2.
+///   v2 ReadyThread: template ReadyThread (WindowsKernel.man:709)
+class ReadyThreadView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ReadyThreadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ReadyThreadView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ReadyThreadView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1330) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ReadyThreadView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ReadyThreadView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t TThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_TThreadId); }
+  // win:Int8
+  ::std::int8_t AdjustReason() const noexcept { return get_w<::std::int8_t, 1>(k_AdjustReason); }
+  // win:Int8
+  ::std::int8_t AdjustIncrement() const noexcept { return get_w<::std::int8_t, 1>(k_AdjustIncrement); }
+  // win:Int8
+  ::std::int8_t Flag() const noexcept { return get_w<::std::int8_t, 1>(k_Flag); }
+  // win:Int8
+  ::std::int8_t Reserved() const noexcept { return get_w<::std::int8_t, 1>(k_Reserved); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("TThreadId", this->TThreadId());
+    f("AdjustReason", this->AdjustReason());
+    f("AdjustIncrement", this->AdjustIncrement());
+    f("Flag", this->Flag());
+    f("Reserved", this->Reserved());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ReadyThreadView>;
+  ReadyThreadView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ReadyThreadView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::ReadyThread::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_TThreadId = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AdjustReason = ::clretw::loc(1, 0, 4, 1, 1);
+  static constexpr ::clretw::FieldLoc k_AdjustIncrement = ::clretw::loc(2, 0, 5, 1, 1);
+  static constexpr ::clretw::FieldLoc k_Flag = ::clretw::loc(3, 0, 6, 1, 1);
+  static constexpr ::clretw::FieldLoc k_Reserved = ::clretw::loc(4, 0, 7, 1, 1);
+};
+
+/// ThreadSetName: event 1352 of Windows Kernel ("Thread/SetName"), version 2.
+///   v2 ThreadSetName: template ThreadSetName (WindowsKernel.man:710)
+class ThreadSetNameView : public ::clretw::ViewBase<2> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ThreadSetNameView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ThreadSetNameView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ThreadSetNameView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1352) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadSetNameView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadSetNameView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId); }
+  // win:UInt32
+  ::std::uint32_t TThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_TThreadId); }
+  // win:UnicodeString
+  ::clretw::Utf16View ThreadName() const noexcept { return utf16(k_ThreadName); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("ProcessId", this->ProcessId());
+    f("TThreadId", this->TThreadId());
+    f("ThreadName", this->ThreadName());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<ThreadSetNameView>;
+  ThreadSetNameView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ThreadSetNameView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::ThreadSetName::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_ProcessId = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_TThreadId = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ThreadName = ::clretw::loc(2, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
+};
+
+/// TcpSend: event 1546 of Windows Kernel ("TcpIp/Send"), version 2.
+///   v2 TcpSend: template TcpIpSend (WindowsKernel.man:711)
+class TcpSendView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<TcpSendView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<TcpSendView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<TcpSendView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1546) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TcpSendView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TcpSendView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:UInt32 -> win:IPv4
+  ::std::uint32_t daddr() const noexcept { return get_w<::std::uint32_t, 4>(k_daddr); }
+  // win:UInt32 -> win:IPv4
+  ::std::uint32_t saddr() const noexcept { return get_w<::std::uint32_t, 4>(k_saddr); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:UInt32
+  ::std::uint32_t startime() const noexcept { return get_w<::std::uint32_t, 4>(k_startime); }
+  // win:UInt32
+  ::std::uint32_t endtime() const noexcept { return get_w<::std::uint32_t, 4>(k_endtime); }
+  // win:UInt32
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum); }
+  // win:Pointer
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("startime", this->startime());
+    f("endtime", this->endtime());
+    f("seqnum", this->seqnum());
+    f("connid", this->connid());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TcpSendView>;
+  TcpSendView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TcpSendView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::TcpIpSend::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::TcpIpSend::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_size = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_daddr = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_saddr = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_dport = ::clretw::loc(4, 0, 16, 2, 2);
+  static constexpr ::clretw::FieldLoc k_sport = ::clretw::loc(5, 0, 18, 2, 2);
+  static constexpr ::clretw::FieldLoc k_startime = ::clretw::loc(6, 0, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_endtime = ::clretw::loc(7, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_seqnum = ::clretw::loc(8, 0, 28, 4, 4);
+  static constexpr ::clretw::FieldLoc k_connid[2] = {::clretw::loc(9, 0, 32, 4, 4), ::clretw::loc(9, 0, 32, 8, 8)};
+};
+
+/// TcpRecv: event 1547 of Windows Kernel ("TcpIp/Recv"), version 2.
+///   v2 TcpRecv: template TcpIp (WindowsKernel.man:712)
+class TcpRecvView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<TcpRecvView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<TcpRecvView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<TcpRecvView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1547) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TcpRecvView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TcpRecvView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:UInt32 -> win:IPv4
+  ::std::uint32_t daddr() const noexcept { return get_w<::std::uint32_t, 4>(k_daddr); }
+  // win:UInt32 -> win:IPv4
+  ::std::uint32_t saddr() const noexcept { return get_w<::std::uint32_t, 4>(k_saddr); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:Pointer
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+  // win:UInt32
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("connid", this->connid());
+    f("seqnum", this->seqnum());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TcpRecvView>;
+  TcpRecvView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TcpRecvView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::TcpIp::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::TcpIp::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_size = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_daddr = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_saddr = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_dport = ::clretw::loc(4, 0, 16, 2, 2);
+  static constexpr ::clretw::FieldLoc k_sport = ::clretw::loc(5, 0, 18, 2, 2);
+  static constexpr ::clretw::FieldLoc k_connid[2] = {::clretw::loc(6, 0, 20, 4, 4), ::clretw::loc(6, 0, 20, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_seqnum[2] = {::clretw::loc(7, 0, 24, 4, 4), ::clretw::loc(7, 0, 28, 4, 4)};
+};
+
+/// TcpDisconnect: event 1549 of Windows Kernel ("TcpIp/Disconnect"), version 2.
+///   v2 TcpDisconnect: template TcpIp (WindowsKernel.man:713)
+class TcpDisconnectView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<TcpDisconnectView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<TcpDisconnectView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<TcpDisconnectView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1549) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TcpDisconnectView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TcpDisconnectView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:UInt32 -> win:IPv4
+  ::std::uint32_t daddr() const noexcept { return get_w<::std::uint32_t, 4>(k_daddr); }
+  // win:UInt32 -> win:IPv4
+  ::std::uint32_t saddr() const noexcept { return get_w<::std::uint32_t, 4>(k_saddr); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:Pointer
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+  // win:UInt32
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("connid", this->connid());
+    f("seqnum", this->seqnum());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TcpDisconnectView>;
+  TcpDisconnectView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TcpDisconnectView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::TcpIp::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::TcpIp::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_size = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_daddr = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_saddr = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_dport = ::clretw::loc(4, 0, 16, 2, 2);
+  static constexpr ::clretw::FieldLoc k_sport = ::clretw::loc(5, 0, 18, 2, 2);
+  static constexpr ::clretw::FieldLoc k_connid[2] = {::clretw::loc(6, 0, 20, 4, 4), ::clretw::loc(6, 0, 20, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_seqnum[2] = {::clretw::loc(7, 0, 24, 4, 4), ::clretw::loc(7, 0, 28, 4, 4)};
+};
+
+/// TcpRetransmit: event 1550 of Windows Kernel ("TcpIp/Retransmit"), version 2.
+///   v2 TcpRetransmit: template TcpIp (WindowsKernel.man:714)
+class TcpRetransmitView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<TcpRetransmitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<TcpRetransmitView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<TcpRetransmitView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1550) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TcpRetransmitView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TcpRetransmitView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:UInt32 -> win:IPv4
+  ::std::uint32_t daddr() const noexcept { return get_w<::std::uint32_t, 4>(k_daddr); }
+  // win:UInt32 -> win:IPv4
+  ::std::uint32_t saddr() const noexcept { return get_w<::std::uint32_t, 4>(k_saddr); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:Pointer
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+  // win:UInt32
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("connid", this->connid());
+    f("seqnum", this->seqnum());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TcpRetransmitView>;
+  TcpRetransmitView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TcpRetransmitView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::TcpIp::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::TcpIp::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_size = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_daddr = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_saddr = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_dport = ::clretw::loc(4, 0, 16, 2, 2);
+  static constexpr ::clretw::FieldLoc k_sport = ::clretw::loc(5, 0, 18, 2, 2);
+  static constexpr ::clretw::FieldLoc k_connid[2] = {::clretw::loc(6, 0, 20, 4, 4), ::clretw::loc(6, 0, 20, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_seqnum[2] = {::clretw::loc(7, 0, 24, 4, 4), ::clretw::loc(7, 0, 28, 4, 4)};
+};
+
+/// TcpReconnect: event 1552 of Windows Kernel ("TcpIp/Reconnect"), version 2.
+///   v2 TcpReconnect: template TcpIp (WindowsKernel.man:715)
+class TcpReconnectView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<TcpReconnectView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<TcpReconnectView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<TcpReconnectView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1552) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TcpReconnectView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TcpReconnectView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:UInt32 -> win:IPv4
+  ::std::uint32_t daddr() const noexcept { return get_w<::std::uint32_t, 4>(k_daddr); }
+  // win:UInt32 -> win:IPv4
+  ::std::uint32_t saddr() const noexcept { return get_w<::std::uint32_t, 4>(k_saddr); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:Pointer
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+  // win:UInt32
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("connid", this->connid());
+    f("seqnum", this->seqnum());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TcpReconnectView>;
+  TcpReconnectView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TcpReconnectView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::TcpIp::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::TcpIp::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_size = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_daddr = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_saddr = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_dport = ::clretw::loc(4, 0, 16, 2, 2);
+  static constexpr ::clretw::FieldLoc k_sport = ::clretw::loc(5, 0, 18, 2, 2);
+  static constexpr ::clretw::FieldLoc k_connid[2] = {::clretw::loc(6, 0, 20, 4, 4), ::clretw::loc(6, 0, 20, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_seqnum[2] = {::clretw::loc(7, 0, 24, 4, 4), ::clretw::loc(7, 0, 28, 4, 4)};
+};
+
+/// TcpCopy: event 1554 of Windows Kernel ("TcpIp/TCPCopy"), version 2.
+///   v2 TcpCopy: template TcpIp (WindowsKernel.man:716)
+class TcpCopyView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<TcpCopyView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<TcpCopyView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<TcpCopyView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1554) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TcpCopyView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TcpCopyView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:UInt32 -> win:IPv4
+  ::std::uint32_t daddr() const noexcept { return get_w<::std::uint32_t, 4>(k_daddr); }
+  // win:UInt32 -> win:IPv4
+  ::std::uint32_t saddr() const noexcept { return get_w<::std::uint32_t, 4>(k_saddr); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:Pointer
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+  // win:UInt32
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("connid", this->connid());
+    f("seqnum", this->seqnum());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TcpCopyView>;
+  TcpCopyView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TcpCopyView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::TcpIp::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::TcpIp::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_size = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_daddr = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_saddr = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_dport = ::clretw::loc(4, 0, 16, 2, 2);
+  static constexpr ::clretw::FieldLoc k_sport = ::clretw::loc(5, 0, 18, 2, 2);
+  static constexpr ::clretw::FieldLoc k_connid[2] = {::clretw::loc(6, 0, 20, 4, 4), ::clretw::loc(6, 0, 20, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_seqnum[2] = {::clretw::loc(7, 0, 24, 4, 4), ::clretw::loc(7, 0, 28, 4, 4)};
+};
+
+/// TcpSendIPV6: event 1562 of Windows Kernel ("TcpIp/SendIPV6"), version 2.
+///   v2 TcpSendIPV6: template TcpIpV6Send (WindowsKernel.man:717)
+class TcpSendIPV6View : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<TcpSendIPV6View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<TcpSendIPV6View> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<TcpSendIPV6View> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1562) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TcpSendIPV6View> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TcpSendIPV6View> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:Binary -> win:IPv6
+  ::clretw::Bytes daddr() const noexcept { return bytes(k_daddr); }
+  // win:Binary -> win:IPv6
+  ::clretw::Bytes saddr() const noexcept { return bytes(k_saddr); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:UInt32
+  ::std::uint32_t startime() const noexcept { return get_w<::std::uint32_t, 4>(k_startime); }
+  // win:UInt32
+  ::std::uint32_t endtime() const noexcept { return get_w<::std::uint32_t, 4>(k_endtime); }
+  // win:UInt32
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum); }
+  // win:Pointer
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("startime", this->startime());
+    f("endtime", this->endtime());
+    f("seqnum", this->seqnum());
+    f("connid", this->connid());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TcpSendIPV6View>;
+  TcpSendIPV6View() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TcpSendIPV6View>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::TcpIpV6Send::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::TcpIpV6Send::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_size = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_daddr = ::clretw::loc(2, 0, 8, 16, 0);
+  static constexpr ::clretw::FieldLoc k_saddr = ::clretw::loc(3, 0, 24, 16, 0);
+  static constexpr ::clretw::FieldLoc k_dport = ::clretw::loc(4, 0, 40, 2, 2);
+  static constexpr ::clretw::FieldLoc k_sport = ::clretw::loc(5, 0, 42, 2, 2);
+  static constexpr ::clretw::FieldLoc k_startime = ::clretw::loc(6, 0, 44, 4, 4);
+  static constexpr ::clretw::FieldLoc k_endtime = ::clretw::loc(7, 0, 48, 4, 4);
+  static constexpr ::clretw::FieldLoc k_seqnum = ::clretw::loc(8, 0, 52, 4, 4);
+  static constexpr ::clretw::FieldLoc k_connid[2] = {::clretw::loc(9, 0, 56, 4, 4), ::clretw::loc(9, 0, 56, 8, 8)};
+};
+
+/// TcpRecvIPV6: event 1563 of Windows Kernel ("TcpIp/RecvIPV6"), version 2.
+///   v2 TcpRecvIPV6: template TcpIpV6 (WindowsKernel.man:718)
+class TcpRecvIPV6View : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<TcpRecvIPV6View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<TcpRecvIPV6View> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<TcpRecvIPV6View> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1563) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TcpRecvIPV6View> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TcpRecvIPV6View> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:Binary -> win:IPv6
+  ::clretw::Bytes daddr() const noexcept { return bytes(k_daddr); }
+  // win:Binary -> win:IPv6
+  ::clretw::Bytes saddr() const noexcept { return bytes(k_saddr); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:Pointer
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+  // win:UInt32
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("connid", this->connid());
+    f("seqnum", this->seqnum());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TcpRecvIPV6View>;
+  TcpRecvIPV6View() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TcpRecvIPV6View>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::TcpIpV6::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::TcpIpV6::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_size = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_daddr = ::clretw::loc(2, 0, 8, 16, 0);
+  static constexpr ::clretw::FieldLoc k_saddr = ::clretw::loc(3, 0, 24, 16, 0);
+  static constexpr ::clretw::FieldLoc k_dport = ::clretw::loc(4, 0, 40, 2, 2);
+  static constexpr ::clretw::FieldLoc k_sport = ::clretw::loc(5, 0, 42, 2, 2);
+  static constexpr ::clretw::FieldLoc k_connid[2] = {::clretw::loc(6, 0, 44, 4, 4), ::clretw::loc(6, 0, 44, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_seqnum[2] = {::clretw::loc(7, 0, 48, 4, 4), ::clretw::loc(7, 0, 52, 4, 4)};
+};
+
+/// TcpDisconnectIPV6: event 1565 of Windows Kernel ("TcpIp/DisconnectIPV6"), version 2.
+///   v2 TcpDisconnectIPV6: template TcpIpV6 (WindowsKernel.man:719)
+class TcpDisconnectIPV6View : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<TcpDisconnectIPV6View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<TcpDisconnectIPV6View> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<TcpDisconnectIPV6View> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1565) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TcpDisconnectIPV6View> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TcpDisconnectIPV6View> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:Binary -> win:IPv6
+  ::clretw::Bytes daddr() const noexcept { return bytes(k_daddr); }
+  // win:Binary -> win:IPv6
+  ::clretw::Bytes saddr() const noexcept { return bytes(k_saddr); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:Pointer
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+  // win:UInt32
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("connid", this->connid());
+    f("seqnum", this->seqnum());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TcpDisconnectIPV6View>;
+  TcpDisconnectIPV6View() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TcpDisconnectIPV6View>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::TcpIpV6::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::TcpIpV6::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_size = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_daddr = ::clretw::loc(2, 0, 8, 16, 0);
+  static constexpr ::clretw::FieldLoc k_saddr = ::clretw::loc(3, 0, 24, 16, 0);
+  static constexpr ::clretw::FieldLoc k_dport = ::clretw::loc(4, 0, 40, 2, 2);
+  static constexpr ::clretw::FieldLoc k_sport = ::clretw::loc(5, 0, 42, 2, 2);
+  static constexpr ::clretw::FieldLoc k_connid[2] = {::clretw::loc(6, 0, 44, 4, 4), ::clretw::loc(6, 0, 44, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_seqnum[2] = {::clretw::loc(7, 0, 48, 4, 4), ::clretw::loc(7, 0, 52, 4, 4)};
+};
+
+/// TcpRetransmitIPV6: event 1566 of Windows Kernel ("TcpIp/RetransmitIPV6"), version 2.
+///   v2 TcpRetransmitIPV6: template TcpIpV6 (WindowsKernel.man:720)
+class TcpRetransmitIPV6View : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<TcpRetransmitIPV6View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<TcpRetransmitIPV6View> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<TcpRetransmitIPV6View> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1566) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TcpRetransmitIPV6View> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TcpRetransmitIPV6View> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:Binary -> win:IPv6
+  ::clretw::Bytes daddr() const noexcept { return bytes(k_daddr); }
+  // win:Binary -> win:IPv6
+  ::clretw::Bytes saddr() const noexcept { return bytes(k_saddr); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:Pointer
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+  // win:UInt32
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("connid", this->connid());
+    f("seqnum", this->seqnum());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TcpRetransmitIPV6View>;
+  TcpRetransmitIPV6View() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TcpRetransmitIPV6View>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::TcpIpV6::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::TcpIpV6::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_size = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_daddr = ::clretw::loc(2, 0, 8, 16, 0);
+  static constexpr ::clretw::FieldLoc k_saddr = ::clretw::loc(3, 0, 24, 16, 0);
+  static constexpr ::clretw::FieldLoc k_dport = ::clretw::loc(4, 0, 40, 2, 2);
+  static constexpr ::clretw::FieldLoc k_sport = ::clretw::loc(5, 0, 42, 2, 2);
+  static constexpr ::clretw::FieldLoc k_connid[2] = {::clretw::loc(6, 0, 44, 4, 4), ::clretw::loc(6, 0, 44, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_seqnum[2] = {::clretw::loc(7, 0, 48, 4, 4), ::clretw::loc(7, 0, 52, 4, 4)};
+};
+
+/// TcpReconnectIPV6: event 1568 of Windows Kernel ("TcpIp/ReconnectIPV6"), version 2.
+///   v2 TcpReconnectIPV6: template TcpIpV6 (WindowsKernel.man:721)
+class TcpReconnectIPV6View : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<TcpReconnectIPV6View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<TcpReconnectIPV6View> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<TcpReconnectIPV6View> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1568) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TcpReconnectIPV6View> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TcpReconnectIPV6View> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:Binary -> win:IPv6
+  ::clretw::Bytes daddr() const noexcept { return bytes(k_daddr); }
+  // win:Binary -> win:IPv6
+  ::clretw::Bytes saddr() const noexcept { return bytes(k_saddr); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:Pointer
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+  // win:UInt32
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("connid", this->connid());
+    f("seqnum", this->seqnum());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TcpReconnectIPV6View>;
+  TcpReconnectIPV6View() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TcpReconnectIPV6View>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::TcpIpV6::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::TcpIpV6::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_size = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_daddr = ::clretw::loc(2, 0, 8, 16, 0);
+  static constexpr ::clretw::FieldLoc k_saddr = ::clretw::loc(3, 0, 24, 16, 0);
+  static constexpr ::clretw::FieldLoc k_dport = ::clretw::loc(4, 0, 40, 2, 2);
+  static constexpr ::clretw::FieldLoc k_sport = ::clretw::loc(5, 0, 42, 2, 2);
+  static constexpr ::clretw::FieldLoc k_connid[2] = {::clretw::loc(6, 0, 44, 4, 4), ::clretw::loc(6, 0, 44, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_seqnum[2] = {::clretw::loc(7, 0, 48, 4, 4), ::clretw::loc(7, 0, 52, 4, 4)};
+};
+
+/// TcpCopyIPV6: event 1570 of Windows Kernel ("TcpIp/TCPCopyIPV6"), version 2.
+///   v2 TcpCopyIPV6: template TcpIpV6 (WindowsKernel.man:722)
+class TcpCopyIPV6View : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<TcpCopyIPV6View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<TcpCopyIPV6View> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<TcpCopyIPV6View> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1570) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TcpCopyIPV6View> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TcpCopyIPV6View> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:Binary -> win:IPv6
+  ::clretw::Bytes daddr() const noexcept { return bytes(k_daddr); }
+  // win:Binary -> win:IPv6
+  ::clretw::Bytes saddr() const noexcept { return bytes(k_saddr); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:Pointer
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+  // win:UInt32
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("connid", this->connid());
+    f("seqnum", this->seqnum());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TcpCopyIPV6View>;
+  TcpCopyIPV6View() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TcpCopyIPV6View>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::TcpIpV6::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::TcpIpV6::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_size = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_daddr = ::clretw::loc(2, 0, 8, 16, 0);
+  static constexpr ::clretw::FieldLoc k_saddr = ::clretw::loc(3, 0, 24, 16, 0);
+  static constexpr ::clretw::FieldLoc k_dport = ::clretw::loc(4, 0, 40, 2, 2);
+  static constexpr ::clretw::FieldLoc k_sport = ::clretw::loc(5, 0, 42, 2, 2);
+  static constexpr ::clretw::FieldLoc k_connid[2] = {::clretw::loc(6, 0, 44, 4, 4), ::clretw::loc(6, 0, 44, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_seqnum[2] = {::clretw::loc(7, 0, 48, 4, 4), ::clretw::loc(7, 0, 52, 4, 4)};
+};
+
+/// UdpSend: event 2058 of Windows Kernel ("UdpIp/Send"), version 2.
+///   v2 UdpSend: template UdpIp (WindowsKernel.man:723)
+class UdpSendView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<UdpSendView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<UdpSendView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<UdpSendView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 2058) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<UdpSendView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<UdpSendView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:UInt32 -> win:IPv4
+  ::std::uint32_t daddr() const noexcept { return get_w<::std::uint32_t, 4>(k_daddr); }
+  // win:UInt32 -> win:IPv4
+  ::std::uint32_t saddr() const noexcept { return get_w<::std::uint32_t, 4>(k_saddr); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:UInt32
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum); }
+  // win:Pointer
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("seqnum", this->seqnum());
+    f("connid", this->connid());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<UdpSendView>;
+  UdpSendView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<UdpSendView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::UdpIp::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::UdpIp::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_size = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_daddr = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_saddr = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_dport = ::clretw::loc(4, 0, 16, 2, 2);
+  static constexpr ::clretw::FieldLoc k_sport = ::clretw::loc(5, 0, 18, 2, 2);
+  static constexpr ::clretw::FieldLoc k_seqnum = ::clretw::loc(6, 0, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_connid[2] = {::clretw::loc(7, 0, 24, 4, 4), ::clretw::loc(7, 0, 24, 8, 8)};
+};
+
+/// UdpRecv: event 2059 of Windows Kernel ("UdpIp/Recv"), version 2.
+///   v2 UdpRecv: template UdpIp (WindowsKernel.man:724)
+class UdpRecvView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<UdpRecvView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<UdpRecvView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<UdpRecvView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 2059) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<UdpRecvView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<UdpRecvView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:UInt32 -> win:IPv4
+  ::std::uint32_t daddr() const noexcept { return get_w<::std::uint32_t, 4>(k_daddr); }
+  // win:UInt32 -> win:IPv4
+  ::std::uint32_t saddr() const noexcept { return get_w<::std::uint32_t, 4>(k_saddr); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:UInt32
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum); }
+  // win:Pointer
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("seqnum", this->seqnum());
+    f("connid", this->connid());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<UdpRecvView>;
+  UdpRecvView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<UdpRecvView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::UdpIp::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::UdpIp::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_size = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_daddr = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_saddr = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_dport = ::clretw::loc(4, 0, 16, 2, 2);
+  static constexpr ::clretw::FieldLoc k_sport = ::clretw::loc(5, 0, 18, 2, 2);
+  static constexpr ::clretw::FieldLoc k_seqnum = ::clretw::loc(6, 0, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_connid[2] = {::clretw::loc(7, 0, 24, 4, 4), ::clretw::loc(7, 0, 24, 8, 8)};
+};
+
+/// UdpSendIPV6: event 2074 of Windows Kernel ("UdpIp/SendIPV6"), version 2.
+///   v2 UdpSendIPV6: template UdpIpV6 (WindowsKernel.man:725)
+class UdpSendIPV6View : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<UdpSendIPV6View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<UdpSendIPV6View> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<UdpSendIPV6View> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 2074) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<UdpSendIPV6View> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<UdpSendIPV6View> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:Binary -> win:IPv6
+  ::clretw::Bytes daddr() const noexcept { return bytes(k_daddr); }
+  // win:Binary -> win:IPv6
+  ::clretw::Bytes saddr() const noexcept { return bytes(k_saddr); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:UInt32
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum); }
+  // win:Pointer
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("seqnum", this->seqnum());
+    f("connid", this->connid());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<UdpSendIPV6View>;
+  UdpSendIPV6View() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<UdpSendIPV6View>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::UdpIpV6::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::UdpIpV6::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_size = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_daddr = ::clretw::loc(2, 0, 8, 16, 0);
+  static constexpr ::clretw::FieldLoc k_saddr = ::clretw::loc(3, 0, 24, 16, 0);
+  static constexpr ::clretw::FieldLoc k_dport = ::clretw::loc(4, 0, 40, 2, 2);
+  static constexpr ::clretw::FieldLoc k_sport = ::clretw::loc(5, 0, 42, 2, 2);
+  static constexpr ::clretw::FieldLoc k_seqnum = ::clretw::loc(6, 0, 44, 4, 4);
+  static constexpr ::clretw::FieldLoc k_connid[2] = {::clretw::loc(7, 0, 48, 4, 4), ::clretw::loc(7, 0, 48, 8, 8)};
+};
+
+/// UdpRecvIPV6: event 2075 of Windows Kernel ("UdpIp/RecvIPV6"), version 2.
+///   v2 UdpRecvIPV6: template UdpIpV6 (WindowsKernel.man:726)
+class UdpRecvIPV6View : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<UdpRecvIPV6View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<UdpRecvIPV6View> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<UdpRecvIPV6View> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 2075) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<UdpRecvIPV6View> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<UdpRecvIPV6View> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:Binary -> win:IPv6
+  ::clretw::Bytes daddr() const noexcept { return bytes(k_daddr); }
+  // win:Binary -> win:IPv6
+  ::clretw::Bytes saddr() const noexcept { return bytes(k_saddr); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:UInt32
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum); }
+  // win:Pointer
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("seqnum", this->seqnum());
+    f("connid", this->connid());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<UdpRecvIPV6View>;
+  UdpRecvIPV6View() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<UdpRecvIPV6View>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::UdpIpV6::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::UdpIpV6::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_size = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_daddr = ::clretw::loc(2, 0, 8, 16, 0);
+  static constexpr ::clretw::FieldLoc k_saddr = ::clretw::loc(3, 0, 24, 16, 0);
+  static constexpr ::clretw::FieldLoc k_dport = ::clretw::loc(4, 0, 40, 2, 2);
+  static constexpr ::clretw::FieldLoc k_sport = ::clretw::loc(5, 0, 42, 2, 2);
+  static constexpr ::clretw::FieldLoc k_seqnum = ::clretw::loc(6, 0, 44, 4, 4);
+  static constexpr ::clretw::FieldLoc k_connid[2] = {::clretw::loc(7, 0, 48, 4, 4), ::clretw::loc(7, 0, 48, 8, 8)};
+};
+
+/// ConfigCPU: event 2826 of Windows Kernel ("SystemConfig/CPU"), version 3.
+///   v3 ConfigCPU: template ConfigCPU_V3 (WindowsKernel.man:727)
+class ConfigCPUView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ConfigCPUView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ConfigCPUView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ConfigCPUView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 2826) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ConfigCPUView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ConfigCPUView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t MHz() const noexcept { return get_w<::std::uint32_t, 4>(k_MHz); }
+  // win:UInt32
+  ::std::uint32_t NumberOfProcessors() const noexcept { return get_w<::std::uint32_t, 4>(k_NumberOfProcessors); }
+  // win:UInt32
+  ::std::uint32_t MemSize() const noexcept { return get_w<::std::uint32_t, 4>(k_MemSize); }
+  // win:UInt32
+  ::std::uint32_t PageSize() const noexcept { return get_w<::std::uint32_t, 4>(k_PageSize); }
+  // win:UInt32
+  ::std::uint32_t AllocationGranularity() const noexcept { return get_w<::std::uint32_t, 4>(k_AllocationGranularity); }
+  // win:UnicodeString
+  ::clretw::Utf16View ComputerName() const noexcept { return utf16(k_ComputerName); }
+  // win:UnicodeString
+  ::clretw::Utf16View DomainName() const noexcept { return utf16(k_DomainName); }
+  // win:Pointer
+  ::std::uint64_t HyperThreadingFlag() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_HyperThreadingFlag[1]) : get_w<::std::uint64_t, 4>(k_HyperThreadingFlag[0]); }
+  // win:Pointer
+  ::std::uint64_t HighestUserAddress() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_HighestUserAddress[1]) : get_w<::std::uint64_t, 4>(k_HighestUserAddress[0]); }
+  // win:UInt16
+  ::std::uint16_t ProcessorArchitecture() const noexcept { return get_w<::std::uint16_t, 2>(k_ProcessorArchitecture[ps8_]); }
+  // win:UInt16
+  ::std::uint16_t ProcessorLevel() const noexcept { return get_w<::std::uint16_t, 2>(k_ProcessorLevel[ps8_]); }
+  // win:UInt16 -> win:HexInt16
+  ::std::uint16_t ProcessorRevision() const noexcept { return get_w<::std::uint16_t, 2>(k_ProcessorRevision[ps8_]); }
+  // win:UInt8
+  ::std::uint8_t PaeEnabled() const noexcept { return get_w<::std::uint8_t, 1>(k_PaeEnabled[ps8_]); }
+  // win:UInt8
+  ::std::uint8_t NxEnabled() const noexcept { return get_w<::std::uint8_t, 1>(k_NxEnabled[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t MemorySpeed() const noexcept { return get_w<::std::uint32_t, 4>(k_MemorySpeed[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("MHz", this->MHz());
+    f("NumberOfProcessors", this->NumberOfProcessors());
+    f("MemSize", this->MemSize());
+    f("PageSize", this->PageSize());
+    f("AllocationGranularity", this->AllocationGranularity());
+    f("ComputerName", this->ComputerName());
+    f("DomainName", this->DomainName());
+    f("HyperThreadingFlag", this->HyperThreadingFlag());
+    f("HighestUserAddress", this->HighestUserAddress());
+    f("ProcessorArchitecture", this->ProcessorArchitecture());
+    f("ProcessorLevel", this->ProcessorLevel());
+    f("ProcessorRevision", this->ProcessorRevision());
+    f("PaeEnabled", this->PaeEnabled());
+    f("NxEnabled", this->NxEnabled());
+    f("MemorySpeed", this->MemorySpeed());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ConfigCPUView>;
+  ConfigCPUView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ConfigCPUView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::ConfigCPU_V3::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::ConfigCPU_V3::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_MHz = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_NumberOfProcessors = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MemSize = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_PageSize = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AllocationGranularity = ::clretw::loc(4, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ComputerName = ::clretw::loc(5, 0, 20, 512, 256);
+  static constexpr ::clretw::FieldLoc k_DomainName = ::clretw::loc(6, 0, 532, 268, 134);
+  static constexpr ::clretw::FieldLoc k_HyperThreadingFlag[2] = {::clretw::loc(7, 0, 800, 4, 4), ::clretw::loc(7, 0, 800, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_HighestUserAddress[2] = {::clretw::loc(8, 0, 804, 4, 4), ::clretw::loc(8, 0, 808, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ProcessorArchitecture[2] = {::clretw::loc(9, 0, 808, 2, 2), ::clretw::loc(9, 0, 816, 2, 2)};
+  static constexpr ::clretw::FieldLoc k_ProcessorLevel[2] = {::clretw::loc(10, 0, 810, 2, 2), ::clretw::loc(10, 0, 818, 2, 2)};
+  static constexpr ::clretw::FieldLoc k_ProcessorRevision[2] = {::clretw::loc(11, 0, 812, 2, 2), ::clretw::loc(11, 0, 820, 2, 2)};
+  static constexpr ::clretw::FieldLoc k_PaeEnabled[2] = {::clretw::loc(12, 0, 814, 1, 1), ::clretw::loc(12, 0, 822, 1, 1)};
+  static constexpr ::clretw::FieldLoc k_NxEnabled[2] = {::clretw::loc(13, 0, 815, 1, 1), ::clretw::loc(13, 0, 823, 1, 1)};
+  static constexpr ::clretw::FieldLoc k_MemorySpeed[2] = {::clretw::loc(14, 0, 816, 4, 4), ::clretw::loc(14, 0, 824, 4, 4)};
+};
+
+/// ConfigPhyDisk: event 2827 of Windows Kernel ("SystemConfig/PhyDisk"), version 2.
+///   v2 ConfigPhyDisk: template ConfigPhyDisk (WindowsKernel.man:728)
+class ConfigPhyDiskView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ConfigPhyDiskView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ConfigPhyDiskView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ConfigPhyDiskView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 2827) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ConfigPhyDiskView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ConfigPhyDiskView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t DiskNumber() const noexcept { return get_w<::std::uint32_t, 4>(k_DiskNumber); }
+  // win:UInt32
+  ::std::uint32_t BytesPerSector() const noexcept { return get_w<::std::uint32_t, 4>(k_BytesPerSector); }
+  // win:UInt32
+  ::std::uint32_t SectorsPerTrack() const noexcept { return get_w<::std::uint32_t, 4>(k_SectorsPerTrack); }
+  // win:UInt32
+  ::std::uint32_t TracksPerCylinder() const noexcept { return get_w<::std::uint32_t, 4>(k_TracksPerCylinder); }
+  // win:UInt64
+  ::std::uint64_t Cylinders() const noexcept { return get_w<::std::uint64_t, 8>(k_Cylinders); }
+  // win:UInt32
+  ::std::uint32_t SCSIPort() const noexcept { return get_w<::std::uint32_t, 4>(k_SCSIPort); }
+  // win:UInt32
+  ::std::uint32_t SCSIPath() const noexcept { return get_w<::std::uint32_t, 4>(k_SCSIPath); }
+  // win:UInt32
+  ::std::uint32_t SCSITarget() const noexcept { return get_w<::std::uint32_t, 4>(k_SCSITarget); }
+  // win:UInt32
+  ::std::uint32_t SCSILun() const noexcept { return get_w<::std::uint32_t, 4>(k_SCSILun); }
+  // win:UnicodeString
+  ::clretw::Utf16View Manufacturer() const noexcept { return utf16(k_Manufacturer); }
+  // win:UInt32
+  ::std::uint32_t PartitionCount() const noexcept { return get_w<::std::uint32_t, 4>(k_PartitionCount); }
+  // win:UInt8
+  ::std::uint8_t WriteCacheEnabled() const noexcept { return get_w<::std::uint8_t, 1>(k_WriteCacheEnabled); }
+  // win:UInt8
+  ::std::uint8_t Pad() const noexcept { return get_w<::std::uint8_t, 1>(k_Pad); }
+  // win:UnicodeString
+  ::clretw::Utf16View BootDriveLetter() const noexcept { return utf16(k_BootDriveLetter); }
+  // win:UnicodeString
+  ::clretw::Utf16View Spare() const noexcept { return utf16(k_Spare); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("DiskNumber", this->DiskNumber());
+    f("BytesPerSector", this->BytesPerSector());
+    f("SectorsPerTrack", this->SectorsPerTrack());
+    f("TracksPerCylinder", this->TracksPerCylinder());
+    f("Cylinders", this->Cylinders());
+    f("SCSIPort", this->SCSIPort());
+    f("SCSIPath", this->SCSIPath());
+    f("SCSITarget", this->SCSITarget());
+    f("SCSILun", this->SCSILun());
+    f("Manufacturer", this->Manufacturer());
+    f("PartitionCount", this->PartitionCount());
+    f("WriteCacheEnabled", this->WriteCacheEnabled());
+    f("Pad", this->Pad());
+    f("BootDriveLetter", this->BootDriveLetter());
+    f("Spare", this->Spare());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ConfigPhyDiskView>;
+  ConfigPhyDiskView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ConfigPhyDiskView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::ConfigPhyDisk::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_DiskNumber = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_BytesPerSector = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_SectorsPerTrack = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_TracksPerCylinder = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Cylinders = ::clretw::loc(4, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_SCSIPort = ::clretw::loc(5, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_SCSIPath = ::clretw::loc(6, 0, 28, 4, 4);
+  static constexpr ::clretw::FieldLoc k_SCSITarget = ::clretw::loc(7, 0, 32, 4, 4);
+  static constexpr ::clretw::FieldLoc k_SCSILun = ::clretw::loc(8, 0, 36, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Manufacturer = ::clretw::loc(9, 0, 40, 512, 256);
+  static constexpr ::clretw::FieldLoc k_PartitionCount = ::clretw::loc(10, 0, 552, 4, 4);
+  static constexpr ::clretw::FieldLoc k_WriteCacheEnabled = ::clretw::loc(11, 0, 556, 1, 1);
+  static constexpr ::clretw::FieldLoc k_Pad = ::clretw::loc(12, 0, 557, 1, 1);
+  static constexpr ::clretw::FieldLoc k_BootDriveLetter = ::clretw::loc(13, 0, 558, 6, 3);
+  static constexpr ::clretw::FieldLoc k_Spare = ::clretw::loc(14, 0, 564, 4, 2);
+};
+
+/// ConfigLogDisk: event 2828 of Windows Kernel ("SystemConfig/LogDisk"), version 2.
+///   v2 ConfigLogDisk: template ConfigLogDisk (WindowsKernel.man:729)
+class ConfigLogDiskView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ConfigLogDiskView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ConfigLogDiskView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ConfigLogDiskView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 2828) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ConfigLogDiskView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ConfigLogDiskView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt64
+  ::std::uint64_t StartOffset() const noexcept { return get_w<::std::uint64_t, 8>(k_StartOffset); }
+  // win:UInt64
+  ::std::uint64_t PartitionSize() const noexcept { return get_w<::std::uint64_t, 8>(k_PartitionSize); }
+  // win:UInt32
+  ::std::uint32_t DiskNumber() const noexcept { return get_w<::std::uint32_t, 4>(k_DiskNumber); }
+  // win:UInt32
+  ::std::uint32_t Size() const noexcept { return get_w<::std::uint32_t, 4>(k_Size); }
+  // win:UInt32
+  ::std::uint32_t DriveType() const noexcept { return get_w<::std::uint32_t, 4>(k_DriveType); }
+  // win:UnicodeString
+  ::clretw::Utf16View DriveLetterString() const noexcept { return utf16(k_DriveLetterString); }
+  // win:UInt32
+  ::std::uint32_t Pad1() const noexcept { return get_w<::std::uint32_t, 4>(k_Pad1); }
+  // win:UInt32
+  ::std::uint32_t PartitionNumber() const noexcept { return get_w<::std::uint32_t, 4>(k_PartitionNumber); }
+  // win:UInt32
+  ::std::uint32_t SectorsPerCluster() const noexcept { return get_w<::std::uint32_t, 4>(k_SectorsPerCluster); }
+  // win:UInt32
+  ::std::uint32_t BytesPerSector() const noexcept { return get_w<::std::uint32_t, 4>(k_BytesPerSector); }
+  // win:UInt32
+  ::std::uint32_t Pad2() const noexcept { return get_w<::std::uint32_t, 4>(k_Pad2); }
+  // win:Int64
+  ::std::int64_t NumberOfFreeClusters() const noexcept { return get_w<::std::int64_t, 8>(k_NumberOfFreeClusters); }
+  // win:Int64
+  ::std::int64_t TotalNumberOfClusters() const noexcept { return get_w<::std::int64_t, 8>(k_TotalNumberOfClusters); }
+  // win:UnicodeString
+  ::clretw::Utf16View FileSystem() const noexcept { return utf16(k_FileSystem); }
+  // win:UInt32
+  ::std::uint32_t VolumeExt() const noexcept { return get_w<::std::uint32_t, 4>(k_VolumeExt); }
+  // win:UInt32
+  ::std::uint32_t Pad3() const noexcept { return get_w<::std::uint32_t, 4>(k_Pad3); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("StartOffset", this->StartOffset());
+    f("PartitionSize", this->PartitionSize());
+    f("DiskNumber", this->DiskNumber());
+    f("Size", this->Size());
+    f("DriveType", this->DriveType());
+    f("DriveLetterString", this->DriveLetterString());
+    f("Pad1", this->Pad1());
+    f("PartitionNumber", this->PartitionNumber());
+    f("SectorsPerCluster", this->SectorsPerCluster());
+    f("BytesPerSector", this->BytesPerSector());
+    f("Pad2", this->Pad2());
+    f("NumberOfFreeClusters", this->NumberOfFreeClusters());
+    f("TotalNumberOfClusters", this->TotalNumberOfClusters());
+    f("FileSystem", this->FileSystem());
+    f("VolumeExt", this->VolumeExt());
+    f("Pad3", this->Pad3());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ConfigLogDiskView>;
+  ConfigLogDiskView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ConfigLogDiskView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::ConfigLogDisk::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_StartOffset = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_PartitionSize = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_DiskNumber = ::clretw::loc(2, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Size = ::clretw::loc(3, 0, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DriveType = ::clretw::loc(4, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DriveLetterString = ::clretw::loc(5, 0, 28, 8, 4);
+  static constexpr ::clretw::FieldLoc k_Pad1 = ::clretw::loc(6, 0, 36, 4, 4);
+  static constexpr ::clretw::FieldLoc k_PartitionNumber = ::clretw::loc(7, 0, 40, 4, 4);
+  static constexpr ::clretw::FieldLoc k_SectorsPerCluster = ::clretw::loc(8, 0, 44, 4, 4);
+  static constexpr ::clretw::FieldLoc k_BytesPerSector = ::clretw::loc(9, 0, 48, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Pad2 = ::clretw::loc(10, 0, 52, 4, 4);
+  static constexpr ::clretw::FieldLoc k_NumberOfFreeClusters = ::clretw::loc(11, 0, 56, 8, 8);
+  static constexpr ::clretw::FieldLoc k_TotalNumberOfClusters = ::clretw::loc(12, 0, 64, 8, 8);
+  static constexpr ::clretw::FieldLoc k_FileSystem = ::clretw::loc(13, 0, 72, 32, 16);
+  static constexpr ::clretw::FieldLoc k_VolumeExt = ::clretw::loc(14, 0, 104, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Pad3 = ::clretw::loc(15, 0, 108, 4, 4);
+};
+
+/// ConfigNIC: event 2829 of Windows Kernel ("SystemConfig/NIC"), version 2.
+///   v2 ConfigNIC: template ConfigNIC (WindowsKernel.man:730)
+class ConfigNICView : public ::clretw::ViewBase<4> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ConfigNICView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ConfigNICView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ConfigNICView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 2829) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ConfigNICView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ConfigNICView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t PhysicalAddr() const noexcept { return get_w<::std::uint64_t, 8>(k_PhysicalAddr); }
+  // win:UInt32
+  ::std::uint32_t PhysicalAddrLen() const noexcept { return get_w<::std::uint32_t, 4>(k_PhysicalAddrLen); }
+  // win:UInt32
+  ::std::uint32_t Ipv4Index() const noexcept { return get_w<::std::uint32_t, 4>(k_Ipv4Index); }
+  // win:UInt32
+  ::std::uint32_t Ipv6Index() const noexcept { return get_w<::std::uint32_t, 4>(k_Ipv6Index); }
+  // win:UnicodeString
+  ::clretw::Utf16View NICDescription() const noexcept { return utf16(k_NICDescription); }
+  // win:UnicodeString
+  ::clretw::Utf16View IpAddresses() const noexcept { return utf16(k_IpAddresses); }
+  // win:UnicodeString
+  ::clretw::Utf16View DnsServerAddresses() const noexcept { return utf16(k_DnsServerAddresses); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PhysicalAddr", this->PhysicalAddr());
+    f("PhysicalAddrLen", this->PhysicalAddrLen());
+    f("Ipv4Index", this->Ipv4Index());
+    f("Ipv6Index", this->Ipv6Index());
+    f("NICDescription", this->NICDescription());
+    f("IpAddresses", this->IpAddresses());
+    f("DnsServerAddresses", this->DnsServerAddresses());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<4>;
+  friend class ::clretw::Result<ConfigNICView>;
+  ConfigNICView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ConfigNICView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::ConfigNIC::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PhysicalAddr = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_PhysicalAddrLen = ::clretw::loc(1, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Ipv4Index = ::clretw::loc(2, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Ipv6Index = ::clretw::loc(3, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_NICDescription = ::clretw::loc(4, 0, 20, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_IpAddresses = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_DnsServerAddresses = ::clretw::loc(6, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+};
+
+/// ConfigServices: event 2831 of Windows Kernel ("SystemConfig/Services"), version 3.
+///   v3 ConfigServices: template ConfigServices_V3 (WindowsKernel.man:731)
+class ConfigServicesView : public ::clretw::ViewBase<6> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ConfigServicesView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ConfigServicesView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ConfigServicesView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 2831) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ConfigServicesView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ConfigServicesView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId); }
+  // win:UInt32
+  ::std::uint32_t ServiceState() const noexcept { return get_w<::std::uint32_t, 4>(k_ServiceState); }
+  // win:UInt32
+  ::std::uint32_t SubProcessTag() const noexcept { return get_w<::std::uint32_t, 4>(k_SubProcessTag); }
+  // win:UnicodeString
+  ::clretw::Utf16View ServiceName() const noexcept { return utf16(k_ServiceName); }
+  // win:UnicodeString
+  ::clretw::Utf16View DisplayName() const noexcept { return utf16(k_DisplayName); }
+  // win:UnicodeString
+  ::clretw::Utf16View ProcessName() const noexcept { return utf16(k_ProcessName); }
+  // win:UnicodeString
+  ::clretw::Utf16View LoadOrderGroup() const noexcept { return utf16(k_LoadOrderGroup); }
+  // win:UnicodeString
+  ::clretw::Utf16View SvchostGroup() const noexcept { return utf16(k_SvchostGroup); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("ProcessId", this->ProcessId());
+    f("ServiceState", this->ServiceState());
+    f("SubProcessTag", this->SubProcessTag());
+    f("ServiceName", this->ServiceName());
+    f("DisplayName", this->DisplayName());
+    f("ProcessName", this->ProcessName());
+    f("LoadOrderGroup", this->LoadOrderGroup());
+    f("SvchostGroup", this->SvchostGroup());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<6>;
+  friend class ::clretw::Result<ConfigServicesView>;
+  ConfigServicesView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ConfigServicesView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::ConfigServices_V3::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_ProcessId = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ServiceState = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_SubProcessTag = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ServiceName = ::clretw::loc(3, 0, 12, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_DisplayName = ::clretw::loc(4, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ProcessName = ::clretw::loc(5, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_LoadOrderGroup = ::clretw::loc(6, 3, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_SvchostGroup = ::clretw::loc(7, 4, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+};
+
+/// ConfigPower: event 2832 of Windows Kernel ("SystemConfig/Power"), version 2.
+///   v2 ConfigPower: template ConfigPower (WindowsKernel.man:732)
+class ConfigPowerView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ConfigPowerView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ConfigPowerView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ConfigPowerView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 2832) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ConfigPowerView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ConfigPowerView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt8
+  ::std::uint8_t S1() const noexcept { return get_w<::std::uint8_t, 1>(k_S1); }
+  // win:UInt8
+  ::std::uint8_t S2() const noexcept { return get_w<::std::uint8_t, 1>(k_S2); }
+  // win:UInt8
+  ::std::uint8_t S3() const noexcept { return get_w<::std::uint8_t, 1>(k_S3); }
+  // win:UInt8
+  ::std::uint8_t S4() const noexcept { return get_w<::std::uint8_t, 1>(k_S4); }
+  // win:UInt8
+  ::std::uint8_t S5() const noexcept { return get_w<::std::uint8_t, 1>(k_S5); }
+  // win:UInt8
+  ::std::uint8_t Pad1() const noexcept { return get_w<::std::uint8_t, 1>(k_Pad1); }
+  // win:UInt8
+  ::std::uint8_t Pad2() const noexcept { return get_w<::std::uint8_t, 1>(k_Pad2); }
+  // win:UInt8
+  ::std::uint8_t Pad3() const noexcept { return get_w<::std::uint8_t, 1>(k_Pad3); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("S1", this->S1());
+    f("S2", this->S2());
+    f("S3", this->S3());
+    f("S4", this->S4());
+    f("S5", this->S5());
+    f("Pad1", this->Pad1());
+    f("Pad2", this->Pad2());
+    f("Pad3", this->Pad3());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ConfigPowerView>;
+  ConfigPowerView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ConfigPowerView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::ConfigPower::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_S1 = ::clretw::loc(0, 0, 0, 1, 1);
+  static constexpr ::clretw::FieldLoc k_S2 = ::clretw::loc(1, 0, 1, 1, 1);
+  static constexpr ::clretw::FieldLoc k_S3 = ::clretw::loc(2, 0, 2, 1, 1);
+  static constexpr ::clretw::FieldLoc k_S4 = ::clretw::loc(3, 0, 3, 1, 1);
+  static constexpr ::clretw::FieldLoc k_S5 = ::clretw::loc(4, 0, 4, 1, 1);
+  static constexpr ::clretw::FieldLoc k_Pad1 = ::clretw::loc(5, 0, 5, 1, 1);
+  static constexpr ::clretw::FieldLoc k_Pad2 = ::clretw::loc(6, 0, 6, 1, 1);
+  static constexpr ::clretw::FieldLoc k_Pad3 = ::clretw::loc(7, 0, 7, 1, 1);
+};
+
+/// ConfigNetwork: event 2833 of Windows Kernel ("SystemConfig/Network"), version 2.
+///   v2 ConfigNetwork: template ConfigNetwork (WindowsKernel.man:733)
+class ConfigNetworkView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ConfigNetworkView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ConfigNetworkView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ConfigNetworkView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 2833) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ConfigNetworkView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ConfigNetworkView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t TcbTablePartitions() const noexcept { return get_w<::std::uint32_t, 4>(k_TcbTablePartitions); }
+  // win:UInt32
+  ::std::uint32_t MaxHashTableSize() const noexcept { return get_w<::std::uint32_t, 4>(k_MaxHashTableSize); }
+  // win:UInt32
+  ::std::uint32_t MaxUserPort() const noexcept { return get_w<::std::uint32_t, 4>(k_MaxUserPort); }
+  // win:UInt32
+  ::std::uint32_t TcpTimedWaitDelay() const noexcept { return get_w<::std::uint32_t, 4>(k_TcpTimedWaitDelay); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("TcbTablePartitions", this->TcbTablePartitions());
+    f("MaxHashTableSize", this->MaxHashTableSize());
+    f("MaxUserPort", this->MaxUserPort());
+    f("TcpTimedWaitDelay", this->TcpTimedWaitDelay());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ConfigNetworkView>;
+  ConfigNetworkView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ConfigNetworkView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::ConfigNetwork::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_TcbTablePartitions = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MaxHashTableSize = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MaxUserPort = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_TcpTimedWaitDelay = ::clretw::loc(3, 0, 12, 4, 4);
+};
+
+/// ConfigOpticalMedia: event 2834 of Windows Kernel ("SystemConfig/OpticalMedia"), version 2.
+///   v2 ConfigOpticalMedia: template ConfigOpticalMedia (WindowsKernel.man:734)
+class ConfigOpticalMediaView : public ::clretw::ViewBase<5> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ConfigOpticalMediaView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ConfigOpticalMediaView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ConfigOpticalMediaView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 2834) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ConfigOpticalMediaView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ConfigOpticalMediaView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt16
+  ::std::uint16_t DiskNumber() const noexcept { return get_w<::std::uint16_t, 2>(k_DiskNumber); }
+  // win:UInt16
+  ::std::uint16_t BusType() const noexcept { return get_w<::std::uint16_t, 2>(k_BusType); }
+  // win:UInt16
+  ::std::uint16_t DeviceType() const noexcept { return get_w<::std::uint16_t, 2>(k_DeviceType); }
+  // win:UInt16
+  ::std::uint16_t MediaType() const noexcept { return get_w<::std::uint16_t, 2>(k_MediaType); }
+  // win:UInt64
+  ::std::uint64_t StartingOffset() const noexcept { return get_w<::std::uint64_t, 8>(k_StartingOffset); }
+  // win:UInt64
+  ::std::uint64_t Size() const noexcept { return get_w<::std::uint64_t, 8>(k_Size); }
+  // win:UInt64
+  ::std::uint64_t NumberOfFreeBlocks() const noexcept { return get_w<::std::uint64_t, 8>(k_NumberOfFreeBlocks); }
+  // win:UInt64
+  ::std::uint64_t TotalNumberOfBlocks() const noexcept { return get_w<::std::uint64_t, 8>(k_TotalNumberOfBlocks); }
+  // win:UInt64
+  ::std::uint64_t NextWritableAddress() const noexcept { return get_w<::std::uint64_t, 8>(k_NextWritableAddress); }
+  // win:UInt32
+  ::std::uint32_t NumberOfSessions() const noexcept { return get_w<::std::uint32_t, 4>(k_NumberOfSessions); }
+  // win:UInt32
+  ::std::uint32_t NumberOfTracks() const noexcept { return get_w<::std::uint32_t, 4>(k_NumberOfTracks); }
+  // win:UInt32
+  ::std::uint32_t BytesPerSector() const noexcept { return get_w<::std::uint32_t, 4>(k_BytesPerSector); }
+  // win:UInt16
+  ::std::uint16_t DiscStatus() const noexcept { return get_w<::std::uint16_t, 2>(k_DiscStatus); }
+  // win:UInt16
+  ::std::uint16_t LastSessionStatus() const noexcept { return get_w<::std::uint16_t, 2>(k_LastSessionStatus); }
+  // win:UnicodeString
+  ::clretw::Utf16View DriveLetter() const noexcept { return utf16(k_DriveLetter); }
+  // win:UnicodeString
+  ::clretw::Utf16View FileSystemName() const noexcept { return utf16(k_FileSystemName); }
+  // win:AnsiString
+  ::std::string_view DeviceName() const noexcept { return ansi(k_DeviceName); }
+  // win:AnsiString
+  ::std::string_view ManufacturerName() const noexcept { return ansi(k_ManufacturerName); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("DiskNumber", this->DiskNumber());
+    f("BusType", this->BusType());
+    f("DeviceType", this->DeviceType());
+    f("MediaType", this->MediaType());
+    f("StartingOffset", this->StartingOffset());
+    f("Size", this->Size());
+    f("NumberOfFreeBlocks", this->NumberOfFreeBlocks());
+    f("TotalNumberOfBlocks", this->TotalNumberOfBlocks());
+    f("NextWritableAddress", this->NextWritableAddress());
+    f("NumberOfSessions", this->NumberOfSessions());
+    f("NumberOfTracks", this->NumberOfTracks());
+    f("BytesPerSector", this->BytesPerSector());
+    f("DiscStatus", this->DiscStatus());
+    f("LastSessionStatus", this->LastSessionStatus());
+    f("DriveLetter", this->DriveLetter());
+    f("FileSystemName", this->FileSystemName());
+    f("DeviceName", this->DeviceName());
+    f("ManufacturerName", this->ManufacturerName());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<5>;
+  friend class ::clretw::Result<ConfigOpticalMediaView>;
+  ConfigOpticalMediaView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ConfigOpticalMediaView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::ConfigOpticalMedia::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_DiskNumber = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_BusType = ::clretw::loc(1, 0, 2, 2, 2);
+  static constexpr ::clretw::FieldLoc k_DeviceType = ::clretw::loc(2, 0, 4, 2, 2);
+  static constexpr ::clretw::FieldLoc k_MediaType = ::clretw::loc(3, 0, 6, 2, 2);
+  static constexpr ::clretw::FieldLoc k_StartingOffset = ::clretw::loc(4, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Size = ::clretw::loc(5, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_NumberOfFreeBlocks = ::clretw::loc(6, 0, 24, 8, 8);
+  static constexpr ::clretw::FieldLoc k_TotalNumberOfBlocks = ::clretw::loc(7, 0, 32, 8, 8);
+  static constexpr ::clretw::FieldLoc k_NextWritableAddress = ::clretw::loc(8, 0, 40, 8, 8);
+  static constexpr ::clretw::FieldLoc k_NumberOfSessions = ::clretw::loc(9, 0, 48, 4, 4);
+  static constexpr ::clretw::FieldLoc k_NumberOfTracks = ::clretw::loc(10, 0, 52, 4, 4);
+  static constexpr ::clretw::FieldLoc k_BytesPerSector = ::clretw::loc(11, 0, 56, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DiscStatus = ::clretw::loc(12, 0, 60, 2, 2);
+  static constexpr ::clretw::FieldLoc k_LastSessionStatus = ::clretw::loc(13, 0, 62, 2, 2);
+  static constexpr ::clretw::FieldLoc k_DriveLetter = ::clretw::loc(14, 0, 64, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_FileSystemName = ::clretw::loc(15, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_DeviceName = ::clretw::loc(16, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ManufacturerName = ::clretw::loc(17, 3, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+};
+
+/// ConfigPnP: event 2838 of Windows Kernel ("SystemConfig/PnP"), version 4.
+///   v4 ConfigPnP: template ConfigPnP_V4 (WindowsKernel.man:735)
+class ConfigPnPView : public ::clretw::ViewBase<8> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ConfigPnPView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 4) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ConfigPnPView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ConfigPnPView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 2838) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ConfigPnPView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ConfigPnPView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:GUID
+  ::clretw::Guid ClassGuid() const noexcept { return get_w<::clretw::Guid, 16>(k_ClassGuid); }
+  // win:UInt32
+  ::std::uint32_t UpperFilterCount() const noexcept { return get_w<::std::uint32_t, 4>(k_UpperFilterCount); }
+  // win:UInt32
+  ::std::uint32_t LowerFilterCount() const noexcept { return get_w<::std::uint32_t, 4>(k_LowerFilterCount); }
+  // win:UnicodeString
+  ::clretw::Utf16View DeviceID() const noexcept { return utf16(k_DeviceID); }
+  // win:UnicodeString
+  ::clretw::Utf16View DeviceDescription() const noexcept { return utf16(k_DeviceDescription); }
+  // win:UnicodeString
+  ::clretw::Utf16View FriendlyName() const noexcept { return utf16(k_FriendlyName); }
+  // win:UnicodeString
+  ::clretw::Utf16View PdoName() const noexcept { return utf16(k_PdoName); }
+  // win:UnicodeString
+  ::clretw::Utf16View ServiceName() const noexcept { return utf16(k_ServiceName); }
+  // win:UnicodeString
+  ::clretw::StringArray<char16_t> UpperFilters() const noexcept { return strings<char16_t>(k_UpperFilters); }
+  // win:UnicodeString
+  ::clretw::StringArray<char16_t> LowerFilters() const noexcept { return strings<char16_t>(k_LowerFilters); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("ClassGuid", this->ClassGuid());
+    f("UpperFilterCount", this->UpperFilterCount());
+    f("LowerFilterCount", this->LowerFilterCount());
+    f("DeviceID", this->DeviceID());
+    f("DeviceDescription", this->DeviceDescription());
+    f("FriendlyName", this->FriendlyName());
+    f("PdoName", this->PdoName());
+    f("ServiceName", this->ServiceName());
+    f("UpperFilters", this->UpperFilters());
+    f("LowerFilters", this->LowerFilters());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<8>;
+  friend class ::clretw::Result<ConfigPnPView>;
+  ConfigPnPView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ConfigPnPView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_ClassGuid = ::clretw::loc(0, 0, 0, 16, 16);
+  static constexpr ::clretw::FieldLoc k_UpperFilterCount = ::clretw::loc(1, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_LowerFilterCount = ::clretw::loc(2, 0, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DeviceID = ::clretw::loc(3, 0, 24, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_DeviceDescription = ::clretw::loc(4, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_FriendlyName = ::clretw::loc(5, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_PdoName = ::clretw::loc(6, 3, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ServiceName = ::clretw::loc(7, 4, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_UpperFilters = ::clretw::loc(8, 5, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_LowerFilters = ::clretw::loc(9, 6, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+};
+
+/// ConfigIDEChannel: event 2839 of Windows Kernel ("SystemConfig/IDEChannel"), version 2.
+///   v2 ConfigIDEChannel: template ConfigIDEChannel (WindowsKernel.man:736)
+class ConfigIDEChannelView : public ::clretw::ViewBase<2> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ConfigIDEChannelView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ConfigIDEChannelView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ConfigIDEChannelView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 2839) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ConfigIDEChannelView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ConfigIDEChannelView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t TargetId() const noexcept { return get_w<::std::uint32_t, 4>(k_TargetId); }
+  // win:UInt32
+  ::std::uint32_t DeviceType() const noexcept { return get_w<::std::uint32_t, 4>(k_DeviceType); }
+  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t DeviceTimingMode() const noexcept { return get_w<::std::uint32_t, 4>(k_DeviceTimingMode); }
+  // win:UInt32
+  ::std::uint32_t LocationInformationLen() const noexcept { return get_w<::std::uint32_t, 4>(k_LocationInformationLen); }
+  // win:UnicodeString
+  ::clretw::Utf16View LocationInformation() const noexcept { return utf16(k_LocationInformation); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("TargetId", this->TargetId());
+    f("DeviceType", this->DeviceType());
+    f("DeviceTimingMode", this->DeviceTimingMode());
+    f("LocationInformationLen", this->LocationInformationLen());
+    f("LocationInformation", this->LocationInformation());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<ConfigIDEChannelView>;
+  ConfigIDEChannelView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ConfigIDEChannelView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::ConfigIDEChannel::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_TargetId = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DeviceType = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DeviceTimingMode = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_LocationInformationLen = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_LocationInformation = ::clretw::loc(4, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
+};
+
+/// ConfigPlatform: event 2841 of Windows Kernel ("SystemConfig/Platform"), version 2.
+///   v2 ConfigPlatform: template ConfigPlatform (WindowsKernel.man:737)
+class ConfigPlatformView : public ::clretw::ViewBase<5> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ConfigPlatformView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ConfigPlatformView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ConfigPlatformView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 2841) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ConfigPlatformView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ConfigPlatformView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UnicodeString
+  ::clretw::Utf16View SystemManufacturer() const noexcept { return utf16(k_SystemManufacturer); }
+  // win:UnicodeString
+  ::clretw::Utf16View SystemProductName() const noexcept { return utf16(k_SystemProductName); }
+  // win:UnicodeString
+  ::clretw::Utf16View BiosDate() const noexcept { return utf16(k_BiosDate); }
+  // win:UnicodeString
+  ::clretw::Utf16View BiosVersion() const noexcept { return utf16(k_BiosVersion); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("SystemManufacturer", this->SystemManufacturer());
+    f("SystemProductName", this->SystemProductName());
+    f("BiosDate", this->BiosDate());
+    f("BiosVersion", this->BiosVersion());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<5>;
+  friend class ::clretw::Result<ConfigPlatformView>;
+  ConfigPlatformView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ConfigPlatformView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::ConfigPlatform::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_SystemManufacturer = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_SystemProductName = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_BiosDate = ::clretw::loc(2, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_BiosVersion = ::clretw::loc(3, 3, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+};
+
+/// ConfigDPI: event 2844 of Windows Kernel ("SystemConfig/DPI"), version 2.
+///   v2 ConfigDPI: template ConfigDPI (WindowsKernel.man:738)
+class ConfigDPIView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ConfigDPIView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ConfigDPIView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ConfigDPIView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 2844) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ConfigDPIView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ConfigDPIView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t MachineDPI() const noexcept { return get_w<::std::uint32_t, 4>(k_MachineDPI); }
+  // win:UInt32
+  ::std::uint32_t UserDPI() const noexcept { return get_w<::std::uint32_t, 4>(k_UserDPI); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("MachineDPI", this->MachineDPI());
+    f("UserDPI", this->UserDPI());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ConfigDPIView>;
+  ConfigDPIView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ConfigDPIView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::ConfigDPI::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_MachineDPI = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_UserDPI = ::clretw::loc(1, 0, 4, 4, 4);
+};
+
 /// SampledProfile: event 3886 of Windows Kernel ("PerfInfo/Sample"), version 2.
-///   v2 SampledProfile: template SampledProfile (WindowsKernel.man:166)
+///   v2 SampledProfile: template SampledProfile (WindowsKernel.man:654)
 class SampledProfileView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1794,8 +9263,8 @@ class SampledProfileView : public ::clretw::ViewBase<1> {
 };
 
 /// ImageUnload: event 5122 of Windows Kernel ("Image/Stop"), versions 2, 3.
-///   v2 ImageUnload_V2: template Image (WindowsKernel.man:167)
-///   v3 ImageUnload: template Image (WindowsKernel.man:168)
+///   v2 ImageUnload_V2: template Image (WindowsKernel.man:655)
+///   v3 ImageUnload: template Image (WindowsKernel.man:656)
 class ImageUnloadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1899,8 +9368,8 @@ class ImageUnloadView : public ::clretw::ViewBase<2> {
 };
 
 /// ImageDCStart: event 5123 of Windows Kernel ("Image/DCStart"), versions 2, 3.
-///   v2 ImageDCStart_V2: template Image (WindowsKernel.man:169)
-///   v3 ImageDCStart: template Image (WindowsKernel.man:170)
+///   v2 ImageDCStart_V2: template Image (WindowsKernel.man:657)
+///   v3 ImageDCStart: template Image (WindowsKernel.man:658)
 class ImageDCStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2004,8 +9473,8 @@ class ImageDCStartView : public ::clretw::ViewBase<2> {
 };
 
 /// ImageDCStop: event 5124 of Windows Kernel ("Image/DCStop"), versions 2, 3.
-///   v2 ImageDCStop_V2: template Image (WindowsKernel.man:171)
-///   v3 ImageDCStop: template Image (WindowsKernel.man:172)
+///   v2 ImageDCStop_V2: template Image (WindowsKernel.man:659)
+///   v3 ImageDCStop: template Image (WindowsKernel.man:660)
 class ImageDCStopView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2109,8 +9578,8 @@ class ImageDCStopView : public ::clretw::ViewBase<2> {
 };
 
 /// ImageLoad: event 5130 of Windows Kernel ("Image/Load"), versions 2, 3.
-///   v2 ImageLoad_V2: template Image (WindowsKernel.man:176)
-///   v3 ImageLoad: template Image (WindowsKernel.man:177)
+///   v2 ImageLoad_V2: template Image (WindowsKernel.man:664)
+///   v3 ImageLoad: template Image (WindowsKernel.man:665)
 class ImageLoadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2213,8 +9682,122 @@ class ImageLoadView : public ::clretw::ViewBase<2> {
   static constexpr ::clretw::FieldLoc k_FileName[2] = {::clretw::loc(11, 0, 44, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(11, 0, 56, ::clretw::kVariable, 0, ::clretw::kTerminated)};
 };
 
+/// ImageKernelBase: event 5153 of Windows Kernel ("Image/KernelBase"), version 2.
+///   v2 ImageKernelBase: template ImageKernelBase (WindowsKernel.man:739)
+class ImageKernelBaseView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ImageKernelBaseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ImageKernelBaseView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ImageKernelBaseView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 5153) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ImageKernelBaseView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ImageKernelBaseView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t ImageBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ImageBase[1]) : get_w<::std::uint64_t, 4>(k_ImageBase[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("ImageBase", this->ImageBase());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ImageKernelBaseView>;
+  ImageKernelBaseView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ImageKernelBaseView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::ImageKernelBase::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::ImageKernelBase::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_ImageBase[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+};
+
+/// ImageHypercallPage: event 5154 of Windows Kernel ("Image/HypercallPage"), version 2.
+///   v2 ImageHypercallPage: template ImageHypercallPage (WindowsKernel.man:740)
+class ImageHypercallPageView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ImageHypercallPageView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ImageHypercallPageView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ImageHypercallPageView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 5154) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ImageHypercallPageView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ImageHypercallPageView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t HypercallPageVa() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_HypercallPageVa[1]) : get_w<::std::uint64_t, 4>(k_HypercallPageVa[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("HypercallPageVa", this->HypercallPageVa());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ImageHypercallPageView>;
+  ImageHypercallPageView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ImageHypercallPageView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::ImageHypercallPage::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::ImageHypercallPage::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_HypercallPageVa[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+};
+
 /// StackWalkStack: event 6176 of Windows Kernel ("StackWalk/Stack"), version 2.
-///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:178)
+///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:666)
 class StackWalkStackView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2281,7 +9864,7 @@ class StackWalkStackView : public ::clretw::ViewBase<1> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// EventTraceHeader: event 0 of Windows Kernel ("EventTrace"), version 2.
-///   v2 EventTraceHeader: template EventTraceHeader (WindowsKernel.man:156)
+///   v2 EventTraceHeader: template EventTraceHeader (WindowsKernel.man:644)
 struct EventTraceHeader {
   static constexpr ::std::uint16_t id = 0;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2291,8 +9874,217 @@ struct EventTraceHeader {
   using Payload = ::clretw::windows_kernel::payload::EventTraceHeader;  // the payload struct of latest_version
 };
 
+/// EventTraceExtension: event 5 of Windows Kernel ("EventTrace/Extension"), version 2.
+///   v2 EventTraceExtension: template HeaderExtension (WindowsKernel.man:667)
+struct EventTraceExtension {
+  static constexpr ::std::uint16_t id = 5;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "EventTrace/Extension";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::EventTraceExtensionView;
+  using Payload = ::clretw::windows_kernel::payload::EventTraceExtension;  // the payload struct of latest_version
+};
+
+/// EventTraceRundownComplete: event 8 of Windows Kernel ("EventTrace/Suspend"), version 2.
+///   v2 EventTraceRundownComplete: no payload (WindowsKernel.man:670)
+struct EventTraceRundownComplete {
+  static constexpr ::std::uint16_t id = 8;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "EventTrace/Suspend";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::EventTraceRundownCompleteView;
+  using Payload = ::clretw::windows_kernel::payload::EventTraceRundownComplete;  // the payload struct of latest_version
+};
+
+/// EventTraceEndExtension: event 32 of Windows Kernel ("EventTrace/EndExtension"), version 2.
+///   v2 EventTraceEndExtension: template HeaderExtension (WindowsKernel.man:671)
+struct EventTraceEndExtension {
+  static constexpr ::std::uint16_t id = 32;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "EventTrace/EndExtension";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::EventTraceEndExtensionView;
+  using Payload = ::clretw::windows_kernel::payload::EventTraceEndExtension;  // the payload struct of latest_version
+};
+
+/// EventTracePartitionInfo: event 80 of Windows Kernel ("EventTrace/PartitionInfo"), version 2.
+///   v2 EventTracePartitionInfo: template PartitionInfo (WindowsKernel.man:672)
+struct EventTracePartitionInfo {
+  static constexpr ::std::uint16_t id = 80;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "EventTrace/PartitionInfo";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::EventTracePartitionInfoView;
+  using Payload = ::clretw::windows_kernel::payload::EventTracePartitionInfo;  // the payload struct of latest_version
+};
+
+/// DiskRead: event 266 of Windows Kernel ("DiskIO/Read"), version 3.
+///   v3 DiskRead: template DiskIo_V3 (WindowsKernel.man:673)
+struct DiskRead {
+  static constexpr ::std::uint16_t id = 266;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "DiskIO/Read";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::DiskReadView;
+  using Payload = ::clretw::windows_kernel::payload::DiskRead;  // the payload struct of latest_version
+};
+
+/// DiskWrite: event 267 of Windows Kernel ("DiskIO/Write"), version 3.
+///   v3 DiskWrite: template DiskIo_V3 (WindowsKernel.man:674)
+struct DiskWrite {
+  static constexpr ::std::uint16_t id = 267;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "DiskIO/Write";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::DiskWriteView;
+  using Payload = ::clretw::windows_kernel::payload::DiskWrite;  // the payload struct of latest_version
+};
+
+/// DiskReadInit: event 268 of Windows Kernel ("DiskIO/ReadInit"), version 3.
+///   v3 DiskReadInit: template DiskIoInit_V3 (WindowsKernel.man:675)
+struct DiskReadInit {
+  static constexpr ::std::uint16_t id = 268;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "DiskIO/ReadInit";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::DiskReadInitView;
+  using Payload = ::clretw::windows_kernel::payload::DiskReadInit;  // the payload struct of latest_version
+};
+
+/// DiskWriteInit: event 269 of Windows Kernel ("DiskIO/WriteInit"), version 3.
+///   v3 DiskWriteInit: template DiskIoInit_V3 (WindowsKernel.man:676)
+struct DiskWriteInit {
+  static constexpr ::std::uint16_t id = 269;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "DiskIO/WriteInit";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::DiskWriteInitView;
+  using Payload = ::clretw::windows_kernel::payload::DiskWriteInit;  // the payload struct of latest_version
+};
+
+/// DiskFlushBuffers: event 270 of Windows Kernel ("DiskIO/FlushBuffers"), version 3.
+///   v3 DiskFlushBuffers: template DiskIoFlush_V3 (WindowsKernel.man:677)
+struct DiskFlushBuffers {
+  static constexpr ::std::uint16_t id = 270;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "DiskIO/FlushBuffers";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::DiskFlushBuffersView;
+  using Payload = ::clretw::windows_kernel::payload::DiskFlushBuffers;  // the payload struct of latest_version
+};
+
+/// DiskFlushInit: event 271 of Windows Kernel ("DiskIO/FlushInit"), version 3.
+///   v3 DiskFlushInit: template DiskIoInit_V3 (WindowsKernel.man:678)
+struct DiskFlushInit {
+  static constexpr ::std::uint16_t id = 271;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "DiskIO/FlushInit";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::DiskFlushInitView;
+  using Payload = ::clretw::windows_kernel::payload::DiskFlushInit;  // the payload struct of latest_version
+};
+
+/// TransitionFault: event 522 of Windows Kernel ("Memory/TransitionFault"), version 2.
+///   v2 TransitionFault: template PageFault (WindowsKernel.man:679)
+struct TransitionFault {
+  static constexpr ::std::uint16_t id = 522;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Memory/TransitionFault";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::TransitionFaultView;
+  using Payload = ::clretw::windows_kernel::payload::TransitionFault;  // the payload struct of latest_version
+};
+
+/// DemandZeroFault: event 523 of Windows Kernel ("Memory/DemandZeroFault"), version 2.
+///   v2 DemandZeroFault: template PageFault (WindowsKernel.man:680)
+struct DemandZeroFault {
+  static constexpr ::std::uint16_t id = 523;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Memory/DemandZeroFault";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::DemandZeroFaultView;
+  using Payload = ::clretw::windows_kernel::payload::DemandZeroFault;  // the payload struct of latest_version
+};
+
+/// CopyOnWrite: event 524 of Windows Kernel ("Memory/CopyOnWrite"), version 2.
+///   v2 CopyOnWrite: template PageFault (WindowsKernel.man:681)
+struct CopyOnWrite {
+  static constexpr ::std::uint16_t id = 524;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Memory/CopyOnWrite";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::CopyOnWriteView;
+  using Payload = ::clretw::windows_kernel::payload::CopyOnWrite;  // the payload struct of latest_version
+};
+
+/// GuardPageFault: event 525 of Windows Kernel ("Memory/GuardPageFault"), version 2.
+///   v2 GuardPageFault: template PageFault (WindowsKernel.man:682)
+struct GuardPageFault {
+  static constexpr ::std::uint16_t id = 525;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Memory/GuardPageFault";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::GuardPageFaultView;
+  using Payload = ::clretw::windows_kernel::payload::GuardPageFault;  // the payload struct of latest_version
+};
+
+/// HardPageFault: event 526 of Windows Kernel ("Memory/HardPageFault"), version 2.
+///   v2 HardPageFault: template PageFault (WindowsKernel.man:683)
+struct HardPageFault {
+  static constexpr ::std::uint16_t id = 526;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Memory/HardPageFault";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::HardPageFaultView;
+  using Payload = ::clretw::windows_kernel::payload::HardPageFault;  // the payload struct of latest_version
+};
+
+/// AccessViolation: event 527 of Windows Kernel ("Memory/AccessViolation"), version 2.
+///   v2 AccessViolation: template PageFault (WindowsKernel.man:684)
+struct AccessViolation {
+  static constexpr ::std::uint16_t id = 527;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Memory/AccessViolation";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::AccessViolationView;
+  using Payload = ::clretw::windows_kernel::payload::AccessViolation;  // the payload struct of latest_version
+};
+
+/// HardFault: event 544 of Windows Kernel ("Memory/HardFault"), version 2.
+///   v2 HardFault: template HardFault (WindowsKernel.man:685)
+struct HardFault {
+  static constexpr ::std::uint16_t id = 544;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Memory/HardFault";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::HardFaultView;
+  using Payload = ::clretw::windows_kernel::payload::HardFault;  // the payload struct of latest_version
+};
+
+/// VirtualAlloc: event 610 of Windows Kernel ("Memory/VirtualAlloc"), version 2.
+///   v2 VirtualAlloc: template VirtualAlloc (WindowsKernel.man:686)
+struct VirtualAlloc {
+  static constexpr ::std::uint16_t id = 610;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Memory/VirtualAlloc";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::VirtualAllocView;
+  using Payload = ::clretw::windows_kernel::payload::VirtualAlloc;  // the payload struct of latest_version
+};
+
+/// VirtualFree: event 611 of Windows Kernel ("Memory/VirtualFree"), version 2.
+///   v2 VirtualFree: template VirtualAlloc (WindowsKernel.man:687)
+struct VirtualFree {
+  static constexpr ::std::uint16_t id = 611;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Memory/VirtualFree";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::VirtualFreeView;
+  using Payload = ::clretw::windows_kernel::payload::VirtualFree;  // the payload struct of latest_version
+};
+
 /// ProcessStart: event 769 of Windows Kernel ("Process/Start"), version 4.
-///   v4 ProcessStart: template Process_V4 (WindowsKernel.man:157)
+///   v4 ProcessStart: template Process_V4 (WindowsKernel.man:645)
 struct ProcessStart {
   static constexpr ::std::uint16_t id = 769;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2303,7 +10095,7 @@ struct ProcessStart {
 };
 
 /// ProcessStop: event 770 of Windows Kernel ("Process/Stop"), version 4.
-///   v4 ProcessStop: template Process_V4 (WindowsKernel.man:158)
+///   v4 ProcessStop: template Process_V4 (WindowsKernel.man:646)
 struct ProcessStop {
   static constexpr ::std::uint16_t id = 770;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2314,7 +10106,7 @@ struct ProcessStop {
 };
 
 /// ProcessDCStart: event 771 of Windows Kernel ("Process/DCStart"), version 4.
-///   v4 ProcessDCStart: template Process_V4 (WindowsKernel.man:159)
+///   v4 ProcessDCStart: template Process_V4 (WindowsKernel.man:647)
 struct ProcessDCStart {
   static constexpr ::std::uint16_t id = 771;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2325,7 +10117,7 @@ struct ProcessDCStart {
 };
 
 /// ProcessDCStop: event 772 of Windows Kernel ("Process/DCStop"), version 4.
-///   v4 ProcessDCStop: template Process_V4 (WindowsKernel.man:160)
+///   v4 ProcessDCStop: template Process_V4 (WindowsKernel.man:648)
 struct ProcessDCStop {
   static constexpr ::std::uint16_t id = 772;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2336,8 +10128,8 @@ struct ProcessDCStop {
 };
 
 /// ImageLoadProcessGroup: event 778 of Windows Kernel ("Image/Load"), versions 2, 3.
-///   v2 ImageLoadProcessGroup_V2: template Image (WindowsKernel.man:174)
-///   v3 ImageLoadProcessGroup: template Image (WindowsKernel.man:175)
+///   v2 ImageLoadProcessGroup_V2: template Image (WindowsKernel.man:662)
+///   v3 ImageLoadProcessGroup: template Image (WindowsKernel.man:663)
 struct ImageLoadProcessGroup {
   static constexpr ::std::uint16_t id = 778;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2347,8 +10139,30 @@ struct ImageLoadProcessGroup {
   using Payload = ::clretw::windows_kernel::payload::ImageLoadProcessGroup;  // the payload struct of latest_version
 };
 
+/// ProcessPerfCtr: event 800 of Windows Kernel ("Process/PerfCtr"), version 2.
+///   v2 ProcessPerfCtr: template ProcessCounters (WindowsKernel.man:688)
+struct ProcessPerfCtr {
+  static constexpr ::std::uint16_t id = 800;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Process/PerfCtr";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::ProcessPerfCtrView;
+  using Payload = ::clretw::windows_kernel::payload::ProcessPerfCtr;  // the payload struct of latest_version
+};
+
+/// ProcessPerfCtrRundown: event 801 of Windows Kernel ("Process/PerfCtrRundown"), version 2.
+///   v2 ProcessPerfCtrRundown: template ProcessCounters (WindowsKernel.man:689)
+struct ProcessPerfCtrRundown {
+  static constexpr ::std::uint16_t id = 801;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Process/PerfCtrRundown";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::ProcessPerfCtrRundownView;
+  using Payload = ::clretw::windows_kernel::payload::ProcessPerfCtrRundown;  // the payload struct of latest_version
+};
+
 /// ProcessDefunct: event 807 of Windows Kernel ("Process/Defunct"), version 4.
-///   v4 ProcessDefunct: template Process_V4 (WindowsKernel.man:161)
+///   v4 ProcessDefunct: template Process_V4 (WindowsKernel.man:649)
 struct ProcessDefunct {
   static constexpr ::std::uint16_t id = 807;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2358,8 +10172,206 @@ struct ProcessDefunct {
   using Payload = ::clretw::windows_kernel::payload::ProcessDefunct;  // the payload struct of latest_version
 };
 
+/// FileIOName: event 1024 of Windows Kernel ("FileIO"), version 2.
+///   v2 FileIOName: template FileIoName (WindowsKernel.man:690)
+struct FileIOName {
+  static constexpr ::std::uint16_t id = 1024;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "FileIO";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::FileIONameView;
+  using Payload = ::clretw::windows_kernel::payload::FileIOName;  // the payload struct of latest_version
+};
+
+/// FileCreateName: event 1056 of Windows Kernel ("FileIO/FileCreate"), version 2.
+///   v2 FileCreateName: template FileIoName (WindowsKernel.man:691)
+struct FileCreateName {
+  static constexpr ::std::uint16_t id = 1056;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "FileIO/FileCreate";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::FileCreateNameView;
+  using Payload = ::clretw::windows_kernel::payload::FileCreateName;  // the payload struct of latest_version
+};
+
+/// FileDeleteName: event 1059 of Windows Kernel ("FileIO/FileDelete"), version 2.
+///   v2 FileDeleteName: template FileIoName (WindowsKernel.man:692)
+struct FileDeleteName {
+  static constexpr ::std::uint16_t id = 1059;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "FileIO/FileDelete";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::FileDeleteNameView;
+  using Payload = ::clretw::windows_kernel::payload::FileDeleteName;  // the payload struct of latest_version
+};
+
+/// FileRundown: event 1060 of Windows Kernel ("FileIO/FileRundown"), version 2.
+///   v2 FileRundown: template FileIoName (WindowsKernel.man:693)
+struct FileRundown {
+  static constexpr ::std::uint16_t id = 1060;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "FileIO/FileRundown";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::FileRundownView;
+  using Payload = ::clretw::windows_kernel::payload::FileRundown;  // the payload struct of latest_version
+};
+
+/// FileOpCreate: event 1088 of Windows Kernel ("FileIO/Create"), version 3.
+///   v3 FileOpCreate: template FileIoCreate_V3 (WindowsKernel.man:694)
+struct FileOpCreate {
+  static constexpr ::std::uint16_t id = 1088;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "FileIO/Create";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::FileOpCreateView;
+  using Payload = ::clretw::windows_kernel::payload::FileOpCreate;  // the payload struct of latest_version
+};
+
+/// FileOpCleanup: event 1089 of Windows Kernel ("FileIO/Cleanup"), version 3.
+///   v3 FileOpCleanup: template FileIoSimpleOp_V3 (WindowsKernel.man:695)
+struct FileOpCleanup {
+  static constexpr ::std::uint16_t id = 1089;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "FileIO/Cleanup";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::FileOpCleanupView;
+  using Payload = ::clretw::windows_kernel::payload::FileOpCleanup;  // the payload struct of latest_version
+};
+
+/// FileOpClose: event 1090 of Windows Kernel ("FileIO/Close"), version 3.
+///   v3 FileOpClose: template FileIoSimpleOp_V3 (WindowsKernel.man:696)
+struct FileOpClose {
+  static constexpr ::std::uint16_t id = 1090;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "FileIO/Close";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::FileOpCloseView;
+  using Payload = ::clretw::windows_kernel::payload::FileOpClose;  // the payload struct of latest_version
+};
+
+/// FileOpRead: event 1091 of Windows Kernel ("FileIO/Read"), version 3.
+///   v3 FileOpRead: template FileIoReadWrite_V3 (WindowsKernel.man:697)
+struct FileOpRead {
+  static constexpr ::std::uint16_t id = 1091;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "FileIO/Read";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::FileOpReadView;
+  using Payload = ::clretw::windows_kernel::payload::FileOpRead;  // the payload struct of latest_version
+};
+
+/// FileOpWrite: event 1092 of Windows Kernel ("FileIO/Write"), version 3.
+///   v3 FileOpWrite: template FileIoReadWrite_V3 (WindowsKernel.man:698)
+struct FileOpWrite {
+  static constexpr ::std::uint16_t id = 1092;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "FileIO/Write";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::FileOpWriteView;
+  using Payload = ::clretw::windows_kernel::payload::FileOpWrite;  // the payload struct of latest_version
+};
+
+/// FileOpSetInfo: event 1093 of Windows Kernel ("FileIO/SetInfo"), version 3.
+///   v3 FileOpSetInfo: template FileIoInfo_V3 (WindowsKernel.man:699)
+struct FileOpSetInfo {
+  static constexpr ::std::uint16_t id = 1093;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "FileIO/SetInfo";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::FileOpSetInfoView;
+  using Payload = ::clretw::windows_kernel::payload::FileOpSetInfo;  // the payload struct of latest_version
+};
+
+/// FileOpDelete: event 1094 of Windows Kernel ("FileIO/Delete"), version 3.
+///   v3 FileOpDelete: template FileIoInfo_V3 (WindowsKernel.man:700)
+struct FileOpDelete {
+  static constexpr ::std::uint16_t id = 1094;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "FileIO/Delete";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::FileOpDeleteView;
+  using Payload = ::clretw::windows_kernel::payload::FileOpDelete;  // the payload struct of latest_version
+};
+
+/// FileOpRename: event 1095 of Windows Kernel ("FileIO/Rename"), version 3.
+///   v3 FileOpRename: template FileIoInfo_V3 (WindowsKernel.man:701)
+struct FileOpRename {
+  static constexpr ::std::uint16_t id = 1095;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "FileIO/Rename";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::FileOpRenameView;
+  using Payload = ::clretw::windows_kernel::payload::FileOpRename;  // the payload struct of latest_version
+};
+
+/// FileOpDirEnum: event 1096 of Windows Kernel ("FileIO/DirEnum"), version 3.
+///   v3 FileOpDirEnum: template FileIoDirEnum_V3 (WindowsKernel.man:702)
+struct FileOpDirEnum {
+  static constexpr ::std::uint16_t id = 1096;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "FileIO/DirEnum";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::FileOpDirEnumView;
+  using Payload = ::clretw::windows_kernel::payload::FileOpDirEnum;  // the payload struct of latest_version
+};
+
+/// FileOpFlush: event 1097 of Windows Kernel ("FileIO/Flush"), version 3.
+///   v3 FileOpFlush: template FileIoSimpleOp_V3 (WindowsKernel.man:703)
+struct FileOpFlush {
+  static constexpr ::std::uint16_t id = 1097;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "FileIO/Flush";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::FileOpFlushView;
+  using Payload = ::clretw::windows_kernel::payload::FileOpFlush;  // the payload struct of latest_version
+};
+
+/// FileOpQueryInfo: event 1098 of Windows Kernel ("FileIO/QueryInfo"), version 3.
+///   v3 FileOpQueryInfo: template FileIoInfo_V3 (WindowsKernel.man:704)
+struct FileOpQueryInfo {
+  static constexpr ::std::uint16_t id = 1098;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "FileIO/QueryInfo";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::FileOpQueryInfoView;
+  using Payload = ::clretw::windows_kernel::payload::FileOpQueryInfo;  // the payload struct of latest_version
+};
+
+/// FileOpFSControl: event 1099 of Windows Kernel ("FileIO/FSControl"), version 3.
+///   v3 FileOpFSControl: template FileIoInfo_V3 (WindowsKernel.man:705)
+struct FileOpFSControl {
+  static constexpr ::std::uint16_t id = 1099;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "FileIO/FSControl";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::FileOpFSControlView;
+  using Payload = ::clretw::windows_kernel::payload::FileOpFSControl;  // the payload struct of latest_version
+};
+
+/// FileOpEnd: event 1100 of Windows Kernel ("FileIO/OperationEnd"), version 2.
+///   v2 FileOpEnd: template FileIoOpEnd (WindowsKernel.man:707)
+struct FileOpEnd {
+  static constexpr ::std::uint16_t id = 1100;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "FileIO/OperationEnd";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::FileOpEndView;
+  using Payload = ::clretw::windows_kernel::payload::FileOpEnd;  // the payload struct of latest_version
+};
+
+/// FileOpDirNotify: event 1101 of Windows Kernel ("FileIO/DirNotify"), version 3.
+///   v3 FileOpDirNotify: template FileIoDirEnum_V3 (WindowsKernel.man:706)
+struct FileOpDirNotify {
+  static constexpr ::std::uint16_t id = 1101;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "FileIO/DirNotify";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::FileOpDirNotifyView;
+  using Payload = ::clretw::windows_kernel::payload::FileOpDirNotify;  // the payload struct of latest_version
+};
+
 /// ThreadStart: event 1281 of Windows Kernel ("Thread/Start"), version 3.
-///   v3 ThreadStart: template Thread_V3 (WindowsKernel.man:162)
+///   v3 ThreadStart: template Thread_V3 (WindowsKernel.man:650)
 struct ThreadStart {
   static constexpr ::std::uint16_t id = 1281;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2370,7 +10382,7 @@ struct ThreadStart {
 };
 
 /// ThreadStop: event 1282 of Windows Kernel ("Thread/Stop"), version 3.
-///   v3 ThreadStop: template Thread_V3 (WindowsKernel.man:163)
+///   v3 ThreadStop: template Thread_V3 (WindowsKernel.man:651)
 struct ThreadStop {
   static constexpr ::std::uint16_t id = 1282;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2381,7 +10393,7 @@ struct ThreadStop {
 };
 
 /// ThreadDCStart: event 1283 of Windows Kernel ("Thread/DCStart"), version 3.
-///   v3 ThreadDCStart: template Thread_V3 (WindowsKernel.man:164)
+///   v3 ThreadDCStart: template Thread_V3 (WindowsKernel.man:652)
 struct ThreadDCStart {
   static constexpr ::std::uint16_t id = 1283;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2392,7 +10404,7 @@ struct ThreadDCStart {
 };
 
 /// ThreadDCStop: event 1284 of Windows Kernel ("Thread/DCStop"), version 3.
-///   v3 ThreadDCStop: template Thread_V3 (WindowsKernel.man:165)
+///   v3 ThreadDCStop: template Thread_V3 (WindowsKernel.man:653)
 struct ThreadDCStop {
   static constexpr ::std::uint16_t id = 1284;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2402,8 +10414,349 @@ struct ThreadDCStop {
   using Payload = ::clretw::windows_kernel::payload::ThreadDCStop;  // the payload struct of latest_version
 };
 
+/// CSwitch: event 1316 of Windows Kernel ("Thread/CSwitch"), version 2.
+///   v2 CSwitch: template CSwitch (WindowsKernel.man:708)
+struct CSwitch {
+  static constexpr ::std::uint16_t id = 1316;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Thread/CSwitch";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::CSwitchView;
+  using Payload = ::clretw::windows_kernel::payload::CSwitch;  // the payload struct of latest_version
+};
+
+/// ReadyThread: event 1330 of Windows Kernel ("Thread/ReadyThread"), version 2.
+///   v2 ReadyThread: template ReadyThread (WindowsKernel.man:709)
+struct ReadyThread {
+  static constexpr ::std::uint16_t id = 1330;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Thread/ReadyThread";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::ReadyThreadView;
+  using Payload = ::clretw::windows_kernel::payload::ReadyThread;  // the payload struct of latest_version
+};
+
+/// ThreadSetName: event 1352 of Windows Kernel ("Thread/SetName"), version 2.
+///   v2 ThreadSetName: template ThreadSetName (WindowsKernel.man:710)
+struct ThreadSetName {
+  static constexpr ::std::uint16_t id = 1352;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Thread/SetName";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::ThreadSetNameView;
+  using Payload = ::clretw::windows_kernel::payload::ThreadSetName;  // the payload struct of latest_version
+};
+
+/// TcpSend: event 1546 of Windows Kernel ("TcpIp/Send"), version 2.
+///   v2 TcpSend: template TcpIpSend (WindowsKernel.man:711)
+struct TcpSend {
+  static constexpr ::std::uint16_t id = 1546;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "TcpIp/Send";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::TcpSendView;
+  using Payload = ::clretw::windows_kernel::payload::TcpSend;  // the payload struct of latest_version
+};
+
+/// TcpRecv: event 1547 of Windows Kernel ("TcpIp/Recv"), version 2.
+///   v2 TcpRecv: template TcpIp (WindowsKernel.man:712)
+struct TcpRecv {
+  static constexpr ::std::uint16_t id = 1547;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "TcpIp/Recv";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::TcpRecvView;
+  using Payload = ::clretw::windows_kernel::payload::TcpRecv;  // the payload struct of latest_version
+};
+
+/// TcpDisconnect: event 1549 of Windows Kernel ("TcpIp/Disconnect"), version 2.
+///   v2 TcpDisconnect: template TcpIp (WindowsKernel.man:713)
+struct TcpDisconnect {
+  static constexpr ::std::uint16_t id = 1549;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "TcpIp/Disconnect";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::TcpDisconnectView;
+  using Payload = ::clretw::windows_kernel::payload::TcpDisconnect;  // the payload struct of latest_version
+};
+
+/// TcpRetransmit: event 1550 of Windows Kernel ("TcpIp/Retransmit"), version 2.
+///   v2 TcpRetransmit: template TcpIp (WindowsKernel.man:714)
+struct TcpRetransmit {
+  static constexpr ::std::uint16_t id = 1550;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "TcpIp/Retransmit";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::TcpRetransmitView;
+  using Payload = ::clretw::windows_kernel::payload::TcpRetransmit;  // the payload struct of latest_version
+};
+
+/// TcpReconnect: event 1552 of Windows Kernel ("TcpIp/Reconnect"), version 2.
+///   v2 TcpReconnect: template TcpIp (WindowsKernel.man:715)
+struct TcpReconnect {
+  static constexpr ::std::uint16_t id = 1552;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "TcpIp/Reconnect";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::TcpReconnectView;
+  using Payload = ::clretw::windows_kernel::payload::TcpReconnect;  // the payload struct of latest_version
+};
+
+/// TcpCopy: event 1554 of Windows Kernel ("TcpIp/TCPCopy"), version 2.
+///   v2 TcpCopy: template TcpIp (WindowsKernel.man:716)
+struct TcpCopy {
+  static constexpr ::std::uint16_t id = 1554;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "TcpIp/TCPCopy";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::TcpCopyView;
+  using Payload = ::clretw::windows_kernel::payload::TcpCopy;  // the payload struct of latest_version
+};
+
+/// TcpSendIPV6: event 1562 of Windows Kernel ("TcpIp/SendIPV6"), version 2.
+///   v2 TcpSendIPV6: template TcpIpV6Send (WindowsKernel.man:717)
+struct TcpSendIPV6 {
+  static constexpr ::std::uint16_t id = 1562;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "TcpIp/SendIPV6";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::TcpSendIPV6View;
+  using Payload = ::clretw::windows_kernel::payload::TcpSendIPV6;  // the payload struct of latest_version
+};
+
+/// TcpRecvIPV6: event 1563 of Windows Kernel ("TcpIp/RecvIPV6"), version 2.
+///   v2 TcpRecvIPV6: template TcpIpV6 (WindowsKernel.man:718)
+struct TcpRecvIPV6 {
+  static constexpr ::std::uint16_t id = 1563;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "TcpIp/RecvIPV6";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::TcpRecvIPV6View;
+  using Payload = ::clretw::windows_kernel::payload::TcpRecvIPV6;  // the payload struct of latest_version
+};
+
+/// TcpDisconnectIPV6: event 1565 of Windows Kernel ("TcpIp/DisconnectIPV6"), version 2.
+///   v2 TcpDisconnectIPV6: template TcpIpV6 (WindowsKernel.man:719)
+struct TcpDisconnectIPV6 {
+  static constexpr ::std::uint16_t id = 1565;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "TcpIp/DisconnectIPV6";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::TcpDisconnectIPV6View;
+  using Payload = ::clretw::windows_kernel::payload::TcpDisconnectIPV6;  // the payload struct of latest_version
+};
+
+/// TcpRetransmitIPV6: event 1566 of Windows Kernel ("TcpIp/RetransmitIPV6"), version 2.
+///   v2 TcpRetransmitIPV6: template TcpIpV6 (WindowsKernel.man:720)
+struct TcpRetransmitIPV6 {
+  static constexpr ::std::uint16_t id = 1566;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "TcpIp/RetransmitIPV6";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::TcpRetransmitIPV6View;
+  using Payload = ::clretw::windows_kernel::payload::TcpRetransmitIPV6;  // the payload struct of latest_version
+};
+
+/// TcpReconnectIPV6: event 1568 of Windows Kernel ("TcpIp/ReconnectIPV6"), version 2.
+///   v2 TcpReconnectIPV6: template TcpIpV6 (WindowsKernel.man:721)
+struct TcpReconnectIPV6 {
+  static constexpr ::std::uint16_t id = 1568;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "TcpIp/ReconnectIPV6";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::TcpReconnectIPV6View;
+  using Payload = ::clretw::windows_kernel::payload::TcpReconnectIPV6;  // the payload struct of latest_version
+};
+
+/// TcpCopyIPV6: event 1570 of Windows Kernel ("TcpIp/TCPCopyIPV6"), version 2.
+///   v2 TcpCopyIPV6: template TcpIpV6 (WindowsKernel.man:722)
+struct TcpCopyIPV6 {
+  static constexpr ::std::uint16_t id = 1570;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "TcpIp/TCPCopyIPV6";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::TcpCopyIPV6View;
+  using Payload = ::clretw::windows_kernel::payload::TcpCopyIPV6;  // the payload struct of latest_version
+};
+
+/// UdpSend: event 2058 of Windows Kernel ("UdpIp/Send"), version 2.
+///   v2 UdpSend: template UdpIp (WindowsKernel.man:723)
+struct UdpSend {
+  static constexpr ::std::uint16_t id = 2058;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "UdpIp/Send";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::UdpSendView;
+  using Payload = ::clretw::windows_kernel::payload::UdpSend;  // the payload struct of latest_version
+};
+
+/// UdpRecv: event 2059 of Windows Kernel ("UdpIp/Recv"), version 2.
+///   v2 UdpRecv: template UdpIp (WindowsKernel.man:724)
+struct UdpRecv {
+  static constexpr ::std::uint16_t id = 2059;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "UdpIp/Recv";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::UdpRecvView;
+  using Payload = ::clretw::windows_kernel::payload::UdpRecv;  // the payload struct of latest_version
+};
+
+/// UdpSendIPV6: event 2074 of Windows Kernel ("UdpIp/SendIPV6"), version 2.
+///   v2 UdpSendIPV6: template UdpIpV6 (WindowsKernel.man:725)
+struct UdpSendIPV6 {
+  static constexpr ::std::uint16_t id = 2074;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "UdpIp/SendIPV6";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::UdpSendIPV6View;
+  using Payload = ::clretw::windows_kernel::payload::UdpSendIPV6;  // the payload struct of latest_version
+};
+
+/// UdpRecvIPV6: event 2075 of Windows Kernel ("UdpIp/RecvIPV6"), version 2.
+///   v2 UdpRecvIPV6: template UdpIpV6 (WindowsKernel.man:726)
+struct UdpRecvIPV6 {
+  static constexpr ::std::uint16_t id = 2075;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "UdpIp/RecvIPV6";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::UdpRecvIPV6View;
+  using Payload = ::clretw::windows_kernel::payload::UdpRecvIPV6;  // the payload struct of latest_version
+};
+
+/// ConfigCPU: event 2826 of Windows Kernel ("SystemConfig/CPU"), version 3.
+///   v3 ConfigCPU: template ConfigCPU_V3 (WindowsKernel.man:727)
+struct ConfigCPU {
+  static constexpr ::std::uint16_t id = 2826;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "SystemConfig/CPU";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::ConfigCPUView;
+  using Payload = ::clretw::windows_kernel::payload::ConfigCPU;  // the payload struct of latest_version
+};
+
+/// ConfigPhyDisk: event 2827 of Windows Kernel ("SystemConfig/PhyDisk"), version 2.
+///   v2 ConfigPhyDisk: template ConfigPhyDisk (WindowsKernel.man:728)
+struct ConfigPhyDisk {
+  static constexpr ::std::uint16_t id = 2827;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "SystemConfig/PhyDisk";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::ConfigPhyDiskView;
+  using Payload = ::clretw::windows_kernel::payload::ConfigPhyDisk;  // the payload struct of latest_version
+};
+
+/// ConfigLogDisk: event 2828 of Windows Kernel ("SystemConfig/LogDisk"), version 2.
+///   v2 ConfigLogDisk: template ConfigLogDisk (WindowsKernel.man:729)
+struct ConfigLogDisk {
+  static constexpr ::std::uint16_t id = 2828;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "SystemConfig/LogDisk";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::ConfigLogDiskView;
+  using Payload = ::clretw::windows_kernel::payload::ConfigLogDisk;  // the payload struct of latest_version
+};
+
+/// ConfigNIC: event 2829 of Windows Kernel ("SystemConfig/NIC"), version 2.
+///   v2 ConfigNIC: template ConfigNIC (WindowsKernel.man:730)
+struct ConfigNIC {
+  static constexpr ::std::uint16_t id = 2829;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "SystemConfig/NIC";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::ConfigNICView;
+  using Payload = ::clretw::windows_kernel::payload::ConfigNIC;  // the payload struct of latest_version
+};
+
+/// ConfigServices: event 2831 of Windows Kernel ("SystemConfig/Services"), version 3.
+///   v3 ConfigServices: template ConfigServices_V3 (WindowsKernel.man:731)
+struct ConfigServices {
+  static constexpr ::std::uint16_t id = 2831;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "SystemConfig/Services";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::ConfigServicesView;
+  using Payload = ::clretw::windows_kernel::payload::ConfigServices;  // the payload struct of latest_version
+};
+
+/// ConfigPower: event 2832 of Windows Kernel ("SystemConfig/Power"), version 2.
+///   v2 ConfigPower: template ConfigPower (WindowsKernel.man:732)
+struct ConfigPower {
+  static constexpr ::std::uint16_t id = 2832;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "SystemConfig/Power";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::ConfigPowerView;
+  using Payload = ::clretw::windows_kernel::payload::ConfigPower;  // the payload struct of latest_version
+};
+
+/// ConfigNetwork: event 2833 of Windows Kernel ("SystemConfig/Network"), version 2.
+///   v2 ConfigNetwork: template ConfigNetwork (WindowsKernel.man:733)
+struct ConfigNetwork {
+  static constexpr ::std::uint16_t id = 2833;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "SystemConfig/Network";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::ConfigNetworkView;
+  using Payload = ::clretw::windows_kernel::payload::ConfigNetwork;  // the payload struct of latest_version
+};
+
+/// ConfigOpticalMedia: event 2834 of Windows Kernel ("SystemConfig/OpticalMedia"), version 2.
+///   v2 ConfigOpticalMedia: template ConfigOpticalMedia (WindowsKernel.man:734)
+struct ConfigOpticalMedia {
+  static constexpr ::std::uint16_t id = 2834;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "SystemConfig/OpticalMedia";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::ConfigOpticalMediaView;
+  using Payload = ::clretw::windows_kernel::payload::ConfigOpticalMedia;  // the payload struct of latest_version
+};
+
+/// ConfigPnP: event 2838 of Windows Kernel ("SystemConfig/PnP"), version 4.
+///   v4 ConfigPnP: template ConfigPnP_V4 (WindowsKernel.man:735)
+struct ConfigPnP {
+  static constexpr ::std::uint16_t id = 2838;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "SystemConfig/PnP";
+  static constexpr ::std::uint8_t latest_version = 4;
+  using View = ::clretw::windows_kernel::ConfigPnPView;
+  using Payload = ::clretw::windows_kernel::payload::ConfigPnP;  // the payload struct of latest_version
+};
+
+/// ConfigIDEChannel: event 2839 of Windows Kernel ("SystemConfig/IDEChannel"), version 2.
+///   v2 ConfigIDEChannel: template ConfigIDEChannel (WindowsKernel.man:736)
+struct ConfigIDEChannel {
+  static constexpr ::std::uint16_t id = 2839;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "SystemConfig/IDEChannel";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::ConfigIDEChannelView;
+  using Payload = ::clretw::windows_kernel::payload::ConfigIDEChannel;  // the payload struct of latest_version
+};
+
+/// ConfigPlatform: event 2841 of Windows Kernel ("SystemConfig/Platform"), version 2.
+///   v2 ConfigPlatform: template ConfigPlatform (WindowsKernel.man:737)
+struct ConfigPlatform {
+  static constexpr ::std::uint16_t id = 2841;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "SystemConfig/Platform";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::ConfigPlatformView;
+  using Payload = ::clretw::windows_kernel::payload::ConfigPlatform;  // the payload struct of latest_version
+};
+
+/// ConfigDPI: event 2844 of Windows Kernel ("SystemConfig/DPI"), version 2.
+///   v2 ConfigDPI: template ConfigDPI (WindowsKernel.man:738)
+struct ConfigDPI {
+  static constexpr ::std::uint16_t id = 2844;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "SystemConfig/DPI";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::ConfigDPIView;
+  using Payload = ::clretw::windows_kernel::payload::ConfigDPI;  // the payload struct of latest_version
+};
+
 /// SampledProfile: event 3886 of Windows Kernel ("PerfInfo/Sample"), version 2.
-///   v2 SampledProfile: template SampledProfile (WindowsKernel.man:166)
+///   v2 SampledProfile: template SampledProfile (WindowsKernel.man:654)
 struct SampledProfile {
   static constexpr ::std::uint16_t id = 3886;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2414,8 +10767,8 @@ struct SampledProfile {
 };
 
 /// ImageUnload: event 5122 of Windows Kernel ("Image/Stop"), versions 2, 3.
-///   v2 ImageUnload_V2: template Image (WindowsKernel.man:167)
-///   v3 ImageUnload: template Image (WindowsKernel.man:168)
+///   v2 ImageUnload_V2: template Image (WindowsKernel.man:655)
+///   v3 ImageUnload: template Image (WindowsKernel.man:656)
 struct ImageUnload {
   static constexpr ::std::uint16_t id = 5122;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2426,8 +10779,8 @@ struct ImageUnload {
 };
 
 /// ImageDCStart: event 5123 of Windows Kernel ("Image/DCStart"), versions 2, 3.
-///   v2 ImageDCStart_V2: template Image (WindowsKernel.man:169)
-///   v3 ImageDCStart: template Image (WindowsKernel.man:170)
+///   v2 ImageDCStart_V2: template Image (WindowsKernel.man:657)
+///   v3 ImageDCStart: template Image (WindowsKernel.man:658)
 struct ImageDCStart {
   static constexpr ::std::uint16_t id = 5123;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2438,8 +10791,8 @@ struct ImageDCStart {
 };
 
 /// ImageDCStop: event 5124 of Windows Kernel ("Image/DCStop"), versions 2, 3.
-///   v2 ImageDCStop_V2: template Image (WindowsKernel.man:171)
-///   v3 ImageDCStop: template Image (WindowsKernel.man:172)
+///   v2 ImageDCStop_V2: template Image (WindowsKernel.man:659)
+///   v3 ImageDCStop: template Image (WindowsKernel.man:660)
 struct ImageDCStop {
   static constexpr ::std::uint16_t id = 5124;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2450,8 +10803,8 @@ struct ImageDCStop {
 };
 
 /// ImageLoad: event 5130 of Windows Kernel ("Image/Load"), versions 2, 3.
-///   v2 ImageLoad_V2: template Image (WindowsKernel.man:176)
-///   v3 ImageLoad: template Image (WindowsKernel.man:177)
+///   v2 ImageLoad_V2: template Image (WindowsKernel.man:664)
+///   v3 ImageLoad: template Image (WindowsKernel.man:665)
 struct ImageLoad {
   static constexpr ::std::uint16_t id = 5130;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2461,8 +10814,30 @@ struct ImageLoad {
   using Payload = ::clretw::windows_kernel::payload::ImageLoad;  // the payload struct of latest_version
 };
 
+/// ImageKernelBase: event 5153 of Windows Kernel ("Image/KernelBase"), version 2.
+///   v2 ImageKernelBase: template ImageKernelBase (WindowsKernel.man:739)
+struct ImageKernelBase {
+  static constexpr ::std::uint16_t id = 5153;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Image/KernelBase";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::ImageKernelBaseView;
+  using Payload = ::clretw::windows_kernel::payload::ImageKernelBase;  // the payload struct of latest_version
+};
+
+/// ImageHypercallPage: event 5154 of Windows Kernel ("Image/HypercallPage"), version 2.
+///   v2 ImageHypercallPage: template ImageHypercallPage (WindowsKernel.man:740)
+struct ImageHypercallPage {
+  static constexpr ::std::uint16_t id = 5154;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Image/HypercallPage";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::ImageHypercallPageView;
+  using Payload = ::clretw::windows_kernel::payload::ImageHypercallPage;  // the payload struct of latest_version
+};
+
 /// StackWalkStack: event 6176 of Windows Kernel ("StackWalk/Stack"), version 2.
-///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:178)
+///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:666)
 struct StackWalkStack {
   static constexpr ::std::uint16_t id = 6176;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -2476,17 +10851,87 @@ struct StackWalkStack {
 template <class F>
 void for_each_event_version([[maybe_unused]] F&& f) {
   f.template operator()<::clretw::windows_kernel::EventTraceHeader, ::clretw::windows_kernel::payload::EventTraceHeader>(2);
+  f.template operator()<::clretw::windows_kernel::EventTraceExtension, ::clretw::windows_kernel::payload::EventTraceExtension>(2);
+  f.template operator()<::clretw::windows_kernel::EventTraceRundownComplete, ::clretw::windows_kernel::payload::EventTraceRundownComplete>(2);
+  f.template operator()<::clretw::windows_kernel::EventTraceEndExtension, ::clretw::windows_kernel::payload::EventTraceEndExtension>(2);
+  f.template operator()<::clretw::windows_kernel::EventTracePartitionInfo, ::clretw::windows_kernel::payload::EventTracePartitionInfo>(2);
+  f.template operator()<::clretw::windows_kernel::DiskRead, ::clretw::windows_kernel::payload::DiskRead>(3);
+  f.template operator()<::clretw::windows_kernel::DiskWrite, ::clretw::windows_kernel::payload::DiskWrite>(3);
+  f.template operator()<::clretw::windows_kernel::DiskReadInit, ::clretw::windows_kernel::payload::DiskReadInit>(3);
+  f.template operator()<::clretw::windows_kernel::DiskWriteInit, ::clretw::windows_kernel::payload::DiskWriteInit>(3);
+  f.template operator()<::clretw::windows_kernel::DiskFlushBuffers, ::clretw::windows_kernel::payload::DiskFlushBuffers>(3);
+  f.template operator()<::clretw::windows_kernel::DiskFlushInit, ::clretw::windows_kernel::payload::DiskFlushInit>(3);
+  f.template operator()<::clretw::windows_kernel::TransitionFault, ::clretw::windows_kernel::payload::TransitionFault>(2);
+  f.template operator()<::clretw::windows_kernel::DemandZeroFault, ::clretw::windows_kernel::payload::DemandZeroFault>(2);
+  f.template operator()<::clretw::windows_kernel::CopyOnWrite, ::clretw::windows_kernel::payload::CopyOnWrite>(2);
+  f.template operator()<::clretw::windows_kernel::GuardPageFault, ::clretw::windows_kernel::payload::GuardPageFault>(2);
+  f.template operator()<::clretw::windows_kernel::HardPageFault, ::clretw::windows_kernel::payload::HardPageFault>(2);
+  f.template operator()<::clretw::windows_kernel::AccessViolation, ::clretw::windows_kernel::payload::AccessViolation>(2);
+  f.template operator()<::clretw::windows_kernel::HardFault, ::clretw::windows_kernel::payload::HardFault>(2);
+  f.template operator()<::clretw::windows_kernel::VirtualAlloc, ::clretw::windows_kernel::payload::VirtualAlloc>(2);
+  f.template operator()<::clretw::windows_kernel::VirtualFree, ::clretw::windows_kernel::payload::VirtualFree>(2);
   f.template operator()<::clretw::windows_kernel::ProcessStart, ::clretw::windows_kernel::payload::ProcessStart>(4);
   f.template operator()<::clretw::windows_kernel::ProcessStop, ::clretw::windows_kernel::payload::ProcessStop>(4);
   f.template operator()<::clretw::windows_kernel::ProcessDCStart, ::clretw::windows_kernel::payload::ProcessDCStart>(4);
   f.template operator()<::clretw::windows_kernel::ProcessDCStop, ::clretw::windows_kernel::payload::ProcessDCStop>(4);
   f.template operator()<::clretw::windows_kernel::ImageLoadProcessGroup, ::clretw::windows_kernel::payload::ImageLoadProcessGroup_V2>(2);
   f.template operator()<::clretw::windows_kernel::ImageLoadProcessGroup, ::clretw::windows_kernel::payload::ImageLoadProcessGroup>(3);
+  f.template operator()<::clretw::windows_kernel::ProcessPerfCtr, ::clretw::windows_kernel::payload::ProcessPerfCtr>(2);
+  f.template operator()<::clretw::windows_kernel::ProcessPerfCtrRundown, ::clretw::windows_kernel::payload::ProcessPerfCtrRundown>(2);
   f.template operator()<::clretw::windows_kernel::ProcessDefunct, ::clretw::windows_kernel::payload::ProcessDefunct>(4);
+  f.template operator()<::clretw::windows_kernel::FileIOName, ::clretw::windows_kernel::payload::FileIOName>(2);
+  f.template operator()<::clretw::windows_kernel::FileCreateName, ::clretw::windows_kernel::payload::FileCreateName>(2);
+  f.template operator()<::clretw::windows_kernel::FileDeleteName, ::clretw::windows_kernel::payload::FileDeleteName>(2);
+  f.template operator()<::clretw::windows_kernel::FileRundown, ::clretw::windows_kernel::payload::FileRundown>(2);
+  f.template operator()<::clretw::windows_kernel::FileOpCreate, ::clretw::windows_kernel::payload::FileOpCreate>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpCleanup, ::clretw::windows_kernel::payload::FileOpCleanup>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpClose, ::clretw::windows_kernel::payload::FileOpClose>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpRead, ::clretw::windows_kernel::payload::FileOpRead>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpWrite, ::clretw::windows_kernel::payload::FileOpWrite>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpSetInfo, ::clretw::windows_kernel::payload::FileOpSetInfo>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpDelete, ::clretw::windows_kernel::payload::FileOpDelete>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpRename, ::clretw::windows_kernel::payload::FileOpRename>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpDirEnum, ::clretw::windows_kernel::payload::FileOpDirEnum>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpFlush, ::clretw::windows_kernel::payload::FileOpFlush>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpQueryInfo, ::clretw::windows_kernel::payload::FileOpQueryInfo>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpFSControl, ::clretw::windows_kernel::payload::FileOpFSControl>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpEnd, ::clretw::windows_kernel::payload::FileOpEnd>(2);
+  f.template operator()<::clretw::windows_kernel::FileOpDirNotify, ::clretw::windows_kernel::payload::FileOpDirNotify>(3);
   f.template operator()<::clretw::windows_kernel::ThreadStart, ::clretw::windows_kernel::payload::ThreadStart>(3);
   f.template operator()<::clretw::windows_kernel::ThreadStop, ::clretw::windows_kernel::payload::ThreadStop>(3);
   f.template operator()<::clretw::windows_kernel::ThreadDCStart, ::clretw::windows_kernel::payload::ThreadDCStart>(3);
   f.template operator()<::clretw::windows_kernel::ThreadDCStop, ::clretw::windows_kernel::payload::ThreadDCStop>(3);
+  f.template operator()<::clretw::windows_kernel::CSwitch, ::clretw::windows_kernel::payload::CSwitch>(2);
+  f.template operator()<::clretw::windows_kernel::ReadyThread, ::clretw::windows_kernel::payload::ReadyThread>(2);
+  f.template operator()<::clretw::windows_kernel::ThreadSetName, ::clretw::windows_kernel::payload::ThreadSetName>(2);
+  f.template operator()<::clretw::windows_kernel::TcpSend, ::clretw::windows_kernel::payload::TcpSend>(2);
+  f.template operator()<::clretw::windows_kernel::TcpRecv, ::clretw::windows_kernel::payload::TcpRecv>(2);
+  f.template operator()<::clretw::windows_kernel::TcpDisconnect, ::clretw::windows_kernel::payload::TcpDisconnect>(2);
+  f.template operator()<::clretw::windows_kernel::TcpRetransmit, ::clretw::windows_kernel::payload::TcpRetransmit>(2);
+  f.template operator()<::clretw::windows_kernel::TcpReconnect, ::clretw::windows_kernel::payload::TcpReconnect>(2);
+  f.template operator()<::clretw::windows_kernel::TcpCopy, ::clretw::windows_kernel::payload::TcpCopy>(2);
+  f.template operator()<::clretw::windows_kernel::TcpSendIPV6, ::clretw::windows_kernel::payload::TcpSendIPV6>(2);
+  f.template operator()<::clretw::windows_kernel::TcpRecvIPV6, ::clretw::windows_kernel::payload::TcpRecvIPV6>(2);
+  f.template operator()<::clretw::windows_kernel::TcpDisconnectIPV6, ::clretw::windows_kernel::payload::TcpDisconnectIPV6>(2);
+  f.template operator()<::clretw::windows_kernel::TcpRetransmitIPV6, ::clretw::windows_kernel::payload::TcpRetransmitIPV6>(2);
+  f.template operator()<::clretw::windows_kernel::TcpReconnectIPV6, ::clretw::windows_kernel::payload::TcpReconnectIPV6>(2);
+  f.template operator()<::clretw::windows_kernel::TcpCopyIPV6, ::clretw::windows_kernel::payload::TcpCopyIPV6>(2);
+  f.template operator()<::clretw::windows_kernel::UdpSend, ::clretw::windows_kernel::payload::UdpSend>(2);
+  f.template operator()<::clretw::windows_kernel::UdpRecv, ::clretw::windows_kernel::payload::UdpRecv>(2);
+  f.template operator()<::clretw::windows_kernel::UdpSendIPV6, ::clretw::windows_kernel::payload::UdpSendIPV6>(2);
+  f.template operator()<::clretw::windows_kernel::UdpRecvIPV6, ::clretw::windows_kernel::payload::UdpRecvIPV6>(2);
+  f.template operator()<::clretw::windows_kernel::ConfigCPU, ::clretw::windows_kernel::payload::ConfigCPU>(3);
+  f.template operator()<::clretw::windows_kernel::ConfigPhyDisk, ::clretw::windows_kernel::payload::ConfigPhyDisk>(2);
+  f.template operator()<::clretw::windows_kernel::ConfigLogDisk, ::clretw::windows_kernel::payload::ConfigLogDisk>(2);
+  f.template operator()<::clretw::windows_kernel::ConfigNIC, ::clretw::windows_kernel::payload::ConfigNIC>(2);
+  f.template operator()<::clretw::windows_kernel::ConfigServices, ::clretw::windows_kernel::payload::ConfigServices>(3);
+  f.template operator()<::clretw::windows_kernel::ConfigPower, ::clretw::windows_kernel::payload::ConfigPower>(2);
+  f.template operator()<::clretw::windows_kernel::ConfigNetwork, ::clretw::windows_kernel::payload::ConfigNetwork>(2);
+  f.template operator()<::clretw::windows_kernel::ConfigOpticalMedia, ::clretw::windows_kernel::payload::ConfigOpticalMedia>(2);
+  f.template operator()<::clretw::windows_kernel::ConfigPnP, ::clretw::windows_kernel::payload::ConfigPnP>(4);
+  f.template operator()<::clretw::windows_kernel::ConfigIDEChannel, ::clretw::windows_kernel::payload::ConfigIDEChannel>(2);
+  f.template operator()<::clretw::windows_kernel::ConfigPlatform, ::clretw::windows_kernel::payload::ConfigPlatform>(2);
+  f.template operator()<::clretw::windows_kernel::ConfigDPI, ::clretw::windows_kernel::payload::ConfigDPI>(2);
   f.template operator()<::clretw::windows_kernel::SampledProfile, ::clretw::windows_kernel::payload::SampledProfile>(2);
   f.template operator()<::clretw::windows_kernel::ImageUnload, ::clretw::windows_kernel::payload::ImageUnload_V2>(2);
   f.template operator()<::clretw::windows_kernel::ImageUnload, ::clretw::windows_kernel::payload::ImageUnload>(3);
@@ -2496,6 +10941,8 @@ void for_each_event_version([[maybe_unused]] F&& f) {
   f.template operator()<::clretw::windows_kernel::ImageDCStop, ::clretw::windows_kernel::payload::ImageDCStop>(3);
   f.template operator()<::clretw::windows_kernel::ImageLoad, ::clretw::windows_kernel::payload::ImageLoad_V2>(2);
   f.template operator()<::clretw::windows_kernel::ImageLoad, ::clretw::windows_kernel::payload::ImageLoad>(3);
+  f.template operator()<::clretw::windows_kernel::ImageKernelBase, ::clretw::windows_kernel::payload::ImageKernelBase>(2);
+  f.template operator()<::clretw::windows_kernel::ImageHypercallPage, ::clretw::windows_kernel::payload::ImageHypercallPage>(2);
   f.template operator()<::clretw::windows_kernel::StackWalkStack, ::clretw::windows_kernel::payload::StackWalkStack>(2);
 }
 
