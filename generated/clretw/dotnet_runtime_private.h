@@ -364,6 +364,39 @@ constexpr bool clretw_flag_enum(ModuleRangeTypeMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
 ::std::string to_string(ModuleRangeTypeMap value);
 
+/// Value map GCReasonMap (ClrEtwBuiltin.man:2621).
+enum class GCReasonMap : ::std::uint32_t {
+  AllocSmall = 0x0,
+  Induced = 0x1,
+  LowMemory = 0x2,
+  Empty = 0x3,
+  AllocLarge = 0x4,
+  OutOfSpaceSmallObjectHeap = 0x5,
+  OutOfSpaceLargeObjectHeap = 0x6,
+  InducedNoForce = 0x7,
+  Stress = 0x8,
+  InducedLowMemory = 0x9,
+  InducedCompacting = 0xa,
+  LowMemoryHost = 0xb,
+  PMFullGC = 0xc,
+  LowMemoryHostBlocking = 0xd,
+};
+/// The entry's name; empty for a value the map does not name.
+::std::string_view to_string(GCReasonMap value) noexcept;
+
+/// Bit map GCGlobalMechanismsMap (ClrEtwBuiltin.man:2638).
+enum class GCGlobalMechanismsMap : ::std::uint32_t {
+  Concurrent = 0x1,
+  Compaction = 0x2,
+  Promotion = 0x4,
+  Demotion = 0x8,
+  CardBundles = 0x10,
+  Elevation = 0x20,
+};
+constexpr bool clretw_flag_enum(GCGlobalMechanismsMap) noexcept { return true; }
+/// Set flags by name, joined with ", "; bits without a name in hex.
+::std::string to_string(GCGlobalMechanismsMap value);
+
 // ---------------------------------------------------------------------------
 // Owning payload structs, one per template. decode() copies a payload out;
 // encode() writes the exact wire bytes (clretw::decode_payload and
@@ -378,7 +411,7 @@ constexpr bool clretw_flag_enum(ModuleRangeTypeMap) noexcept { return true; }
 
 namespace templates {
 
-/// Template ClrStackWalk (ClrEtwBuiltin.man:2622).
+/// Template ClrStackWalk (ClrEtwBuiltin.man:2648).
 struct ClrStackWalk {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint8_t Reserved1{};  // win:UInt8
@@ -420,7 +453,7 @@ struct ClrStackWalk {
   };
 };
 
-/// Template EvidenceGenerated (ClrEtwBuiltin.man:2629).
+/// Template EvidenceGenerated (ClrEtwBuiltin.man:2655).
 struct EvidenceGenerated {
   ::std::uint32_t Type{};  // win:UInt32 -> xs:unsignedInt
   ::std::uint32_t AppDomain{};  // win:UInt32 -> xs:unsignedInt
@@ -457,7 +490,7 @@ struct EvidenceGenerated {
   };
 };
 
-/// Template GCDecision (ClrEtwBuiltin.man:2635).
+/// Template GCDecision (ClrEtwBuiltin.man:2661).
 struct GCDecision {
   bool DoCompact{};  // win:Boolean
 
@@ -488,7 +521,7 @@ struct GCDecision {
   };
 };
 
-/// Template GCDecision_V1 (ClrEtwBuiltin.man:2638).
+/// Template GCDecision_V1 (ClrEtwBuiltin.man:2664).
 struct GCDecision_V1 {
   bool DoCompact{};  // win:Boolean
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -521,7 +554,7 @@ struct GCDecision_V1 {
   };
 };
 
-/// Template PrvGCMark (ClrEtwBuiltin.man:2642).
+/// Template PrvGCMark (ClrEtwBuiltin.man:2668).
 struct PrvGCMark {
   ::std::uint32_t HeapNum{};  // win:UInt32
 
@@ -552,7 +585,7 @@ struct PrvGCMark {
   };
 };
 
-/// Template PrvGCMark_V1 (ClrEtwBuiltin.man:2645).
+/// Template PrvGCMark_V1 (ClrEtwBuiltin.man:2671).
 struct PrvGCMark_V1 {
   ::std::uint32_t HeapNum{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -585,7 +618,7 @@ struct PrvGCMark_V1 {
   };
 };
 
-/// Template GCPerHeapHistory (ClrEtwBuiltin.man:2649).
+/// Template GCPerHeapHistory (ClrEtwBuiltin.man:2675).
 struct GCPerHeapHistory {
 
   static const ::clretw::RecordDesc& record() noexcept;
@@ -614,7 +647,7 @@ struct GCPerHeapHistory {
   };
 };
 
-/// Template GCPerHeapHistory_V1 (ClrEtwBuiltin.man:2651).
+/// Template GCPerHeapHistory_V1 (ClrEtwBuiltin.man:2677).
 struct GCPerHeapHistory_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
@@ -645,14 +678,14 @@ struct GCPerHeapHistory_V1 {
   };
 };
 
-/// Template GCGlobalHeap (ClrEtwBuiltin.man:2654).
+/// Template GCGlobalHeap (ClrEtwBuiltin.man:2680).
 struct GCGlobalHeap {
   ::std::uint64_t FinalYoungestDesired{};  // win:UInt64 -> win:HexInt64
   ::std::int32_t NumHeaps{};  // win:Int32
   ::std::uint32_t CondemnedGeneration{};  // win:UInt32
   ::std::uint32_t Gen0ReductionCount{};  // win:UInt32
-  ::std::uint32_t Reason{};  // win:UInt32
-  ::std::uint32_t GlobalMechanisms{};  // win:UInt32
+  ::clretw::dotnet_runtime_private::GCReasonMap Reason{};  // win:UInt32, map GCReasonMap
+  ::clretw::dotnet_runtime_private::GCGlobalMechanismsMap GlobalMechanisms{};  // win:UInt32, map GCGlobalMechanismsMap
 
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCGlobalHeap> decode(::clretw::Bytes payload, unsigned pointer_size);
@@ -678,8 +711,8 @@ struct GCGlobalHeap {
     ::std::int32_t NumHeaps() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(this->p_ + 8); }
     ::std::uint32_t CondemnedGeneration() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 12); }
     ::std::uint32_t Gen0ReductionCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 16); }
-    ::std::uint32_t Reason() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 20); }
-    ::std::uint32_t GlobalMechanisms() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 24); }
+    ::clretw::dotnet_runtime_private::GCReasonMap Reason() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_private::GCReasonMap, 4>(this->p_ + 20); }
+    ::clretw::dotnet_runtime_private::GCGlobalMechanismsMap GlobalMechanisms() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_private::GCGlobalMechanismsMap, 4>(this->p_ + 24); }
     // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
     // this-> because a field may be named f).
     template <class F>
@@ -688,14 +721,14 @@ struct GCGlobalHeap {
   };
 };
 
-/// Template GCGlobalHeap_V1 (ClrEtwBuiltin.man:2662).
+/// Template GCGlobalHeap_V1 (ClrEtwBuiltin.man:2688).
 struct GCGlobalHeap_V1 {
   ::std::uint64_t FinalYoungestDesired{};  // win:UInt64 -> win:HexInt64
   ::std::int32_t NumHeaps{};  // win:Int32
   ::std::uint32_t CondemnedGeneration{};  // win:UInt32
   ::std::uint32_t Gen0ReductionCount{};  // win:UInt32
-  ::std::uint32_t Reason{};  // win:UInt32
-  ::std::uint32_t GlobalMechanisms{};  // win:UInt32
+  ::clretw::dotnet_runtime_private::GCReasonMap Reason{};  // win:UInt32, map GCReasonMap
+  ::clretw::dotnet_runtime_private::GCGlobalMechanismsMap GlobalMechanisms{};  // win:UInt32, map GCGlobalMechanismsMap
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
@@ -722,8 +755,8 @@ struct GCGlobalHeap_V1 {
     ::std::int32_t NumHeaps() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(this->p_ + 8); }
     ::std::uint32_t CondemnedGeneration() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 12); }
     ::std::uint32_t Gen0ReductionCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 16); }
-    ::std::uint32_t Reason() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 20); }
-    ::std::uint32_t GlobalMechanisms() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 24); }
+    ::clretw::dotnet_runtime_private::GCReasonMap Reason() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_private::GCReasonMap, 4>(this->p_ + 20); }
+    ::clretw::dotnet_runtime_private::GCGlobalMechanismsMap GlobalMechanisms() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_private::GCGlobalMechanismsMap, 4>(this->p_ + 24); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 28); }
     // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
     // this-> because a field may be named f).
@@ -734,7 +767,7 @@ struct GCGlobalHeap_V1 {
   };
 };
 
-/// Template GCJoin (ClrEtwBuiltin.man:2671).
+/// Template GCJoin (ClrEtwBuiltin.man:2697).
 struct GCJoin {
   ::std::uint32_t Heap{};  // win:UInt32
   ::std::uint32_t JoinTime{};  // win:UInt32
@@ -769,7 +802,7 @@ struct GCJoin {
   };
 };
 
-/// Template GCJoin_V1 (ClrEtwBuiltin.man:2676).
+/// Template GCJoin_V1 (ClrEtwBuiltin.man:2702).
 struct GCJoin_V1 {
   ::std::uint32_t Heap{};  // win:UInt32
   ::std::uint32_t JoinTime{};  // win:UInt32
@@ -806,7 +839,7 @@ struct GCJoin_V1 {
   };
 };
 
-/// Template GCOptimized (ClrEtwBuiltin.man:2682).
+/// Template GCOptimized (ClrEtwBuiltin.man:2708).
 struct GCOptimized {
   ::std::uint64_t DesiredAllocation{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t NewAllocation{};  // win:UInt64 -> win:HexInt64
@@ -841,7 +874,7 @@ struct GCOptimized {
   };
 };
 
-/// Template GCOptimized_V1 (ClrEtwBuiltin.man:2687).
+/// Template GCOptimized_V1 (ClrEtwBuiltin.man:2713).
 struct GCOptimized_V1 {
   ::std::uint64_t DesiredAllocation{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t NewAllocation{};  // win:UInt64 -> win:HexInt64
@@ -879,7 +912,7 @@ struct GCOptimized_V1 {
   };
 };
 
-/// Template GCSettings (ClrEtwBuiltin.man:2693).
+/// Template GCSettings (ClrEtwBuiltin.man:2719).
 struct GCSettings {
   ::std::uint64_t SegmentSize{};  // win:UInt64
   ::std::uint64_t LargeObjectSegmentSize{};  // win:UInt64
@@ -914,7 +947,7 @@ struct GCSettings {
   };
 };
 
-/// Template GCSettings_V1 (ClrEtwBuiltin.man:2698).
+/// Template GCSettings_V1 (ClrEtwBuiltin.man:2724).
 struct GCSettings_V1 {
   ::std::uint64_t SegmentSize{};  // win:UInt64
   ::std::uint64_t LargeObjectSegmentSize{};  // win:UInt64
@@ -952,7 +985,7 @@ struct GCSettings_V1 {
   };
 };
 
-/// Template BGCDrainMark (ClrEtwBuiltin.man:2704).
+/// Template BGCDrainMark (ClrEtwBuiltin.man:2730).
 struct BGCDrainMark {
   ::std::uint64_t Objects{};  // win:UInt64
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -985,7 +1018,7 @@ struct BGCDrainMark {
   };
 };
 
-/// Template BGCRevisit (ClrEtwBuiltin.man:2708).
+/// Template BGCRevisit (ClrEtwBuiltin.man:2734).
 struct BGCRevisit {
   ::std::uint64_t Pages{};  // win:UInt64
   ::std::uint64_t Objects{};  // win:UInt64
@@ -1022,7 +1055,7 @@ struct BGCRevisit {
   };
 };
 
-/// Template BGCOverflow (ClrEtwBuiltin.man:2714).
+/// Template BGCOverflow (ClrEtwBuiltin.man:2740).
 struct BGCOverflow {
   ::std::uint64_t Min{};  // win:UInt64
   ::std::uint64_t Max{};  // win:UInt64
@@ -1061,7 +1094,7 @@ struct BGCOverflow {
   };
 };
 
-/// Template BGCOverflow_V1 (ClrEtwBuiltin.man:2721).
+/// Template BGCOverflow_V1 (ClrEtwBuiltin.man:2747).
 struct BGCOverflow_V1 {
   ::std::uint64_t Min{};  // win:UInt64
   ::std::uint64_t Max{};  // win:UInt64
@@ -1103,7 +1136,7 @@ struct BGCOverflow_V1 {
   };
 };
 
-/// Template BGCAllocWait (ClrEtwBuiltin.man:2729).
+/// Template BGCAllocWait (ClrEtwBuiltin.man:2755).
 struct BGCAllocWait {
   ::std::uint32_t Reason{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -1136,7 +1169,7 @@ struct BGCAllocWait {
   };
 };
 
-/// Template GCFullNotify (ClrEtwBuiltin.man:2733).
+/// Template GCFullNotify (ClrEtwBuiltin.man:2759).
 struct GCFullNotify {
   ::std::uint32_t GenNumber{};  // win:UInt32
   ::std::uint32_t IsAlloc{};  // win:UInt32
@@ -1169,7 +1202,7 @@ struct GCFullNotify {
   };
 };
 
-/// Template GCFullNotify_V1 (ClrEtwBuiltin.man:2737).
+/// Template GCFullNotify_V1 (ClrEtwBuiltin.man:2763).
 struct GCFullNotify_V1 {
   ::std::uint32_t GenNumber{};  // win:UInt32
   ::std::uint32_t IsAlloc{};  // win:UInt32
@@ -1204,7 +1237,7 @@ struct GCFullNotify_V1 {
   };
 };
 
-/// Template BGC1stSweepEnd (ClrEtwBuiltin.man:2742).
+/// Template BGC1stSweepEnd (ClrEtwBuiltin.man:2768).
 struct BGC1stSweepEnd {
   ::std::uint32_t GenNumber{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -1237,7 +1270,7 @@ struct BGC1stSweepEnd {
   };
 };
 
-/// Template GCNoUserData (ClrEtwBuiltin.man:2746).
+/// Template GCNoUserData (ClrEtwBuiltin.man:2772).
 struct GCNoUserData {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
@@ -1268,7 +1301,7 @@ struct GCNoUserData {
   };
 };
 
-/// Template Startup (ClrEtwBuiltin.man:2749).
+/// Template Startup (ClrEtwBuiltin.man:2775).
 struct Startup {
 
   static const ::clretw::RecordDesc& record() noexcept;
@@ -1297,7 +1330,7 @@ struct Startup {
   };
 };
 
-/// Template Startup_V1 (ClrEtwBuiltin.man:2751).
+/// Template Startup_V1 (ClrEtwBuiltin.man:2777).
 struct Startup_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
@@ -1328,7 +1361,7 @@ struct Startup_V1 {
   };
 };
 
-/// Template FusionMessage (ClrEtwBuiltin.man:2754).
+/// Template FusionMessage (ClrEtwBuiltin.man:2780).
 struct FusionMessage {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   bool Prepend{};  // win:Boolean
@@ -1363,7 +1396,7 @@ struct FusionMessage {
   };
 };
 
-/// Template FusionErrorCode (ClrEtwBuiltin.man:2759).
+/// Template FusionErrorCode (ClrEtwBuiltin.man:2785).
 struct FusionErrorCode {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint32_t Category{};  // win:UInt32
@@ -1398,7 +1431,7 @@ struct FusionErrorCode {
   };
 };
 
-/// Template Binding (ClrEtwBuiltin.man:2764).
+/// Template Binding (ClrEtwBuiltin.man:2790).
 struct Binding {
   ::std::uint32_t AppDomainID{};  // win:UInt32
   ::std::uint32_t LoadContextID{};  // win:UInt32
@@ -1444,7 +1477,7 @@ struct Binding {
   };
 };
 
-/// Template NgenBindEvent (ClrEtwBuiltin.man:2773).
+/// Template NgenBindEvent (ClrEtwBuiltin.man:2799).
 struct NgenBindEvent {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint64_t BindingID{};  // win:UInt64
@@ -1481,7 +1514,7 @@ struct NgenBindEvent {
   };
 };
 
-/// Template JittedMethodRichDebugInfo (ClrEtwBuiltin.man:2779).
+/// Template JittedMethodRichDebugInfo (ClrEtwBuiltin.man:2805).
 struct JittedMethodRichDebugInfo {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
@@ -1501,7 +1534,7 @@ struct JittedMethodRichDebugInfo {
   friend bool operator==(const JittedMethodRichDebugInfo&, const JittedMethodRichDebugInfo&) = default;
 };
 
-/// Template ModuleTransparencyCalculation (ClrEtwBuiltin.man:2788).
+/// Template ModuleTransparencyCalculation (ClrEtwBuiltin.man:2814).
 struct ModuleTransparencyCalculation {
   ::std::string Module{};  // win:UnicodeString
   ::std::uint32_t AppDomainID{};  // win:UInt32
@@ -1536,7 +1569,7 @@ struct ModuleTransparencyCalculation {
   };
 };
 
-/// Template TypeTransparencyCalculation (ClrEtwBuiltin.man:2793).
+/// Template TypeTransparencyCalculation (ClrEtwBuiltin.man:2819).
 struct TypeTransparencyCalculation {
   ::std::string Type{};  // win:UnicodeString
   ::std::string Module{};  // win:UnicodeString
@@ -1574,7 +1607,7 @@ struct TypeTransparencyCalculation {
   };
 };
 
-/// Template MethodTransparencyCalculation (ClrEtwBuiltin.man:2799).
+/// Template MethodTransparencyCalculation (ClrEtwBuiltin.man:2825).
 struct MethodTransparencyCalculation {
   ::std::string Method{};  // win:UnicodeString
   ::std::string Module{};  // win:UnicodeString
@@ -1612,7 +1645,7 @@ struct MethodTransparencyCalculation {
   };
 };
 
-/// Template FieldTransparencyCalculation (ClrEtwBuiltin.man:2805).
+/// Template FieldTransparencyCalculation (ClrEtwBuiltin.man:2831).
 struct FieldTransparencyCalculation {
   ::std::string Field{};  // win:UnicodeString
   ::std::string Module{};  // win:UnicodeString
@@ -1650,7 +1683,7 @@ struct FieldTransparencyCalculation {
   };
 };
 
-/// Template TokenTransparencyCalculation (ClrEtwBuiltin.man:2811).
+/// Template TokenTransparencyCalculation (ClrEtwBuiltin.man:2837).
 struct TokenTransparencyCalculation {
   ::std::uint32_t Token{};  // win:UInt32
   ::std::string Module{};  // win:UnicodeString
@@ -1687,7 +1720,7 @@ struct TokenTransparencyCalculation {
   };
 };
 
-/// Template ModuleTransparencyCalculationResult (ClrEtwBuiltin.man:2817).
+/// Template ModuleTransparencyCalculationResult (ClrEtwBuiltin.man:2843).
 struct ModuleTransparencyCalculationResult {
   ::std::string Module{};  // win:UnicodeString
   ::std::uint32_t AppDomainID{};  // win:UInt32
@@ -1735,7 +1768,7 @@ struct ModuleTransparencyCalculationResult {
   };
 };
 
-/// Template TypeTransparencyCalculationResult (ClrEtwBuiltin.man:2827).
+/// Template TypeTransparencyCalculationResult (ClrEtwBuiltin.man:2853).
 struct TypeTransparencyCalculationResult {
   ::std::string Type{};  // win:UnicodeString
   ::std::string Module{};  // win:UnicodeString
@@ -1784,7 +1817,7 @@ struct TypeTransparencyCalculationResult {
   };
 };
 
-/// Template MethodTransparencyCalculationResult (ClrEtwBuiltin.man:2837).
+/// Template MethodTransparencyCalculationResult (ClrEtwBuiltin.man:2863).
 struct MethodTransparencyCalculationResult {
   ::std::string Method{};  // win:UnicodeString
   ::std::string Module{};  // win:UnicodeString
@@ -1827,7 +1860,7 @@ struct MethodTransparencyCalculationResult {
   };
 };
 
-/// Template FieldTransparencyCalculationResult (ClrEtwBuiltin.man:2845).
+/// Template FieldTransparencyCalculationResult (ClrEtwBuiltin.man:2871).
 struct FieldTransparencyCalculationResult {
   ::std::string Field{};  // win:UnicodeString
   ::std::string Module{};  // win:UnicodeString
@@ -1870,7 +1903,7 @@ struct FieldTransparencyCalculationResult {
   };
 };
 
-/// Template TokenTransparencyCalculationResult (ClrEtwBuiltin.man:2853).
+/// Template TokenTransparencyCalculationResult (ClrEtwBuiltin.man:2879).
 struct TokenTransparencyCalculationResult {
   ::std::uint32_t Token{};  // win:UInt32
   ::std::string Module{};  // win:UnicodeString
@@ -1912,7 +1945,7 @@ struct TokenTransparencyCalculationResult {
   };
 };
 
-/// Template FailFast (ClrEtwBuiltin.man:2861).
+/// Template FailFast (ClrEtwBuiltin.man:2887).
 struct FailFast {
   ::std::string FailFastUserMessage{};  // win:UnicodeString
   ::std::uint64_t FailedEIP{};  // win:Pointer
@@ -1953,7 +1986,7 @@ struct FailFast {
   };
 };
 
-/// Template PrvFinalizeObject (ClrEtwBuiltin.man:2868).
+/// Template PrvFinalizeObject (ClrEtwBuiltin.man:2894).
 struct PrvFinalizeObject {
   ::std::uint64_t TypeID{};  // win:Pointer
   ::std::uint64_t ObjectID{};  // win:Pointer
@@ -1991,7 +2024,7 @@ struct PrvFinalizeObject {
   };
 };
 
-/// Template CCWRefCountChange (ClrEtwBuiltin.man:2874).
+/// Template CCWRefCountChange (ClrEtwBuiltin.man:2900).
 struct CCWRefCountChange {
   ::std::uint64_t HandleID{};  // win:Pointer
   ::std::uint64_t ObjectID{};  // win:Pointer
@@ -2043,7 +2076,7 @@ struct CCWRefCountChange {
   };
 };
 
-/// Template CCWRefCountChangeAnsi (ClrEtwBuiltin.man:2885).
+/// Template CCWRefCountChangeAnsi (ClrEtwBuiltin.man:2911).
 struct CCWRefCountChangeAnsi {
   ::std::uint64_t HandleID{};  // win:Pointer
   ::std::uint64_t ObjectID{};  // win:Pointer
@@ -2099,7 +2132,7 @@ struct CCWRefCountChangeAnsi {
   };
 };
 
-/// Template PinPlugAtGCTime (ClrEtwBuiltin.man:2896).
+/// Template PinPlugAtGCTime (ClrEtwBuiltin.man:2922).
 struct PinPlugAtGCTime {
   ::std::uint64_t PlugStart{};  // win:Pointer
   ::std::uint64_t PlugEnd{};  // win:Pointer
@@ -2136,7 +2169,7 @@ struct PinPlugAtGCTime {
   };
 };
 
-/// Template PrvDestroyGCHandle (ClrEtwBuiltin.man:2902).
+/// Template PrvDestroyGCHandle (ClrEtwBuiltin.man:2928).
 struct PrvDestroyGCHandle {
   ::std::uint64_t HandleID{};  // win:Pointer
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -2169,7 +2202,7 @@ struct PrvDestroyGCHandle {
   };
 };
 
-/// Template PrvSetGCHandle (ClrEtwBuiltin.man:2906).
+/// Template PrvSetGCHandle (ClrEtwBuiltin.man:2932).
 struct PrvSetGCHandle {
   ::std::uint64_t HandleID{};  // win:Pointer
   ::std::uint64_t ObjectID{};  // win:Pointer
@@ -2211,7 +2244,7 @@ struct PrvSetGCHandle {
   };
 };
 
-/// Template LoaderHeapPrivate (ClrEtwBuiltin.man:2914).
+/// Template LoaderHeapPrivate (ClrEtwBuiltin.man:2940).
 struct LoaderHeapPrivate {
   ::std::uint64_t LoaderHeapPtr{};  // win:Pointer
   ::std::uint64_t MemoryAddress{};  // win:Pointer
@@ -2253,7 +2286,7 @@ struct LoaderHeapPrivate {
   };
 };
 
-/// Template ModuleRangePrivate (ClrEtwBuiltin.man:2922).
+/// Template ModuleRangePrivate (ClrEtwBuiltin.man:2948).
 struct ModuleRangePrivate {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -2298,7 +2331,7 @@ struct ModuleRangePrivate {
   };
 };
 
-/// Template MulticoreJitPrivate (ClrEtwBuiltin.man:2931).
+/// Template MulticoreJitPrivate (ClrEtwBuiltin.man:2957).
 struct MulticoreJitPrivate {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string String1{};  // win:UnicodeString
@@ -2341,7 +2374,7 @@ struct MulticoreJitPrivate {
   };
 };
 
-/// Template MulticoreJitMethodCodeReturnedPrivate (ClrEtwBuiltin.man:2939).
+/// Template MulticoreJitMethodCodeReturnedPrivate (ClrEtwBuiltin.man:2965).
 struct MulticoreJitMethodCodeReturnedPrivate {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint64_t ModuleID{};  // win:UInt64
@@ -2376,7 +2409,7 @@ struct MulticoreJitMethodCodeReturnedPrivate {
   };
 };
 
-/// Template DynamicTypeUsePrivate (ClrEtwBuiltin.man:2944).
+/// Template DynamicTypeUsePrivate (ClrEtwBuiltin.man:2970).
 struct DynamicTypeUsePrivate {
   ::std::string TypeName{};  // win:UnicodeString
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -2409,7 +2442,7 @@ struct DynamicTypeUsePrivate {
   };
 };
 
-/// Template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:2948).
+/// Template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:2974).
 struct DynamicTypeUseTwoParametersPrivate {
   ::std::string TypeName{};  // win:UnicodeString
   ::std::string SecondTypeName{};  // win:UnicodeString
@@ -2445,7 +2478,7 @@ struct DynamicTypeUseTwoParametersPrivate {
   };
 };
 
-/// Template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:2953).
+/// Template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:2979).
 struct DynamicTypeUsePrivateVariance {
   ::std::string TypeName{};  // win:UnicodeString
   ::std::string InterfaceTypeName{};  // win:UnicodeString
@@ -2484,7 +2517,7 @@ struct DynamicTypeUsePrivateVariance {
   };
 };
 
-/// Template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:2959).
+/// Template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:2985).
 struct DynamicTypeUseStringAndIntPrivate {
   ::std::string TypeName{};  // win:UnicodeString
   ::std::int32_t Int1{};  // win:Int32
@@ -2519,7 +2552,7 @@ struct DynamicTypeUseStringAndIntPrivate {
   };
 };
 
-/// Template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:2964).
+/// Template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:2990).
 struct DynamicTypeUseNoParametersPrivate {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
@@ -2747,8 +2780,8 @@ using ObjectVariantMarshallingToManaged = ::clretw::dotnet_runtime_private::temp
 // event's version are std::optional.
 
 /// GCDecision: event 1 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Decision"), versions 0, 1.
-///   v0 GCDecision: template GCDecision (ClrEtwBuiltin.man:2969)
-///   v1 GCDecision_V1: template GCDecision_V1 (ClrEtwBuiltin.man:2970)
+///   v0 GCDecision: template GCDecision (ClrEtwBuiltin.man:2995)
+///   v1 GCDecision_V1: template GCDecision_V1 (ClrEtwBuiltin.man:2996)
 class GCDecisionView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2809,8 +2842,8 @@ class GCDecisionView : public ::clretw::ViewBase<1> {
 };
 
 /// GCSettings: event 2 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Settings"), versions 0, 1.
-///   v0 GCSettings: template GCSettings (ClrEtwBuiltin.man:2971)
-///   v1 GCSettings_V1: template GCSettings_V1 (ClrEtwBuiltin.man:2972)
+///   v0 GCSettings: template GCSettings (ClrEtwBuiltin.man:2997)
+///   v1 GCSettings_V1: template GCSettings_V1 (ClrEtwBuiltin.man:2998)
 class GCSettingsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2879,8 +2912,8 @@ class GCSettingsView : public ::clretw::ViewBase<1> {
 };
 
 /// GCOptimized: event 3 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Optimized"), versions 0, 1.
-///   v0 GCOptimized: template GCOptimized (ClrEtwBuiltin.man:2973)
-///   v1 GCOptimized_V1: template GCOptimized_V1 (ClrEtwBuiltin.man:2974)
+///   v0 GCOptimized: template GCOptimized (ClrEtwBuiltin.man:2999)
+///   v1 GCOptimized_V1: template GCOptimized_V1 (ClrEtwBuiltin.man:3000)
 class GCOptimizedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2949,8 +2982,8 @@ class GCOptimizedView : public ::clretw::ViewBase<1> {
 };
 
 /// GCPerHeapHistory: event 4 of Microsoft-Windows-DotNETRuntimePrivate ("GC/PerHeapHistory"), versions 1, 2.
-///   v1 GCPerHeapHistory_V1: template GCPerHeapHistory_V1 (ClrEtwBuiltin.man:2976)
-///   v2 GCPerHeapHistory: template GCPerHeapHistory (ClrEtwBuiltin.man:2975)
+///   v1 GCPerHeapHistory_V1: template GCPerHeapHistory_V1 (ClrEtwBuiltin.man:3002)
+///   v2 GCPerHeapHistory: template GCPerHeapHistory (ClrEtwBuiltin.man:3001)
 class GCPerHeapHistoryView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3008,8 +3041,8 @@ class GCPerHeapHistoryView : public ::clretw::ViewBase<1> {
 };
 
 /// GCGlobalHeapHistory: event 5 of Microsoft-Windows-DotNETRuntimePrivate ("GC/GlobalHeapHistory"), versions 0, 1.
-///   v0 GCGlobalHeapHistory: template GCGlobalHeap (ClrEtwBuiltin.man:2977)
-///   v1 GCGlobalHeapHistory_V1: template GCGlobalHeap_V1 (ClrEtwBuiltin.man:2978)
+///   v0 GCGlobalHeapHistory: template GCGlobalHeap (ClrEtwBuiltin.man:3003)
+///   v1 GCGlobalHeapHistory_V1: template GCGlobalHeap_V1 (ClrEtwBuiltin.man:3004)
 class GCGlobalHeapHistoryView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3039,10 +3072,10 @@ class GCGlobalHeapHistoryView : public ::clretw::ViewBase<1> {
   ::std::uint32_t CondemnedGeneration() const noexcept { return get_w<::std::uint32_t, 4>(k_CondemnedGeneration); }
   // win:UInt32
   ::std::uint32_t Gen0ReductionCount() const noexcept { return get_w<::std::uint32_t, 4>(k_Gen0ReductionCount); }
-  // win:UInt32
-  ::std::uint32_t Reason() const noexcept { return get_w<::std::uint32_t, 4>(k_Reason); }
-  // win:UInt32
-  ::std::uint32_t GlobalMechanisms() const noexcept { return get_w<::std::uint32_t, 4>(k_GlobalMechanisms); }
+  // win:UInt32, map GCReasonMap
+  ::clretw::dotnet_runtime_private::GCReasonMap Reason() const noexcept { return get_w<::clretw::dotnet_runtime_private::GCReasonMap, 4>(k_Reason); }
+  // win:UInt32, map GCGlobalMechanismsMap
+  ::clretw::dotnet_runtime_private::GCGlobalMechanismsMap GlobalMechanisms() const noexcept { return get_w<::clretw::dotnet_runtime_private::GCGlobalMechanismsMap, 4>(k_GlobalMechanisms); }
   // win:UInt16 (from v1)
   ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
@@ -3090,8 +3123,8 @@ class GCGlobalHeapHistoryView : public ::clretw::ViewBase<1> {
 };
 
 /// GCJoin: event 6 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Join"), versions 0, 1.
-///   v0 GCJoin: template GCJoin (ClrEtwBuiltin.man:2979)
-///   v1 GCJoin_V1: template GCJoin_V1 (ClrEtwBuiltin.man:2980)
+///   v0 GCJoin: template GCJoin (ClrEtwBuiltin.man:3005)
+///   v1 GCJoin_V1: template GCJoin_V1 (ClrEtwBuiltin.man:3006)
 class GCJoinView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3160,8 +3193,8 @@ class GCJoinView : public ::clretw::ViewBase<1> {
 };
 
 /// PrvGCMarkStackRoots: event 7 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkStackRoots"), versions 0, 1.
-///   v0 PrvGCMarkStackRoots: template PrvGCMark (ClrEtwBuiltin.man:2981)
-///   v1 PrvGCMarkStackRoots_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2982)
+///   v0 PrvGCMarkStackRoots: template PrvGCMark (ClrEtwBuiltin.man:3007)
+///   v1 PrvGCMarkStackRoots_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:3008)
 class PrvGCMarkStackRootsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3222,8 +3255,8 @@ class PrvGCMarkStackRootsView : public ::clretw::ViewBase<1> {
 };
 
 /// PrvGCMarkFinalizeQueueRoots: event 8 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkFinalizeQueueRoots"), versions 0, 1.
-///   v0 PrvGCMarkFinalizeQueueRoots: template PrvGCMark (ClrEtwBuiltin.man:2983)
-///   v1 PrvGCMarkFinalizeQueueRoots_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2984)
+///   v0 PrvGCMarkFinalizeQueueRoots: template PrvGCMark (ClrEtwBuiltin.man:3009)
+///   v1 PrvGCMarkFinalizeQueueRoots_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:3010)
 class PrvGCMarkFinalizeQueueRootsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3284,8 +3317,8 @@ class PrvGCMarkFinalizeQueueRootsView : public ::clretw::ViewBase<1> {
 };
 
 /// PrvGCMarkHandles: event 9 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkHandles"), versions 0, 1.
-///   v0 PrvGCMarkHandles: template PrvGCMark (ClrEtwBuiltin.man:2985)
-///   v1 PrvGCMarkHandles_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2986)
+///   v0 PrvGCMarkHandles: template PrvGCMark (ClrEtwBuiltin.man:3011)
+///   v1 PrvGCMarkHandles_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:3012)
 class PrvGCMarkHandlesView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3346,8 +3379,8 @@ class PrvGCMarkHandlesView : public ::clretw::ViewBase<1> {
 };
 
 /// PrvGCMarkCards: event 10 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkCards"), versions 0, 1.
-///   v0 PrvGCMarkCards: template PrvGCMark (ClrEtwBuiltin.man:2987)
-///   v1 PrvGCMarkCards_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2988)
+///   v0 PrvGCMarkCards: template PrvGCMark (ClrEtwBuiltin.man:3013)
+///   v1 PrvGCMarkCards_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:3014)
 class PrvGCMarkCardsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3408,7 +3441,7 @@ class PrvGCMarkCardsView : public ::clretw::ViewBase<1> {
 };
 
 /// BGCBegin: event 11 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCStart"), version 0.
-///   v0 BGCBegin: template GCNoUserData (ClrEtwBuiltin.man:2989)
+///   v0 BGCBegin: template GCNoUserData (ClrEtwBuiltin.man:3015)
 class BGCBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3463,7 +3496,7 @@ class BGCBeginView : public ::clretw::ViewBase<1> {
 };
 
 /// BGC1stNonConEnd: event 12 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC1stNonCondStop"), version 0.
-///   v0 BGC1stNonConEnd: template GCNoUserData (ClrEtwBuiltin.man:2990)
+///   v0 BGC1stNonConEnd: template GCNoUserData (ClrEtwBuiltin.man:3016)
 class BGC1stNonConEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3518,7 +3551,7 @@ class BGC1stNonConEndView : public ::clretw::ViewBase<1> {
 };
 
 /// BGC1stConEnd: event 13 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC1stConStop"), version 0.
-///   v0 BGC1stConEnd: template GCNoUserData (ClrEtwBuiltin.man:2991)
+///   v0 BGC1stConEnd: template GCNoUserData (ClrEtwBuiltin.man:3017)
 class BGC1stConEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3573,7 +3606,7 @@ class BGC1stConEndView : public ::clretw::ViewBase<1> {
 };
 
 /// BGC2ndNonConBegin: event 14 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndNonConStart"), version 0.
-///   v0 BGC2ndNonConBegin: template GCNoUserData (ClrEtwBuiltin.man:2992)
+///   v0 BGC2ndNonConBegin: template GCNoUserData (ClrEtwBuiltin.man:3018)
 class BGC2ndNonConBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3628,7 +3661,7 @@ class BGC2ndNonConBeginView : public ::clretw::ViewBase<1> {
 };
 
 /// BGC2ndNonConEnd: event 15 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndNonConStop"), version 0.
-///   v0 BGC2ndNonConEnd: template GCNoUserData (ClrEtwBuiltin.man:2993)
+///   v0 BGC2ndNonConEnd: template GCNoUserData (ClrEtwBuiltin.man:3019)
 class BGC2ndNonConEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3683,7 +3716,7 @@ class BGC2ndNonConEndView : public ::clretw::ViewBase<1> {
 };
 
 /// BGC2ndConBegin: event 16 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndConStart"), version 0.
-///   v0 BGC2ndConBegin: template GCNoUserData (ClrEtwBuiltin.man:2994)
+///   v0 BGC2ndConBegin: template GCNoUserData (ClrEtwBuiltin.man:3020)
 class BGC2ndConBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3738,7 +3771,7 @@ class BGC2ndConBeginView : public ::clretw::ViewBase<1> {
 };
 
 /// BGC2ndConEnd: event 17 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndConStop"), version 0.
-///   v0 BGC2ndConEnd: template GCNoUserData (ClrEtwBuiltin.man:2995)
+///   v0 BGC2ndConEnd: template GCNoUserData (ClrEtwBuiltin.man:3021)
 class BGC2ndConEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3793,7 +3826,7 @@ class BGC2ndConEndView : public ::clretw::ViewBase<1> {
 };
 
 /// BGCPlanEnd: event 18 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCPlanStop"), version 0.
-///   v0 BGCPlanEnd: template GCNoUserData (ClrEtwBuiltin.man:2996)
+///   v0 BGCPlanEnd: template GCNoUserData (ClrEtwBuiltin.man:3022)
 class BGCPlanEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3848,7 +3881,7 @@ class BGCPlanEndView : public ::clretw::ViewBase<1> {
 };
 
 /// BGCSweepEnd: event 19 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCSweepStop"), version 0.
-///   v0 BGCSweepEnd: template GCNoUserData (ClrEtwBuiltin.man:2997)
+///   v0 BGCSweepEnd: template GCNoUserData (ClrEtwBuiltin.man:3023)
 class BGCSweepEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3903,7 +3936,7 @@ class BGCSweepEndView : public ::clretw::ViewBase<1> {
 };
 
 /// BGCDrainMark: event 20 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCDrainMark"), version 0.
-///   v0 BGCDrainMark: template BGCDrainMark (ClrEtwBuiltin.man:2998)
+///   v0 BGCDrainMark: template BGCDrainMark (ClrEtwBuiltin.man:3024)
 class BGCDrainMarkView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3962,7 +3995,7 @@ class BGCDrainMarkView : public ::clretw::ViewBase<1> {
 };
 
 /// BGCRevisit: event 21 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCRevisit"), version 0.
-///   v0 BGCRevisit: template BGCRevisit (ClrEtwBuiltin.man:2999)
+///   v0 BGCRevisit: template BGCRevisit (ClrEtwBuiltin.man:3025)
 class BGCRevisitView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4029,8 +4062,8 @@ class BGCRevisitView : public ::clretw::ViewBase<1> {
 };
 
 /// BGCOverflow: event 22 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCOverflow"), versions 0, 1.
-///   v0 BGCOverflow: template BGCOverflow (ClrEtwBuiltin.man:3000)
-///   v1 BGCOverflow_V1: template BGCOverflow_V1 (ClrEtwBuiltin.man:3001)
+///   v0 BGCOverflow: template BGCOverflow (ClrEtwBuiltin.man:3026)
+///   v1 BGCOverflow_V1: template BGCOverflow_V1 (ClrEtwBuiltin.man:3027)
 class BGCOverflowView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4107,7 +4140,7 @@ class BGCOverflowView : public ::clretw::ViewBase<1> {
 };
 
 /// BGCAllocWaitBegin: event 23 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCAllocWaitStart"), version 0.
-///   v0 BGCAllocWaitBegin: template BGCAllocWait (ClrEtwBuiltin.man:3002)
+///   v0 BGCAllocWaitBegin: template BGCAllocWait (ClrEtwBuiltin.man:3028)
 class BGCAllocWaitBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4166,7 +4199,7 @@ class BGCAllocWaitBeginView : public ::clretw::ViewBase<1> {
 };
 
 /// BGCAllocWaitEnd: event 24 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCAllocWaitStop"), version 0.
-///   v0 BGCAllocWaitEnd: template BGCAllocWait (ClrEtwBuiltin.man:3003)
+///   v0 BGCAllocWaitEnd: template BGCAllocWait (ClrEtwBuiltin.man:3029)
 class BGCAllocWaitEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4225,8 +4258,8 @@ class BGCAllocWaitEndView : public ::clretw::ViewBase<1> {
 };
 
 /// GCFullNotify: event 25 of Microsoft-Windows-DotNETRuntimePrivate ("GC/FullNotify"), versions 0, 1.
-///   v0 GCFullNotify: template GCFullNotify (ClrEtwBuiltin.man:3004)
-///   v1 GCFullNotify_V1: template GCFullNotify_V1 (ClrEtwBuiltin.man:3005)
+///   v0 GCFullNotify: template GCFullNotify (ClrEtwBuiltin.man:3030)
+///   v1 GCFullNotify_V1: template GCFullNotify_V1 (ClrEtwBuiltin.man:3031)
 class GCFullNotifyView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4291,7 +4324,7 @@ class GCFullNotifyView : public ::clretw::ViewBase<1> {
 };
 
 /// BGC1stSweepEnd: event 26 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC1stSweepEnd"), version 0.
-///   v0 BGC1stSweepEnd: template BGC1stSweepEnd (ClrEtwBuiltin.man:3006)
+///   v0 BGC1stSweepEnd: template BGC1stSweepEnd (ClrEtwBuiltin.man:3032)
 class BGC1stSweepEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4350,8 +4383,8 @@ class BGC1stSweepEndView : public ::clretw::ViewBase<1> {
 };
 
 /// EEStartupStart: event 80 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEStartupStart"), versions 0, 1.
-///   v0 EEStartupStart: template Startup (ClrEtwBuiltin.man:3007)
-///   v1 EEStartupStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3008)
+///   v0 EEStartupStart: template Startup (ClrEtwBuiltin.man:3033)
+///   v1 EEStartupStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3034)
 class EEStartupStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4408,8 +4441,8 @@ class EEStartupStartView : public ::clretw::ViewBase<1> {
 };
 
 /// EEStartupEnd: event 81 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEStartupStop"), versions 0, 1.
-///   v0 EEStartupEnd: template Startup (ClrEtwBuiltin.man:3009)
-///   v1 EEStartupEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3010)
+///   v0 EEStartupEnd: template Startup (ClrEtwBuiltin.man:3035)
+///   v1 EEStartupEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3036)
 class EEStartupEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4466,8 +4499,8 @@ class EEStartupEndView : public ::clretw::ViewBase<1> {
 };
 
 /// EEConfigSetup: event 82 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSetupStart"), versions 0, 1.
-///   v0 EEConfigSetup: template Startup (ClrEtwBuiltin.man:3011)
-///   v1 EEConfigSetup_V1: template Startup_V1 (ClrEtwBuiltin.man:3012)
+///   v0 EEConfigSetup: template Startup (ClrEtwBuiltin.man:3037)
+///   v1 EEConfigSetup_V1: template Startup_V1 (ClrEtwBuiltin.man:3038)
 class EEConfigSetupView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4524,8 +4557,8 @@ class EEConfigSetupView : public ::clretw::ViewBase<1> {
 };
 
 /// EEConfigSetupEnd: event 83 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSetupStop"), versions 0, 1.
-///   v0 EEConfigSetupEnd: template Startup (ClrEtwBuiltin.man:3013)
-///   v1 EEConfigSetupEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3014)
+///   v0 EEConfigSetupEnd: template Startup (ClrEtwBuiltin.man:3039)
+///   v1 EEConfigSetupEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3040)
 class EEConfigSetupEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4582,8 +4615,8 @@ class EEConfigSetupEndView : public ::clretw::ViewBase<1> {
 };
 
 /// LdSysBases: event 84 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoadSystemBasesStart"), versions 0, 1.
-///   v0 LdSysBases: template Startup (ClrEtwBuiltin.man:3015)
-///   v1 LdSysBases_V1: template Startup_V1 (ClrEtwBuiltin.man:3016)
+///   v0 LdSysBases: template Startup (ClrEtwBuiltin.man:3041)
+///   v1 LdSysBases_V1: template Startup_V1 (ClrEtwBuiltin.man:3042)
 class LdSysBasesView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4640,8 +4673,8 @@ class LdSysBasesView : public ::clretw::ViewBase<1> {
 };
 
 /// LdSysBasesEnd: event 85 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoadSystemBasesStop"), versions 0, 1.
-///   v0 LdSysBasesEnd: template Startup (ClrEtwBuiltin.man:3017)
-///   v1 LdSysBasesEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3018)
+///   v0 LdSysBasesEnd: template Startup (ClrEtwBuiltin.man:3043)
+///   v1 LdSysBasesEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3044)
 class LdSysBasesEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4698,8 +4731,8 @@ class LdSysBasesEndView : public ::clretw::ViewBase<1> {
 };
 
 /// ExecExe: event 86 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExecExeStart"), versions 0, 1.
-///   v0 ExecExe: template Startup (ClrEtwBuiltin.man:3019)
-///   v1 ExecExe_V1: template Startup_V1 (ClrEtwBuiltin.man:3020)
+///   v0 ExecExe: template Startup (ClrEtwBuiltin.man:3045)
+///   v1 ExecExe_V1: template Startup_V1 (ClrEtwBuiltin.man:3046)
 class ExecExeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4756,8 +4789,8 @@ class ExecExeView : public ::clretw::ViewBase<1> {
 };
 
 /// ExecExeEnd: event 87 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExecExeStop"), versions 0, 1.
-///   v0 ExecExeEnd: template Startup (ClrEtwBuiltin.man:3021)
-///   v1 ExecExeEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3022)
+///   v0 ExecExeEnd: template Startup (ClrEtwBuiltin.man:3047)
+///   v1 ExecExeEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3048)
 class ExecExeEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4814,8 +4847,8 @@ class ExecExeEndView : public ::clretw::ViewBase<1> {
 };
 
 /// Main: event 88 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/MainStart"), versions 0, 1.
-///   v0 Main: template Startup (ClrEtwBuiltin.man:3023)
-///   v1 Main_V1: template Startup_V1 (ClrEtwBuiltin.man:3024)
+///   v0 Main: template Startup (ClrEtwBuiltin.man:3049)
+///   v1 Main_V1: template Startup_V1 (ClrEtwBuiltin.man:3050)
 class MainView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4872,8 +4905,8 @@ class MainView : public ::clretw::ViewBase<1> {
 };
 
 /// MainEnd: event 89 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/MainStop"), versions 0, 1.
-///   v0 MainEnd: template Startup (ClrEtwBuiltin.man:3025)
-///   v1 MainEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3026)
+///   v0 MainEnd: template Startup (ClrEtwBuiltin.man:3051)
+///   v1 MainEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3052)
 class MainEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4930,8 +4963,8 @@ class MainEndView : public ::clretw::ViewBase<1> {
 };
 
 /// ApplyPolicyStart: event 90 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ApplyPolicyStart"), versions 0, 1.
-///   v0 ApplyPolicyStart: template Startup (ClrEtwBuiltin.man:3027)
-///   v1 ApplyPolicyStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3028)
+///   v0 ApplyPolicyStart: template Startup (ClrEtwBuiltin.man:3053)
+///   v1 ApplyPolicyStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3054)
 class ApplyPolicyStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4988,8 +5021,8 @@ class ApplyPolicyStartView : public ::clretw::ViewBase<1> {
 };
 
 /// ApplyPolicyEnd: event 91 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ApplyPolicyStop"), versions 0, 1.
-///   v0 ApplyPolicyEnd: template Startup (ClrEtwBuiltin.man:3029)
-///   v1 ApplyPolicyEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3030)
+///   v0 ApplyPolicyEnd: template Startup (ClrEtwBuiltin.man:3055)
+///   v1 ApplyPolicyEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3056)
 class ApplyPolicyEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5046,8 +5079,8 @@ class ApplyPolicyEndView : public ::clretw::ViewBase<1> {
 };
 
 /// LdLibShFolder: event 92 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LdLibShFolderStart"), versions 0, 1.
-///   v0 LdLibShFolder: template Startup (ClrEtwBuiltin.man:3031)
-///   v1 LdLibShFolder_V1: template Startup_V1 (ClrEtwBuiltin.man:3032)
+///   v0 LdLibShFolder: template Startup (ClrEtwBuiltin.man:3057)
+///   v1 LdLibShFolder_V1: template Startup_V1 (ClrEtwBuiltin.man:3058)
 class LdLibShFolderView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5104,8 +5137,8 @@ class LdLibShFolderView : public ::clretw::ViewBase<1> {
 };
 
 /// LdLibShFolderEnd: event 93 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LdLibShFolderStop"), versions 0, 1.
-///   v0 LdLibShFolderEnd: template Startup (ClrEtwBuiltin.man:3033)
-///   v1 LdLibShFolderEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3034)
+///   v0 LdLibShFolderEnd: template Startup (ClrEtwBuiltin.man:3059)
+///   v1 LdLibShFolderEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3060)
 class LdLibShFolderEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5162,8 +5195,8 @@ class LdLibShFolderEndView : public ::clretw::ViewBase<1> {
 };
 
 /// PrestubWorker: event 94 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/PrestubWorkerStart"), versions 0, 1.
-///   v0 PrestubWorker: template Startup (ClrEtwBuiltin.man:3035)
-///   v1 PrestubWorker_V1: template Startup_V1 (ClrEtwBuiltin.man:3036)
+///   v0 PrestubWorker: template Startup (ClrEtwBuiltin.man:3061)
+///   v1 PrestubWorker_V1: template Startup_V1 (ClrEtwBuiltin.man:3062)
 class PrestubWorkerView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5220,8 +5253,8 @@ class PrestubWorkerView : public ::clretw::ViewBase<1> {
 };
 
 /// PrestubWorkerEnd: event 95 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/PrestubWorkerStop"), versions 0, 1.
-///   v0 PrestubWorkerEnd: template Startup (ClrEtwBuiltin.man:3037)
-///   v1 PrestubWorkerEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3038)
+///   v0 PrestubWorkerEnd: template Startup (ClrEtwBuiltin.man:3063)
+///   v1 PrestubWorkerEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3064)
 class PrestubWorkerEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5278,8 +5311,8 @@ class PrestubWorkerEndView : public ::clretw::ViewBase<1> {
 };
 
 /// GetInstallationStart: event 96 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/GetInstallationStart"), versions 0, 1.
-///   v0 GetInstallationStart: template Startup (ClrEtwBuiltin.man:3039)
-///   v1 GetInstallationStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3040)
+///   v0 GetInstallationStart: template Startup (ClrEtwBuiltin.man:3065)
+///   v1 GetInstallationStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3066)
 class GetInstallationStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5336,8 +5369,8 @@ class GetInstallationStartView : public ::clretw::ViewBase<1> {
 };
 
 /// GetInstallationEnd: event 97 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/GetInstallationStop"), versions 0, 1.
-///   v0 GetInstallationEnd: template Startup (ClrEtwBuiltin.man:3041)
-///   v1 GetInstallationEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3042)
+///   v0 GetInstallationEnd: template Startup (ClrEtwBuiltin.man:3067)
+///   v1 GetInstallationEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3068)
 class GetInstallationEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5394,8 +5427,8 @@ class GetInstallationEndView : public ::clretw::ViewBase<1> {
 };
 
 /// OpenHModule: event 98 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/OpenHModuleStart"), versions 0, 1.
-///   v0 OpenHModule: template Startup (ClrEtwBuiltin.man:3043)
-///   v1 OpenHModule_V1: template Startup_V1 (ClrEtwBuiltin.man:3044)
+///   v0 OpenHModule: template Startup (ClrEtwBuiltin.man:3069)
+///   v1 OpenHModule_V1: template Startup_V1 (ClrEtwBuiltin.man:3070)
 class OpenHModuleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5452,8 +5485,8 @@ class OpenHModuleView : public ::clretw::ViewBase<1> {
 };
 
 /// OpenHModuleEnd: event 99 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/OpenHModuleStop"), versions 0, 1.
-///   v0 OpenHModuleEnd: template Startup (ClrEtwBuiltin.man:3045)
-///   v1 OpenHModuleEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3046)
+///   v0 OpenHModuleEnd: template Startup (ClrEtwBuiltin.man:3071)
+///   v1 OpenHModuleEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3072)
 class OpenHModuleEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5510,8 +5543,8 @@ class OpenHModuleEndView : public ::clretw::ViewBase<1> {
 };
 
 /// ExplicitBindStart: event 100 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExplicitBindStart"), versions 0, 1.
-///   v0 ExplicitBindStart: template Startup (ClrEtwBuiltin.man:3047)
-///   v1 ExplicitBindStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3048)
+///   v0 ExplicitBindStart: template Startup (ClrEtwBuiltin.man:3073)
+///   v1 ExplicitBindStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3074)
 class ExplicitBindStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5568,8 +5601,8 @@ class ExplicitBindStartView : public ::clretw::ViewBase<1> {
 };
 
 /// ExplicitBindEnd: event 101 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExplicitBindStop"), versions 0, 1.
-///   v0 ExplicitBindEnd: template Startup (ClrEtwBuiltin.man:3049)
-///   v1 ExplicitBindEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3050)
+///   v0 ExplicitBindEnd: template Startup (ClrEtwBuiltin.man:3075)
+///   v1 ExplicitBindEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3076)
 class ExplicitBindEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5626,8 +5659,8 @@ class ExplicitBindEndView : public ::clretw::ViewBase<1> {
 };
 
 /// ParseXml: event 102 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ParseXmlStart"), versions 0, 1.
-///   v0 ParseXml: template Startup (ClrEtwBuiltin.man:3051)
-///   v1 ParseXml_V1: template Startup_V1 (ClrEtwBuiltin.man:3052)
+///   v0 ParseXml: template Startup (ClrEtwBuiltin.man:3077)
+///   v1 ParseXml_V1: template Startup_V1 (ClrEtwBuiltin.man:3078)
 class ParseXmlView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5684,8 +5717,8 @@ class ParseXmlView : public ::clretw::ViewBase<1> {
 };
 
 /// ParseXmlEnd: event 103 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ParseXmlStop"), versions 0, 1.
-///   v0 ParseXmlEnd: template Startup (ClrEtwBuiltin.man:3053)
-///   v1 ParseXmlEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3054)
+///   v0 ParseXmlEnd: template Startup (ClrEtwBuiltin.man:3079)
+///   v1 ParseXmlEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3080)
 class ParseXmlEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5742,8 +5775,8 @@ class ParseXmlEndView : public ::clretw::ViewBase<1> {
 };
 
 /// InitDefaultDomain: event 104 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitDefaultDomainStart"), versions 0, 1.
-///   v0 InitDefaultDomain: template Startup (ClrEtwBuiltin.man:3055)
-///   v1 InitDefaultDomain_V1: template Startup_V1 (ClrEtwBuiltin.man:3056)
+///   v0 InitDefaultDomain: template Startup (ClrEtwBuiltin.man:3081)
+///   v1 InitDefaultDomain_V1: template Startup_V1 (ClrEtwBuiltin.man:3082)
 class InitDefaultDomainView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5800,8 +5833,8 @@ class InitDefaultDomainView : public ::clretw::ViewBase<1> {
 };
 
 /// InitDefaultDomainEnd: event 105 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitDefaultDomainStop"), versions 0, 1.
-///   v0 InitDefaultDomainEnd: template Startup (ClrEtwBuiltin.man:3057)
-///   v1 InitDefaultDomainEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3058)
+///   v0 InitDefaultDomainEnd: template Startup (ClrEtwBuiltin.man:3083)
+///   v1 InitDefaultDomainEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3084)
 class InitDefaultDomainEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5858,8 +5891,8 @@ class InitDefaultDomainEndView : public ::clretw::ViewBase<1> {
 };
 
 /// InitSecurity: event 106 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitSecurityStart"), versions 0, 1.
-///   v0 InitSecurity: template Startup (ClrEtwBuiltin.man:3059)
-///   v1 InitSecurity_V1: template Startup_V1 (ClrEtwBuiltin.man:3060)
+///   v0 InitSecurity: template Startup (ClrEtwBuiltin.man:3085)
+///   v1 InitSecurity_V1: template Startup_V1 (ClrEtwBuiltin.man:3086)
 class InitSecurityView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5916,8 +5949,8 @@ class InitSecurityView : public ::clretw::ViewBase<1> {
 };
 
 /// InitSecurityEnd: event 107 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitSecurityStop"), versions 0, 1.
-///   v0 InitSecurityEnd: template Startup (ClrEtwBuiltin.man:3061)
-///   v1 InitSecurityEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3062)
+///   v0 InitSecurityEnd: template Startup (ClrEtwBuiltin.man:3087)
+///   v1 InitSecurityEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3088)
 class InitSecurityEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5974,8 +6007,8 @@ class InitSecurityEndView : public ::clretw::ViewBase<1> {
 };
 
 /// AllowBindingRedirs: event 108 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/AllowBindingRedirsStart"), versions 0, 1.
-///   v0 AllowBindingRedirs: template Startup (ClrEtwBuiltin.man:3063)
-///   v1 AllowBindingRedirs_V1: template Startup_V1 (ClrEtwBuiltin.man:3064)
+///   v0 AllowBindingRedirs: template Startup (ClrEtwBuiltin.man:3089)
+///   v1 AllowBindingRedirs_V1: template Startup_V1 (ClrEtwBuiltin.man:3090)
 class AllowBindingRedirsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6032,8 +6065,8 @@ class AllowBindingRedirsView : public ::clretw::ViewBase<1> {
 };
 
 /// AllowBindingRedirsEnd: event 109 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/AllowBindingRedirsStop"), versions 0, 1.
-///   v0 AllowBindingRedirsEnd: template Startup (ClrEtwBuiltin.man:3065)
-///   v1 AllowBindingRedirsEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3066)
+///   v0 AllowBindingRedirsEnd: template Startup (ClrEtwBuiltin.man:3091)
+///   v1 AllowBindingRedirsEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3092)
 class AllowBindingRedirsEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6090,8 +6123,8 @@ class AllowBindingRedirsEndView : public ::clretw::ViewBase<1> {
 };
 
 /// EEConfigSync: event 110 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSyncStart"), versions 0, 1.
-///   v0 EEConfigSync: template Startup (ClrEtwBuiltin.man:3067)
-///   v1 EEConfigSync_V1: template Startup_V1 (ClrEtwBuiltin.man:3068)
+///   v0 EEConfigSync: template Startup (ClrEtwBuiltin.man:3093)
+///   v1 EEConfigSync_V1: template Startup_V1 (ClrEtwBuiltin.man:3094)
 class EEConfigSyncView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6148,8 +6181,8 @@ class EEConfigSyncView : public ::clretw::ViewBase<1> {
 };
 
 /// EEConfigSyncEnd: event 111 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSyncStop"), versions 0, 1.
-///   v0 EEConfigSyncEnd: template Startup (ClrEtwBuiltin.man:3069)
-///   v1 EEConfigSyncEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3070)
+///   v0 EEConfigSyncEnd: template Startup (ClrEtwBuiltin.man:3095)
+///   v1 EEConfigSyncEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3096)
 class EEConfigSyncEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6206,8 +6239,8 @@ class EEConfigSyncEndView : public ::clretw::ViewBase<1> {
 };
 
 /// FusionBinding: event 112 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/BindingStart"), versions 0, 1.
-///   v0 FusionBinding: template Startup (ClrEtwBuiltin.man:3071)
-///   v1 FusionBinding_V1: template Startup_V1 (ClrEtwBuiltin.man:3072)
+///   v0 FusionBinding: template Startup (ClrEtwBuiltin.man:3097)
+///   v1 FusionBinding_V1: template Startup_V1 (ClrEtwBuiltin.man:3098)
 class FusionBindingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6264,8 +6297,8 @@ class FusionBindingView : public ::clretw::ViewBase<1> {
 };
 
 /// FusionBindingEnd: event 113 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/BindingStop"), versions 0, 1.
-///   v0 FusionBindingEnd: template Startup (ClrEtwBuiltin.man:3073)
-///   v1 FusionBindingEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3074)
+///   v0 FusionBindingEnd: template Startup (ClrEtwBuiltin.man:3099)
+///   v1 FusionBindingEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3100)
 class FusionBindingEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6322,8 +6355,8 @@ class FusionBindingEndView : public ::clretw::ViewBase<1> {
 };
 
 /// LoaderCatchCall: event 114 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoaderCatchCallStart"), versions 0, 1.
-///   v0 LoaderCatchCall: template Startup (ClrEtwBuiltin.man:3075)
-///   v1 LoaderCatchCall_V1: template Startup_V1 (ClrEtwBuiltin.man:3076)
+///   v0 LoaderCatchCall: template Startup (ClrEtwBuiltin.man:3101)
+///   v1 LoaderCatchCall_V1: template Startup_V1 (ClrEtwBuiltin.man:3102)
 class LoaderCatchCallView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6380,8 +6413,8 @@ class LoaderCatchCallView : public ::clretw::ViewBase<1> {
 };
 
 /// LoaderCatchCallEnd: event 115 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoaderCatchCallStop"), versions 0, 1.
-///   v0 LoaderCatchCallEnd: template Startup (ClrEtwBuiltin.man:3077)
-///   v1 LoaderCatchCallEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3078)
+///   v0 LoaderCatchCallEnd: template Startup (ClrEtwBuiltin.man:3103)
+///   v1 LoaderCatchCallEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3104)
 class LoaderCatchCallEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6438,8 +6471,8 @@ class LoaderCatchCallEndView : public ::clretw::ViewBase<1> {
 };
 
 /// FusionInit: event 116 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionInitStart"), versions 0, 1.
-///   v0 FusionInit: template Startup (ClrEtwBuiltin.man:3079)
-///   v1 FusionInit_V1: template Startup_V1 (ClrEtwBuiltin.man:3080)
+///   v0 FusionInit: template Startup (ClrEtwBuiltin.man:3105)
+///   v1 FusionInit_V1: template Startup_V1 (ClrEtwBuiltin.man:3106)
 class FusionInitView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6496,8 +6529,8 @@ class FusionInitView : public ::clretw::ViewBase<1> {
 };
 
 /// FusionInitEnd: event 117 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionInitStop"), versions 0, 1.
-///   v0 FusionInitEnd: template Startup (ClrEtwBuiltin.man:3081)
-///   v1 FusionInitEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3082)
+///   v0 FusionInitEnd: template Startup (ClrEtwBuiltin.man:3107)
+///   v1 FusionInitEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3108)
 class FusionInitEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6554,8 +6587,8 @@ class FusionInitEndView : public ::clretw::ViewBase<1> {
 };
 
 /// FusionAppCtx: event 118 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionAppCtxStart"), versions 0, 1.
-///   v0 FusionAppCtx: template Startup (ClrEtwBuiltin.man:3083)
-///   v1 FusionAppCtx_V1: template Startup_V1 (ClrEtwBuiltin.man:3084)
+///   v0 FusionAppCtx: template Startup (ClrEtwBuiltin.man:3109)
+///   v1 FusionAppCtx_V1: template Startup_V1 (ClrEtwBuiltin.man:3110)
 class FusionAppCtxView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6612,8 +6645,8 @@ class FusionAppCtxView : public ::clretw::ViewBase<1> {
 };
 
 /// FusionAppCtxEnd: event 119 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionAppCtxStop"), versions 0, 1.
-///   v0 FusionAppCtxEnd: template Startup (ClrEtwBuiltin.man:3085)
-///   v1 FusionAppCtxEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3086)
+///   v0 FusionAppCtxEnd: template Startup (ClrEtwBuiltin.man:3111)
+///   v1 FusionAppCtxEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3112)
 class FusionAppCtxEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6670,8 +6703,8 @@ class FusionAppCtxEndView : public ::clretw::ViewBase<1> {
 };
 
 /// Fusion2EE: event 120 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/Fusion2EEStart"), versions 0, 1.
-///   v0 Fusion2EE: template Startup (ClrEtwBuiltin.man:3087)
-///   v1 Fusion2EE_V1: template Startup_V1 (ClrEtwBuiltin.man:3088)
+///   v0 Fusion2EE: template Startup (ClrEtwBuiltin.man:3113)
+///   v1 Fusion2EE_V1: template Startup_V1 (ClrEtwBuiltin.man:3114)
 class Fusion2EEView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6728,8 +6761,8 @@ class Fusion2EEView : public ::clretw::ViewBase<1> {
 };
 
 /// Fusion2EEEnd: event 121 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/Fusion2EEStop"), versions 0, 1.
-///   v0 Fusion2EEEnd: template Startup (ClrEtwBuiltin.man:3089)
-///   v1 Fusion2EEEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3090)
+///   v0 Fusion2EEEnd: template Startup (ClrEtwBuiltin.man:3115)
+///   v1 Fusion2EEEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3116)
 class Fusion2EEEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6786,8 +6819,8 @@ class Fusion2EEEndView : public ::clretw::ViewBase<1> {
 };
 
 /// SecurityCatchCall: event 122 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/SecurityCatchCallStart"), versions 0, 1.
-///   v0 SecurityCatchCall: template Startup (ClrEtwBuiltin.man:3091)
-///   v1 SecurityCatchCall_V1: template Startup_V1 (ClrEtwBuiltin.man:3092)
+///   v0 SecurityCatchCall: template Startup (ClrEtwBuiltin.man:3117)
+///   v1 SecurityCatchCall_V1: template Startup_V1 (ClrEtwBuiltin.man:3118)
 class SecurityCatchCallView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6844,8 +6877,8 @@ class SecurityCatchCallView : public ::clretw::ViewBase<1> {
 };
 
 /// SecurityCatchCallEnd: event 123 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/SecurityCatchCallStop"), versions 0, 1.
-///   v0 SecurityCatchCallEnd: template Startup (ClrEtwBuiltin.man:3093)
-///   v1 SecurityCatchCallEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3094)
+///   v0 SecurityCatchCallEnd: template Startup (ClrEtwBuiltin.man:3119)
+///   v1 SecurityCatchCallEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3120)
 class SecurityCatchCallEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6902,7 +6935,7 @@ class SecurityCatchCallEndView : public ::clretw::ViewBase<1> {
 };
 
 /// CLRStackWalkPrivate: event 151 of Microsoft-Windows-DotNETRuntimePrivate ("ClrStack/Walk"), version 0.
-///   v0 CLRStackWalkPrivate: template ClrStackWalk (ClrEtwBuiltin.man:3095)
+///   v0 CLRStackWalkPrivate: template ClrStackWalk (ClrEtwBuiltin.man:3121)
 class CLRStackWalkPrivateView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6974,7 +7007,7 @@ class CLRStackWalkPrivateView : public ::clretw::ViewBase<2> {
 };
 
 /// ModuleRangeLoadPrivate: event 158 of Microsoft-Windows-DotNETRuntimePrivate ("ClrPerfTrack/ModuleRangeLoad"), version 0.
-///   v0 ModuleRangeLoadPrivate: template ModuleRangePrivate (ClrEtwBuiltin.man:3096)
+///   v0 ModuleRangeLoadPrivate: template ModuleRangePrivate (ClrEtwBuiltin.man:3122)
 class ModuleRangeLoadPrivateView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7053,7 +7086,7 @@ class ModuleRangeLoadPrivateView : public ::clretw::ViewBase<1> {
 };
 
 /// BindingPolicyPhaseStart: event 159 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PolicyPhaseStart"), version 0.
-///   v0 BindingPolicyPhaseStart: template Binding (ClrEtwBuiltin.man:3097)
+///   v0 BindingPolicyPhaseStart: template Binding (ClrEtwBuiltin.man:3123)
 class BindingPolicyPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7132,7 +7165,7 @@ class BindingPolicyPhaseStartView : public ::clretw::ViewBase<3> {
 };
 
 /// BindingPolicyPhaseEnd: event 160 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PolicyPhaseStop"), version 0.
-///   v0 BindingPolicyPhaseEnd: template Binding (ClrEtwBuiltin.man:3098)
+///   v0 BindingPolicyPhaseEnd: template Binding (ClrEtwBuiltin.man:3124)
 class BindingPolicyPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7211,7 +7244,7 @@ class BindingPolicyPhaseEndView : public ::clretw::ViewBase<3> {
 };
 
 /// BindingNgenPhaseStart: event 161 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/NgenPhaseStart"), version 0.
-///   v0 BindingNgenPhaseStart: template Binding (ClrEtwBuiltin.man:3099)
+///   v0 BindingNgenPhaseStart: template Binding (ClrEtwBuiltin.man:3125)
 class BindingNgenPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7290,7 +7323,7 @@ class BindingNgenPhaseStartView : public ::clretw::ViewBase<3> {
 };
 
 /// BindingNgenPhaseEnd: event 162 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/NgenPhaseStop"), version 0.
-///   v0 BindingNgenPhaseEnd: template Binding (ClrEtwBuiltin.man:3100)
+///   v0 BindingNgenPhaseEnd: template Binding (ClrEtwBuiltin.man:3126)
 class BindingNgenPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7369,7 +7402,7 @@ class BindingNgenPhaseEndView : public ::clretw::ViewBase<3> {
 };
 
 /// BindingLookupAndProbingPhaseStart: event 163 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoopupAndProbingPhaseStart"), version 0.
-///   v0 BindingLookupAndProbingPhaseStart: template Binding (ClrEtwBuiltin.man:3101)
+///   v0 BindingLookupAndProbingPhaseStart: template Binding (ClrEtwBuiltin.man:3127)
 class BindingLookupAndProbingPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7448,7 +7481,7 @@ class BindingLookupAndProbingPhaseStartView : public ::clretw::ViewBase<3> {
 };
 
 /// BindingLookupAndProbingPhaseEnd: event 164 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LookupAndProbingPhaseStop"), version 0.
-///   v0 BindingLookupAndProbingPhaseEnd: template Binding (ClrEtwBuiltin.man:3102)
+///   v0 BindingLookupAndProbingPhaseEnd: template Binding (ClrEtwBuiltin.man:3128)
 class BindingLookupAndProbingPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7527,7 +7560,7 @@ class BindingLookupAndProbingPhaseEndView : public ::clretw::ViewBase<3> {
 };
 
 /// LoaderPhaseStart: event 165 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderPhaseStart"), version 0.
-///   v0 LoaderPhaseStart: template Binding (ClrEtwBuiltin.man:3103)
+///   v0 LoaderPhaseStart: template Binding (ClrEtwBuiltin.man:3129)
 class LoaderPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7606,7 +7639,7 @@ class LoaderPhaseStartView : public ::clretw::ViewBase<3> {
 };
 
 /// LoaderPhaseEnd: event 166 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderPhaseStop"), version 0.
-///   v0 LoaderPhaseEnd: template Binding (ClrEtwBuiltin.man:3104)
+///   v0 LoaderPhaseEnd: template Binding (ClrEtwBuiltin.man:3130)
 class LoaderPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7685,7 +7718,7 @@ class LoaderPhaseEndView : public ::clretw::ViewBase<3> {
 };
 
 /// BindingPhaseStart: event 167 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PhaseStart"), version 0.
-///   v0 BindingPhaseStart: template Binding (ClrEtwBuiltin.man:3105)
+///   v0 BindingPhaseStart: template Binding (ClrEtwBuiltin.man:3131)
 class BindingPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7764,7 +7797,7 @@ class BindingPhaseStartView : public ::clretw::ViewBase<3> {
 };
 
 /// BindingPhaseEnd: event 168 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PhaseStop"), version 0.
-///   v0 BindingPhaseEnd: template Binding (ClrEtwBuiltin.man:3106)
+///   v0 BindingPhaseEnd: template Binding (ClrEtwBuiltin.man:3132)
 class BindingPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7843,7 +7876,7 @@ class BindingPhaseEndView : public ::clretw::ViewBase<3> {
 };
 
 /// BindingDownloadPhaseStart: event 169 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/DownloadPhaseStart"), version 0.
-///   v0 BindingDownloadPhaseStart: template Binding (ClrEtwBuiltin.man:3107)
+///   v0 BindingDownloadPhaseStart: template Binding (ClrEtwBuiltin.man:3133)
 class BindingDownloadPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7922,7 +7955,7 @@ class BindingDownloadPhaseStartView : public ::clretw::ViewBase<3> {
 };
 
 /// BindingDownloadPhaseEnd: event 170 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/DownloadPhaseStop"), version 0.
-///   v0 BindingDownloadPhaseEnd: template Binding (ClrEtwBuiltin.man:3108)
+///   v0 BindingDownloadPhaseEnd: template Binding (ClrEtwBuiltin.man:3134)
 class BindingDownloadPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8001,7 +8034,7 @@ class BindingDownloadPhaseEndView : public ::clretw::ViewBase<3> {
 };
 
 /// LoaderAssemblyInitPhaseStart: event 171 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderAssemblyInitPhaseStart"), version 0.
-///   v0 LoaderAssemblyInitPhaseStart: template Binding (ClrEtwBuiltin.man:3109)
+///   v0 LoaderAssemblyInitPhaseStart: template Binding (ClrEtwBuiltin.man:3135)
 class LoaderAssemblyInitPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8080,7 +8113,7 @@ class LoaderAssemblyInitPhaseStartView : public ::clretw::ViewBase<3> {
 };
 
 /// LoaderAssemblyInitPhaseEnd: event 172 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderAssemblyInitPhaseStop"), version 0.
-///   v0 LoaderAssemblyInitPhaseEnd: template Binding (ClrEtwBuiltin.man:3110)
+///   v0 LoaderAssemblyInitPhaseEnd: template Binding (ClrEtwBuiltin.man:3136)
 class LoaderAssemblyInitPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8159,7 +8192,7 @@ class LoaderAssemblyInitPhaseEndView : public ::clretw::ViewBase<3> {
 };
 
 /// LoaderMappingPhaseStart: event 173 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderMappingPhaseStart"), version 0.
-///   v0 LoaderMappingPhaseStart: template Binding (ClrEtwBuiltin.man:3111)
+///   v0 LoaderMappingPhaseStart: template Binding (ClrEtwBuiltin.man:3137)
 class LoaderMappingPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8238,7 +8271,7 @@ class LoaderMappingPhaseStartView : public ::clretw::ViewBase<3> {
 };
 
 /// LoaderMappingPhaseEnd: event 174 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderMappingPhaseStop"), version 0.
-///   v0 LoaderMappingPhaseEnd: template Binding (ClrEtwBuiltin.man:3112)
+///   v0 LoaderMappingPhaseEnd: template Binding (ClrEtwBuiltin.man:3138)
 class LoaderMappingPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8317,7 +8350,7 @@ class LoaderMappingPhaseEndView : public ::clretw::ViewBase<3> {
 };
 
 /// LoaderDeliverEventsPhaseStart: event 175 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderDeliverEventPhaseStart"), version 0.
-///   v0 LoaderDeliverEventsPhaseStart: template Binding (ClrEtwBuiltin.man:3113)
+///   v0 LoaderDeliverEventsPhaseStart: template Binding (ClrEtwBuiltin.man:3139)
 class LoaderDeliverEventsPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8396,7 +8429,7 @@ class LoaderDeliverEventsPhaseStartView : public ::clretw::ViewBase<3> {
 };
 
 /// LoaderDeliverEventsPhaseEnd: event 176 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderDeliverEventsPhaseStop"), version 0.
-///   v0 LoaderDeliverEventsPhaseEnd: template Binding (ClrEtwBuiltin.man:3114)
+///   v0 LoaderDeliverEventsPhaseEnd: template Binding (ClrEtwBuiltin.man:3140)
 class LoaderDeliverEventsPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8475,7 +8508,7 @@ class LoaderDeliverEventsPhaseEndView : public ::clretw::ViewBase<3> {
 };
 
 /// EvidenceGenerated: event 177 of Microsoft-Windows-DotNETRuntimePrivate ("EvidenceGeneration/EvidenceGenerated"), version 0.
-///   v0 EvidenceGenerated: template EvidenceGenerated (ClrEtwBuiltin.man:3115)
+///   v0 EvidenceGenerated: template EvidenceGenerated (ClrEtwBuiltin.man:3141)
 class EvidenceGeneratedView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8542,7 +8575,7 @@ class EvidenceGeneratedView : public ::clretw::ViewBase<2> {
 };
 
 /// ModuleTransparencyComputationStart: event 178 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/ModuleTransparencyComputationStart"), version 0.
-///   v0 ModuleTransparencyComputationStart: template ModuleTransparencyCalculation (ClrEtwBuiltin.man:3116)
+///   v0 ModuleTransparencyComputationStart: template ModuleTransparencyCalculation (ClrEtwBuiltin.man:3142)
 class ModuleTransparencyComputationStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8605,7 +8638,7 @@ class ModuleTransparencyComputationStartView : public ::clretw::ViewBase<2> {
 };
 
 /// ModuleTransparencyComputationEnd: event 179 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/ModuleTransparencyComputationStop"), version 0.
-///   v0 ModuleTransparencyComputationEnd: template ModuleTransparencyCalculationResult (ClrEtwBuiltin.man:3117)
+///   v0 ModuleTransparencyComputationEnd: template ModuleTransparencyCalculationResult (ClrEtwBuiltin.man:3143)
 class ModuleTransparencyComputationEndView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8688,7 +8721,7 @@ class ModuleTransparencyComputationEndView : public ::clretw::ViewBase<2> {
 };
 
 /// TypeTransparencyComputationStart: event 180 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TypeTransparencyComputationStart"), version 0.
-///   v0 TypeTransparencyComputationStart: template TypeTransparencyCalculation (ClrEtwBuiltin.man:3118)
+///   v0 TypeTransparencyComputationStart: template TypeTransparencyCalculation (ClrEtwBuiltin.man:3144)
 class TypeTransparencyComputationStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8755,7 +8788,7 @@ class TypeTransparencyComputationStartView : public ::clretw::ViewBase<3> {
 };
 
 /// TypeTransparencyComputationEnd: event 181 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TypeTransparencyComputationStop"), version 0.
-///   v0 TypeTransparencyComputationEnd: template TypeTransparencyCalculationResult (ClrEtwBuiltin.man:3119)
+///   v0 TypeTransparencyComputationEnd: template TypeTransparencyCalculationResult (ClrEtwBuiltin.man:3145)
 class TypeTransparencyComputationEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8838,7 +8871,7 @@ class TypeTransparencyComputationEndView : public ::clretw::ViewBase<3> {
 };
 
 /// MethodTransparencyComputationStart: event 182 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/MethodTransparencyComputationStart"), version 0.
-///   v0 MethodTransparencyComputationStart: template MethodTransparencyCalculation (ClrEtwBuiltin.man:3120)
+///   v0 MethodTransparencyComputationStart: template MethodTransparencyCalculation (ClrEtwBuiltin.man:3146)
 class MethodTransparencyComputationStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8905,7 +8938,7 @@ class MethodTransparencyComputationStartView : public ::clretw::ViewBase<3> {
 };
 
 /// MethodTransparencyComputationEnd: event 183 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/MethodTransparencyComputationStop"), version 0.
-///   v0 MethodTransparencyComputationEnd: template MethodTransparencyCalculationResult (ClrEtwBuiltin.man:3121)
+///   v0 MethodTransparencyComputationEnd: template MethodTransparencyCalculationResult (ClrEtwBuiltin.man:3147)
 class MethodTransparencyComputationEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8980,7 +9013,7 @@ class MethodTransparencyComputationEndView : public ::clretw::ViewBase<3> {
 };
 
 /// FieldTransparencyComputationStart: event 184 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/FieldTransparencyComputationStart"), version 0.
-///   v0 FieldTransparencyComputationStart: template FieldTransparencyCalculation (ClrEtwBuiltin.man:3122)
+///   v0 FieldTransparencyComputationStart: template FieldTransparencyCalculation (ClrEtwBuiltin.man:3148)
 class FieldTransparencyComputationStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9047,7 +9080,7 @@ class FieldTransparencyComputationStartView : public ::clretw::ViewBase<3> {
 };
 
 /// FieldTransparencyComputationEnd: event 185 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/FieldTransparencyComputationStop"), version 0.
-///   v0 FieldTransparencyComputationEnd: template FieldTransparencyCalculationResult (ClrEtwBuiltin.man:3123)
+///   v0 FieldTransparencyComputationEnd: template FieldTransparencyCalculationResult (ClrEtwBuiltin.man:3149)
 class FieldTransparencyComputationEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9122,7 +9155,7 @@ class FieldTransparencyComputationEndView : public ::clretw::ViewBase<3> {
 };
 
 /// TokenTransparencyComputationStart: event 186 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TokenTransparencyComputationStart"), version 0.
-///   v0 TokenTransparencyComputationStart: template TokenTransparencyCalculation (ClrEtwBuiltin.man:3124)
+///   v0 TokenTransparencyComputationStart: template TokenTransparencyCalculation (ClrEtwBuiltin.man:3150)
 class TokenTransparencyComputationStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9189,7 +9222,7 @@ class TokenTransparencyComputationStartView : public ::clretw::ViewBase<2> {
 };
 
 /// TokenTransparencyComputationEnd: event 187 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TokenTransparencyComputationStop"), version 0.
-///   v0 TokenTransparencyComputationEnd: template TokenTransparencyCalculationResult (ClrEtwBuiltin.man:3125)
+///   v0 TokenTransparencyComputationEnd: template TokenTransparencyCalculationResult (ClrEtwBuiltin.man:3151)
 class TokenTransparencyComputationEndView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9264,7 +9297,7 @@ class TokenTransparencyComputationEndView : public ::clretw::ViewBase<2> {
 };
 
 /// NgenBindEvent: event 188 of Microsoft-Windows-DotNETRuntimePrivate ("NgenBinder/NgenBind"), version 0.
-///   v0 NgenBindEvent: template NgenBindEvent (ClrEtwBuiltin.man:3126)
+///   v0 NgenBindEvent: template NgenBindEvent (ClrEtwBuiltin.man:3152)
 class NgenBindEventView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9331,7 +9364,7 @@ class NgenBindEventView : public ::clretw::ViewBase<2> {
 };
 
 /// JittedMethodRichDebugInfo: event 189 of Microsoft-Windows-DotNETRuntimePrivate ("CLRMethodPrivate/JittedMethodRichDebugInfo"), version 0.
-///   v0 JittedMethodRichDebugInfo: template JittedMethodRichDebugInfo (ClrEtwBuiltin.man:3127)
+///   v0 JittedMethodRichDebugInfo: template JittedMethodRichDebugInfo (ClrEtwBuiltin.man:3153)
 class JittedMethodRichDebugInfoView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9409,7 +9442,7 @@ class JittedMethodRichDebugInfoView : public ::clretw::ViewBase<2> {
 };
 
 /// FailFast: event 191 of Microsoft-Windows-DotNETRuntimePrivate ("FailFast/FailFast"), version 0.
-///   v0 FailFast: template FailFast (ClrEtwBuiltin.man:3128)
+///   v0 FailFast: template FailFast (ClrEtwBuiltin.man:3154)
 class FailFastView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9481,7 +9514,7 @@ class FailFastView : public ::clretw::ViewBase<2> {
 };
 
 /// PrvFinalizeObject: event 192 of Microsoft-Windows-DotNETRuntimePrivate ("GC/FinalizeObject"), version 0.
-///   v0 PrvFinalizeObject: template PrvFinalizeObject (ClrEtwBuiltin.man:3129)
+///   v0 PrvFinalizeObject: template PrvFinalizeObject (ClrEtwBuiltin.man:3155)
 class PrvFinalizeObjectView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9549,7 +9582,7 @@ class PrvFinalizeObjectView : public ::clretw::ViewBase<2> {
 };
 
 /// CCWRefCountChangeAnsi: event 193 of Microsoft-Windows-DotNETRuntimePrivate ("GC/CCWRefCountChangeAnsi"), version 0.
-///   v0 CCWRefCountChangeAnsi: template CCWRefCountChangeAnsi (ClrEtwBuiltin.man:3130)
+///   v0 CCWRefCountChangeAnsi: template CCWRefCountChangeAnsi (ClrEtwBuiltin.man:3156)
 class CCWRefCountChangeAnsiView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9637,7 +9670,7 @@ class CCWRefCountChangeAnsiView : public ::clretw::ViewBase<4> {
 };
 
 /// PrvSetGCHandle: event 194 of Microsoft-Windows-DotNETRuntimePrivate ("GC/SetGCHandle"), version 0.
-///   v0 PrvSetGCHandle: template PrvSetGCHandle (ClrEtwBuiltin.man:3131)
+///   v0 PrvSetGCHandle: template PrvSetGCHandle (ClrEtwBuiltin.man:3157)
 class PrvSetGCHandleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9713,7 +9746,7 @@ class PrvSetGCHandleView : public ::clretw::ViewBase<1> {
 };
 
 /// PrvDestroyGCHandle: event 195 of Microsoft-Windows-DotNETRuntimePrivate ("GC/DestoryGCHandle"), version 0.
-///   v0 PrvDestroyGCHandle: template PrvDestroyGCHandle (ClrEtwBuiltin.man:3132)
+///   v0 PrvDestroyGCHandle: template PrvDestroyGCHandle (ClrEtwBuiltin.man:3158)
 class PrvDestroyGCHandleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9773,7 +9806,7 @@ class PrvDestroyGCHandleView : public ::clretw::ViewBase<1> {
 };
 
 /// FusionMessageEvent: event 196 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/FusionMessage"), version 0.
-///   v0 FusionMessageEvent: template FusionMessage (ClrEtwBuiltin.man:3133)
+///   v0 FusionMessageEvent: template FusionMessage (ClrEtwBuiltin.man:3159)
 class FusionMessageEventView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9836,7 +9869,7 @@ class FusionMessageEventView : public ::clretw::ViewBase<2> {
 };
 
 /// FusionErrorCodeEvent: event 197 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/FusionErrorCode"), version 0.
-///   v0 FusionErrorCodeEvent: template FusionErrorCode (ClrEtwBuiltin.man:3134)
+///   v0 FusionErrorCodeEvent: template FusionErrorCode (ClrEtwBuiltin.man:3160)
 class FusionErrorCodeEventView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9899,7 +9932,7 @@ class FusionErrorCodeEventView : public ::clretw::ViewBase<1> {
 };
 
 /// PinPlugAtGCTime: event 199 of Microsoft-Windows-DotNETRuntimePrivate ("GC/PinPlugAtGCTime"), version 0.
-///   v0 PinPlugAtGCTime: template PinPlugAtGCTime (ClrEtwBuiltin.man:3135)
+///   v0 PinPlugAtGCTime: template PinPlugAtGCTime (ClrEtwBuiltin.man:3161)
 class PinPlugAtGCTimeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9967,7 +10000,7 @@ class PinPlugAtGCTimeView : public ::clretw::ViewBase<1> {
 };
 
 /// CCWRefCountChange: event 200 of Microsoft-Windows-DotNETRuntimePrivate ("GC/CCWRefCountChange"), version 0.
-///   v0 CCWRefCountChange: template CCWRefCountChange (ClrEtwBuiltin.man:3136)
+///   v0 CCWRefCountChange: template CCWRefCountChange (ClrEtwBuiltin.man:3162)
 class CCWRefCountChangeView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10055,7 +10088,7 @@ class CCWRefCountChangeView : public ::clretw::ViewBase<4> {
 };
 
 /// MulticoreJit: event 201 of Microsoft-Windows-DotNETRuntimePrivate ("ClrMulticoreJit/Common"), version 0.
-///   v0 MulticoreJit: template MulticoreJitPrivate (ClrEtwBuiltin.man:3138)
+///   v0 MulticoreJit: template MulticoreJitPrivate (ClrEtwBuiltin.man:3164)
 class MulticoreJitView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10130,7 +10163,7 @@ class MulticoreJitView : public ::clretw::ViewBase<3> {
 };
 
 /// MulticoreJitMethodCodeReturned: event 202 of Microsoft-Windows-DotNETRuntimePrivate ("ClrMulticoreJit/MethodCodeReturned"), version 0.
-///   v0 MulticoreJitMethodCodeReturned: template MulticoreJitMethodCodeReturnedPrivate (ClrEtwBuiltin.man:3139)
+///   v0 MulticoreJitMethodCodeReturned: template MulticoreJitMethodCodeReturnedPrivate (ClrEtwBuiltin.man:3165)
 class MulticoreJitMethodCodeReturnedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10193,7 +10226,7 @@ class MulticoreJitMethodCodeReturnedView : public ::clretw::ViewBase<1> {
 };
 
 /// AllocRequest: event 310 of Microsoft-Windows-DotNETRuntimePrivate ("LoaderHeap/LoaderHeapAllocRequest"), version 0.
-///   v0 AllocRequest: template LoaderHeapPrivate (ClrEtwBuiltin.man:3137)
+///   v0 AllocRequest: template LoaderHeapPrivate (ClrEtwBuiltin.man:3163)
 class AllocRequestView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10269,7 +10302,7 @@ class AllocRequestView : public ::clretw::ViewBase<1> {
 };
 
 /// IInspectableRuntimeClassName: event 400 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/IInspectableRuntimeClassName"), version 0.
-///   v0 IInspectableRuntimeClassName: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3140)
+///   v0 IInspectableRuntimeClassName: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3166)
 class IInspectableRuntimeClassNameView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10328,7 +10361,7 @@ class IInspectableRuntimeClassNameView : public ::clretw::ViewBase<2> {
 };
 
 /// WinRTUnbox: event 401 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/WinRTUnbox"), version 0.
-///   v0 WinRTUnbox: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3141)
+///   v0 WinRTUnbox: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3167)
 class WinRTUnboxView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10391,7 +10424,7 @@ class WinRTUnboxView : public ::clretw::ViewBase<3> {
 };
 
 /// CreateRCW: event 402 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/CreateRCW"), version 0.
-///   v0 CreateRCW: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3142)
+///   v0 CreateRCW: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3168)
 class CreateRCWView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10450,7 +10483,7 @@ class CreateRCWView : public ::clretw::ViewBase<2> {
 };
 
 /// RCWVariance: event 403 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/RCWVariance"), version 0.
-///   v0 RCWVariance: template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:3143)
+///   v0 RCWVariance: template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:3169)
 class RCWVarianceView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10517,7 +10550,7 @@ class RCWVarianceView : public ::clretw::ViewBase<4> {
 };
 
 /// RCWIEnumerableCasting: event 404 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/RCWIEnumerableCasting"), version 0.
-///   v0 RCWIEnumerableCasting: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3144)
+///   v0 RCWIEnumerableCasting: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3170)
 class RCWIEnumerableCastingView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10580,7 +10613,7 @@ class RCWIEnumerableCastingView : public ::clretw::ViewBase<3> {
 };
 
 /// CreateCCW: event 405 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/CreateCCW"), version 0.
-///   v0 CreateCCW: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3145)
+///   v0 CreateCCW: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3171)
 class CreateCCWView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10639,7 +10672,7 @@ class CreateCCWView : public ::clretw::ViewBase<2> {
 };
 
 /// CCWVariance: event 406 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/CCWVariance"), version 0.
-///   v0 CCWVariance: template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:3146)
+///   v0 CCWVariance: template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:3172)
 class CCWVarianceView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10706,7 +10739,7 @@ class CCWVarianceView : public ::clretw::ViewBase<4> {
 };
 
 /// ObjectVariantMarshallingToNative: event 407 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/ObjectVariantMarshallingToNative"), version 0.
-///   v0 ObjectVariantMarshallingToNative: template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:3147)
+///   v0 ObjectVariantMarshallingToNative: template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:3173)
 class ObjectVariantMarshallingToNativeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10769,7 +10802,7 @@ class ObjectVariantMarshallingToNativeView : public ::clretw::ViewBase<2> {
 };
 
 /// GetTypeFromGUID: event 408 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/GetTypeFromGUID"), version 0.
-///   v0 GetTypeFromGUID: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3148)
+///   v0 GetTypeFromGUID: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3174)
 class GetTypeFromGUIDView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10832,7 +10865,7 @@ class GetTypeFromGUIDView : public ::clretw::ViewBase<3> {
 };
 
 /// GetTypeFromProgID: event 409 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/GetTypeFromProgID"), version 0.
-///   v0 GetTypeFromProgID: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3149)
+///   v0 GetTypeFromProgID: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3175)
 class GetTypeFromProgIDView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10895,7 +10928,7 @@ class GetTypeFromProgIDView : public ::clretw::ViewBase<3> {
 };
 
 /// ConvertToCallbackEtw: event 410 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/ConvertToCallbackEtw"), version 0.
-///   v0 ConvertToCallbackEtw: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3150)
+///   v0 ConvertToCallbackEtw: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3176)
 class ConvertToCallbackEtwView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10958,7 +10991,7 @@ class ConvertToCallbackEtwView : public ::clretw::ViewBase<3> {
 };
 
 /// BeginCreateManagedReference: event 411 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/BeginCreateManagedReference"), version 0.
-///   v0 BeginCreateManagedReference: template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:3151)
+///   v0 BeginCreateManagedReference: template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:3177)
 class BeginCreateManagedReferenceView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11013,7 +11046,7 @@ class BeginCreateManagedReferenceView : public ::clretw::ViewBase<1> {
 };
 
 /// EndCreateManagedReference: event 412 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/EndCreateManagedReference"), version 0.
-///   v0 EndCreateManagedReference: template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:3152)
+///   v0 EndCreateManagedReference: template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:3178)
 class EndCreateManagedReferenceView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11068,7 +11101,7 @@ class EndCreateManagedReferenceView : public ::clretw::ViewBase<1> {
 };
 
 /// ObjectVariantMarshallingToManaged: event 413 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/ObjectVariantMarshallingToManaged"), version 0.
-///   v0 ObjectVariantMarshallingToManaged: template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:3153)
+///   v0 ObjectVariantMarshallingToManaged: template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:3179)
 class ObjectVariantMarshallingToManagedView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11134,8 +11167,8 @@ class ObjectVariantMarshallingToManagedView : public ::clretw::ViewBase<2> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// GCDecision: event 1 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Decision"), versions 0, 1.
-///   v0 GCDecision: template GCDecision (ClrEtwBuiltin.man:2969)
-///   v1 GCDecision_V1: template GCDecision_V1 (ClrEtwBuiltin.man:2970)
+///   v0 GCDecision: template GCDecision (ClrEtwBuiltin.man:2995)
+///   v1 GCDecision_V1: template GCDecision_V1 (ClrEtwBuiltin.man:2996)
 struct GCDecision {
   static constexpr ::std::uint16_t id = 1;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11146,8 +11179,8 @@ struct GCDecision {
 };
 
 /// GCSettings: event 2 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Settings"), versions 0, 1.
-///   v0 GCSettings: template GCSettings (ClrEtwBuiltin.man:2971)
-///   v1 GCSettings_V1: template GCSettings_V1 (ClrEtwBuiltin.man:2972)
+///   v0 GCSettings: template GCSettings (ClrEtwBuiltin.man:2997)
+///   v1 GCSettings_V1: template GCSettings_V1 (ClrEtwBuiltin.man:2998)
 struct GCSettings {
   static constexpr ::std::uint16_t id = 2;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11158,8 +11191,8 @@ struct GCSettings {
 };
 
 /// GCOptimized: event 3 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Optimized"), versions 0, 1.
-///   v0 GCOptimized: template GCOptimized (ClrEtwBuiltin.man:2973)
-///   v1 GCOptimized_V1: template GCOptimized_V1 (ClrEtwBuiltin.man:2974)
+///   v0 GCOptimized: template GCOptimized (ClrEtwBuiltin.man:2999)
+///   v1 GCOptimized_V1: template GCOptimized_V1 (ClrEtwBuiltin.man:3000)
 struct GCOptimized {
   static constexpr ::std::uint16_t id = 3;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11170,8 +11203,8 @@ struct GCOptimized {
 };
 
 /// GCPerHeapHistory: event 4 of Microsoft-Windows-DotNETRuntimePrivate ("GC/PerHeapHistory"), versions 1, 2.
-///   v1 GCPerHeapHistory_V1: template GCPerHeapHistory_V1 (ClrEtwBuiltin.man:2976)
-///   v2 GCPerHeapHistory: template GCPerHeapHistory (ClrEtwBuiltin.man:2975)
+///   v1 GCPerHeapHistory_V1: template GCPerHeapHistory_V1 (ClrEtwBuiltin.man:3002)
+///   v2 GCPerHeapHistory: template GCPerHeapHistory (ClrEtwBuiltin.man:3001)
 struct GCPerHeapHistory {
   static constexpr ::std::uint16_t id = 4;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11182,8 +11215,8 @@ struct GCPerHeapHistory {
 };
 
 /// GCGlobalHeapHistory: event 5 of Microsoft-Windows-DotNETRuntimePrivate ("GC/GlobalHeapHistory"), versions 0, 1.
-///   v0 GCGlobalHeapHistory: template GCGlobalHeap (ClrEtwBuiltin.man:2977)
-///   v1 GCGlobalHeapHistory_V1: template GCGlobalHeap_V1 (ClrEtwBuiltin.man:2978)
+///   v0 GCGlobalHeapHistory: template GCGlobalHeap (ClrEtwBuiltin.man:3003)
+///   v1 GCGlobalHeapHistory_V1: template GCGlobalHeap_V1 (ClrEtwBuiltin.man:3004)
 struct GCGlobalHeapHistory {
   static constexpr ::std::uint16_t id = 5;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11194,8 +11227,8 @@ struct GCGlobalHeapHistory {
 };
 
 /// GCJoin: event 6 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Join"), versions 0, 1.
-///   v0 GCJoin: template GCJoin (ClrEtwBuiltin.man:2979)
-///   v1 GCJoin_V1: template GCJoin_V1 (ClrEtwBuiltin.man:2980)
+///   v0 GCJoin: template GCJoin (ClrEtwBuiltin.man:3005)
+///   v1 GCJoin_V1: template GCJoin_V1 (ClrEtwBuiltin.man:3006)
 struct GCJoin {
   static constexpr ::std::uint16_t id = 6;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11206,8 +11239,8 @@ struct GCJoin {
 };
 
 /// PrvGCMarkStackRoots: event 7 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkStackRoots"), versions 0, 1.
-///   v0 PrvGCMarkStackRoots: template PrvGCMark (ClrEtwBuiltin.man:2981)
-///   v1 PrvGCMarkStackRoots_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2982)
+///   v0 PrvGCMarkStackRoots: template PrvGCMark (ClrEtwBuiltin.man:3007)
+///   v1 PrvGCMarkStackRoots_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:3008)
 struct PrvGCMarkStackRoots {
   static constexpr ::std::uint16_t id = 7;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11218,8 +11251,8 @@ struct PrvGCMarkStackRoots {
 };
 
 /// PrvGCMarkFinalizeQueueRoots: event 8 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkFinalizeQueueRoots"), versions 0, 1.
-///   v0 PrvGCMarkFinalizeQueueRoots: template PrvGCMark (ClrEtwBuiltin.man:2983)
-///   v1 PrvGCMarkFinalizeQueueRoots_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2984)
+///   v0 PrvGCMarkFinalizeQueueRoots: template PrvGCMark (ClrEtwBuiltin.man:3009)
+///   v1 PrvGCMarkFinalizeQueueRoots_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:3010)
 struct PrvGCMarkFinalizeQueueRoots {
   static constexpr ::std::uint16_t id = 8;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11230,8 +11263,8 @@ struct PrvGCMarkFinalizeQueueRoots {
 };
 
 /// PrvGCMarkHandles: event 9 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkHandles"), versions 0, 1.
-///   v0 PrvGCMarkHandles: template PrvGCMark (ClrEtwBuiltin.man:2985)
-///   v1 PrvGCMarkHandles_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2986)
+///   v0 PrvGCMarkHandles: template PrvGCMark (ClrEtwBuiltin.man:3011)
+///   v1 PrvGCMarkHandles_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:3012)
 struct PrvGCMarkHandles {
   static constexpr ::std::uint16_t id = 9;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11242,8 +11275,8 @@ struct PrvGCMarkHandles {
 };
 
 /// PrvGCMarkCards: event 10 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkCards"), versions 0, 1.
-///   v0 PrvGCMarkCards: template PrvGCMark (ClrEtwBuiltin.man:2987)
-///   v1 PrvGCMarkCards_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2988)
+///   v0 PrvGCMarkCards: template PrvGCMark (ClrEtwBuiltin.man:3013)
+///   v1 PrvGCMarkCards_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:3014)
 struct PrvGCMarkCards {
   static constexpr ::std::uint16_t id = 10;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11254,7 +11287,7 @@ struct PrvGCMarkCards {
 };
 
 /// BGCBegin: event 11 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCStart"), version 0.
-///   v0 BGCBegin: template GCNoUserData (ClrEtwBuiltin.man:2989)
+///   v0 BGCBegin: template GCNoUserData (ClrEtwBuiltin.man:3015)
 struct BGCBegin {
   static constexpr ::std::uint16_t id = 11;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11265,7 +11298,7 @@ struct BGCBegin {
 };
 
 /// BGC1stNonConEnd: event 12 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC1stNonCondStop"), version 0.
-///   v0 BGC1stNonConEnd: template GCNoUserData (ClrEtwBuiltin.man:2990)
+///   v0 BGC1stNonConEnd: template GCNoUserData (ClrEtwBuiltin.man:3016)
 struct BGC1stNonConEnd {
   static constexpr ::std::uint16_t id = 12;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11276,7 +11309,7 @@ struct BGC1stNonConEnd {
 };
 
 /// BGC1stConEnd: event 13 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC1stConStop"), version 0.
-///   v0 BGC1stConEnd: template GCNoUserData (ClrEtwBuiltin.man:2991)
+///   v0 BGC1stConEnd: template GCNoUserData (ClrEtwBuiltin.man:3017)
 struct BGC1stConEnd {
   static constexpr ::std::uint16_t id = 13;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11287,7 +11320,7 @@ struct BGC1stConEnd {
 };
 
 /// BGC2ndNonConBegin: event 14 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndNonConStart"), version 0.
-///   v0 BGC2ndNonConBegin: template GCNoUserData (ClrEtwBuiltin.man:2992)
+///   v0 BGC2ndNonConBegin: template GCNoUserData (ClrEtwBuiltin.man:3018)
 struct BGC2ndNonConBegin {
   static constexpr ::std::uint16_t id = 14;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11298,7 +11331,7 @@ struct BGC2ndNonConBegin {
 };
 
 /// BGC2ndNonConEnd: event 15 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndNonConStop"), version 0.
-///   v0 BGC2ndNonConEnd: template GCNoUserData (ClrEtwBuiltin.man:2993)
+///   v0 BGC2ndNonConEnd: template GCNoUserData (ClrEtwBuiltin.man:3019)
 struct BGC2ndNonConEnd {
   static constexpr ::std::uint16_t id = 15;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11309,7 +11342,7 @@ struct BGC2ndNonConEnd {
 };
 
 /// BGC2ndConBegin: event 16 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndConStart"), version 0.
-///   v0 BGC2ndConBegin: template GCNoUserData (ClrEtwBuiltin.man:2994)
+///   v0 BGC2ndConBegin: template GCNoUserData (ClrEtwBuiltin.man:3020)
 struct BGC2ndConBegin {
   static constexpr ::std::uint16_t id = 16;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11320,7 +11353,7 @@ struct BGC2ndConBegin {
 };
 
 /// BGC2ndConEnd: event 17 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndConStop"), version 0.
-///   v0 BGC2ndConEnd: template GCNoUserData (ClrEtwBuiltin.man:2995)
+///   v0 BGC2ndConEnd: template GCNoUserData (ClrEtwBuiltin.man:3021)
 struct BGC2ndConEnd {
   static constexpr ::std::uint16_t id = 17;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11331,7 +11364,7 @@ struct BGC2ndConEnd {
 };
 
 /// BGCPlanEnd: event 18 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCPlanStop"), version 0.
-///   v0 BGCPlanEnd: template GCNoUserData (ClrEtwBuiltin.man:2996)
+///   v0 BGCPlanEnd: template GCNoUserData (ClrEtwBuiltin.man:3022)
 struct BGCPlanEnd {
   static constexpr ::std::uint16_t id = 18;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11342,7 +11375,7 @@ struct BGCPlanEnd {
 };
 
 /// BGCSweepEnd: event 19 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCSweepStop"), version 0.
-///   v0 BGCSweepEnd: template GCNoUserData (ClrEtwBuiltin.man:2997)
+///   v0 BGCSweepEnd: template GCNoUserData (ClrEtwBuiltin.man:3023)
 struct BGCSweepEnd {
   static constexpr ::std::uint16_t id = 19;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11353,7 +11386,7 @@ struct BGCSweepEnd {
 };
 
 /// BGCDrainMark: event 20 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCDrainMark"), version 0.
-///   v0 BGCDrainMark: template BGCDrainMark (ClrEtwBuiltin.man:2998)
+///   v0 BGCDrainMark: template BGCDrainMark (ClrEtwBuiltin.man:3024)
 struct BGCDrainMark {
   static constexpr ::std::uint16_t id = 20;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11364,7 +11397,7 @@ struct BGCDrainMark {
 };
 
 /// BGCRevisit: event 21 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCRevisit"), version 0.
-///   v0 BGCRevisit: template BGCRevisit (ClrEtwBuiltin.man:2999)
+///   v0 BGCRevisit: template BGCRevisit (ClrEtwBuiltin.man:3025)
 struct BGCRevisit {
   static constexpr ::std::uint16_t id = 21;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11375,8 +11408,8 @@ struct BGCRevisit {
 };
 
 /// BGCOverflow: event 22 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCOverflow"), versions 0, 1.
-///   v0 BGCOverflow: template BGCOverflow (ClrEtwBuiltin.man:3000)
-///   v1 BGCOverflow_V1: template BGCOverflow_V1 (ClrEtwBuiltin.man:3001)
+///   v0 BGCOverflow: template BGCOverflow (ClrEtwBuiltin.man:3026)
+///   v1 BGCOverflow_V1: template BGCOverflow_V1 (ClrEtwBuiltin.man:3027)
 struct BGCOverflow {
   static constexpr ::std::uint16_t id = 22;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11387,7 +11420,7 @@ struct BGCOverflow {
 };
 
 /// BGCAllocWaitBegin: event 23 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCAllocWaitStart"), version 0.
-///   v0 BGCAllocWaitBegin: template BGCAllocWait (ClrEtwBuiltin.man:3002)
+///   v0 BGCAllocWaitBegin: template BGCAllocWait (ClrEtwBuiltin.man:3028)
 struct BGCAllocWaitBegin {
   static constexpr ::std::uint16_t id = 23;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11398,7 +11431,7 @@ struct BGCAllocWaitBegin {
 };
 
 /// BGCAllocWaitEnd: event 24 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCAllocWaitStop"), version 0.
-///   v0 BGCAllocWaitEnd: template BGCAllocWait (ClrEtwBuiltin.man:3003)
+///   v0 BGCAllocWaitEnd: template BGCAllocWait (ClrEtwBuiltin.man:3029)
 struct BGCAllocWaitEnd {
   static constexpr ::std::uint16_t id = 24;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11409,8 +11442,8 @@ struct BGCAllocWaitEnd {
 };
 
 /// GCFullNotify: event 25 of Microsoft-Windows-DotNETRuntimePrivate ("GC/FullNotify"), versions 0, 1.
-///   v0 GCFullNotify: template GCFullNotify (ClrEtwBuiltin.man:3004)
-///   v1 GCFullNotify_V1: template GCFullNotify_V1 (ClrEtwBuiltin.man:3005)
+///   v0 GCFullNotify: template GCFullNotify (ClrEtwBuiltin.man:3030)
+///   v1 GCFullNotify_V1: template GCFullNotify_V1 (ClrEtwBuiltin.man:3031)
 struct GCFullNotify {
   static constexpr ::std::uint16_t id = 25;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11421,7 +11454,7 @@ struct GCFullNotify {
 };
 
 /// BGC1stSweepEnd: event 26 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC1stSweepEnd"), version 0.
-///   v0 BGC1stSweepEnd: template BGC1stSweepEnd (ClrEtwBuiltin.man:3006)
+///   v0 BGC1stSweepEnd: template BGC1stSweepEnd (ClrEtwBuiltin.man:3032)
 struct BGC1stSweepEnd {
   static constexpr ::std::uint16_t id = 26;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11432,8 +11465,8 @@ struct BGC1stSweepEnd {
 };
 
 /// EEStartupStart: event 80 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEStartupStart"), versions 0, 1.
-///   v0 EEStartupStart: template Startup (ClrEtwBuiltin.man:3007)
-///   v1 EEStartupStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3008)
+///   v0 EEStartupStart: template Startup (ClrEtwBuiltin.man:3033)
+///   v1 EEStartupStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3034)
 struct EEStartupStart {
   static constexpr ::std::uint16_t id = 80;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11444,8 +11477,8 @@ struct EEStartupStart {
 };
 
 /// EEStartupEnd: event 81 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEStartupStop"), versions 0, 1.
-///   v0 EEStartupEnd: template Startup (ClrEtwBuiltin.man:3009)
-///   v1 EEStartupEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3010)
+///   v0 EEStartupEnd: template Startup (ClrEtwBuiltin.man:3035)
+///   v1 EEStartupEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3036)
 struct EEStartupEnd {
   static constexpr ::std::uint16_t id = 81;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11456,8 +11489,8 @@ struct EEStartupEnd {
 };
 
 /// EEConfigSetup: event 82 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSetupStart"), versions 0, 1.
-///   v0 EEConfigSetup: template Startup (ClrEtwBuiltin.man:3011)
-///   v1 EEConfigSetup_V1: template Startup_V1 (ClrEtwBuiltin.man:3012)
+///   v0 EEConfigSetup: template Startup (ClrEtwBuiltin.man:3037)
+///   v1 EEConfigSetup_V1: template Startup_V1 (ClrEtwBuiltin.man:3038)
 struct EEConfigSetup {
   static constexpr ::std::uint16_t id = 82;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11468,8 +11501,8 @@ struct EEConfigSetup {
 };
 
 /// EEConfigSetupEnd: event 83 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSetupStop"), versions 0, 1.
-///   v0 EEConfigSetupEnd: template Startup (ClrEtwBuiltin.man:3013)
-///   v1 EEConfigSetupEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3014)
+///   v0 EEConfigSetupEnd: template Startup (ClrEtwBuiltin.man:3039)
+///   v1 EEConfigSetupEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3040)
 struct EEConfigSetupEnd {
   static constexpr ::std::uint16_t id = 83;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11480,8 +11513,8 @@ struct EEConfigSetupEnd {
 };
 
 /// LdSysBases: event 84 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoadSystemBasesStart"), versions 0, 1.
-///   v0 LdSysBases: template Startup (ClrEtwBuiltin.man:3015)
-///   v1 LdSysBases_V1: template Startup_V1 (ClrEtwBuiltin.man:3016)
+///   v0 LdSysBases: template Startup (ClrEtwBuiltin.man:3041)
+///   v1 LdSysBases_V1: template Startup_V1 (ClrEtwBuiltin.man:3042)
 struct LdSysBases {
   static constexpr ::std::uint16_t id = 84;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11492,8 +11525,8 @@ struct LdSysBases {
 };
 
 /// LdSysBasesEnd: event 85 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoadSystemBasesStop"), versions 0, 1.
-///   v0 LdSysBasesEnd: template Startup (ClrEtwBuiltin.man:3017)
-///   v1 LdSysBasesEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3018)
+///   v0 LdSysBasesEnd: template Startup (ClrEtwBuiltin.man:3043)
+///   v1 LdSysBasesEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3044)
 struct LdSysBasesEnd {
   static constexpr ::std::uint16_t id = 85;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11504,8 +11537,8 @@ struct LdSysBasesEnd {
 };
 
 /// ExecExe: event 86 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExecExeStart"), versions 0, 1.
-///   v0 ExecExe: template Startup (ClrEtwBuiltin.man:3019)
-///   v1 ExecExe_V1: template Startup_V1 (ClrEtwBuiltin.man:3020)
+///   v0 ExecExe: template Startup (ClrEtwBuiltin.man:3045)
+///   v1 ExecExe_V1: template Startup_V1 (ClrEtwBuiltin.man:3046)
 struct ExecExe {
   static constexpr ::std::uint16_t id = 86;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11516,8 +11549,8 @@ struct ExecExe {
 };
 
 /// ExecExeEnd: event 87 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExecExeStop"), versions 0, 1.
-///   v0 ExecExeEnd: template Startup (ClrEtwBuiltin.man:3021)
-///   v1 ExecExeEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3022)
+///   v0 ExecExeEnd: template Startup (ClrEtwBuiltin.man:3047)
+///   v1 ExecExeEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3048)
 struct ExecExeEnd {
   static constexpr ::std::uint16_t id = 87;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11528,8 +11561,8 @@ struct ExecExeEnd {
 };
 
 /// Main: event 88 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/MainStart"), versions 0, 1.
-///   v0 Main: template Startup (ClrEtwBuiltin.man:3023)
-///   v1 Main_V1: template Startup_V1 (ClrEtwBuiltin.man:3024)
+///   v0 Main: template Startup (ClrEtwBuiltin.man:3049)
+///   v1 Main_V1: template Startup_V1 (ClrEtwBuiltin.man:3050)
 struct Main {
   static constexpr ::std::uint16_t id = 88;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11540,8 +11573,8 @@ struct Main {
 };
 
 /// MainEnd: event 89 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/MainStop"), versions 0, 1.
-///   v0 MainEnd: template Startup (ClrEtwBuiltin.man:3025)
-///   v1 MainEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3026)
+///   v0 MainEnd: template Startup (ClrEtwBuiltin.man:3051)
+///   v1 MainEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3052)
 struct MainEnd {
   static constexpr ::std::uint16_t id = 89;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11552,8 +11585,8 @@ struct MainEnd {
 };
 
 /// ApplyPolicyStart: event 90 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ApplyPolicyStart"), versions 0, 1.
-///   v0 ApplyPolicyStart: template Startup (ClrEtwBuiltin.man:3027)
-///   v1 ApplyPolicyStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3028)
+///   v0 ApplyPolicyStart: template Startup (ClrEtwBuiltin.man:3053)
+///   v1 ApplyPolicyStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3054)
 struct ApplyPolicyStart {
   static constexpr ::std::uint16_t id = 90;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11564,8 +11597,8 @@ struct ApplyPolicyStart {
 };
 
 /// ApplyPolicyEnd: event 91 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ApplyPolicyStop"), versions 0, 1.
-///   v0 ApplyPolicyEnd: template Startup (ClrEtwBuiltin.man:3029)
-///   v1 ApplyPolicyEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3030)
+///   v0 ApplyPolicyEnd: template Startup (ClrEtwBuiltin.man:3055)
+///   v1 ApplyPolicyEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3056)
 struct ApplyPolicyEnd {
   static constexpr ::std::uint16_t id = 91;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11576,8 +11609,8 @@ struct ApplyPolicyEnd {
 };
 
 /// LdLibShFolder: event 92 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LdLibShFolderStart"), versions 0, 1.
-///   v0 LdLibShFolder: template Startup (ClrEtwBuiltin.man:3031)
-///   v1 LdLibShFolder_V1: template Startup_V1 (ClrEtwBuiltin.man:3032)
+///   v0 LdLibShFolder: template Startup (ClrEtwBuiltin.man:3057)
+///   v1 LdLibShFolder_V1: template Startup_V1 (ClrEtwBuiltin.man:3058)
 struct LdLibShFolder {
   static constexpr ::std::uint16_t id = 92;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11588,8 +11621,8 @@ struct LdLibShFolder {
 };
 
 /// LdLibShFolderEnd: event 93 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LdLibShFolderStop"), versions 0, 1.
-///   v0 LdLibShFolderEnd: template Startup (ClrEtwBuiltin.man:3033)
-///   v1 LdLibShFolderEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3034)
+///   v0 LdLibShFolderEnd: template Startup (ClrEtwBuiltin.man:3059)
+///   v1 LdLibShFolderEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3060)
 struct LdLibShFolderEnd {
   static constexpr ::std::uint16_t id = 93;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11600,8 +11633,8 @@ struct LdLibShFolderEnd {
 };
 
 /// PrestubWorker: event 94 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/PrestubWorkerStart"), versions 0, 1.
-///   v0 PrestubWorker: template Startup (ClrEtwBuiltin.man:3035)
-///   v1 PrestubWorker_V1: template Startup_V1 (ClrEtwBuiltin.man:3036)
+///   v0 PrestubWorker: template Startup (ClrEtwBuiltin.man:3061)
+///   v1 PrestubWorker_V1: template Startup_V1 (ClrEtwBuiltin.man:3062)
 struct PrestubWorker {
   static constexpr ::std::uint16_t id = 94;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11612,8 +11645,8 @@ struct PrestubWorker {
 };
 
 /// PrestubWorkerEnd: event 95 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/PrestubWorkerStop"), versions 0, 1.
-///   v0 PrestubWorkerEnd: template Startup (ClrEtwBuiltin.man:3037)
-///   v1 PrestubWorkerEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3038)
+///   v0 PrestubWorkerEnd: template Startup (ClrEtwBuiltin.man:3063)
+///   v1 PrestubWorkerEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3064)
 struct PrestubWorkerEnd {
   static constexpr ::std::uint16_t id = 95;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11624,8 +11657,8 @@ struct PrestubWorkerEnd {
 };
 
 /// GetInstallationStart: event 96 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/GetInstallationStart"), versions 0, 1.
-///   v0 GetInstallationStart: template Startup (ClrEtwBuiltin.man:3039)
-///   v1 GetInstallationStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3040)
+///   v0 GetInstallationStart: template Startup (ClrEtwBuiltin.man:3065)
+///   v1 GetInstallationStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3066)
 struct GetInstallationStart {
   static constexpr ::std::uint16_t id = 96;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11636,8 +11669,8 @@ struct GetInstallationStart {
 };
 
 /// GetInstallationEnd: event 97 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/GetInstallationStop"), versions 0, 1.
-///   v0 GetInstallationEnd: template Startup (ClrEtwBuiltin.man:3041)
-///   v1 GetInstallationEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3042)
+///   v0 GetInstallationEnd: template Startup (ClrEtwBuiltin.man:3067)
+///   v1 GetInstallationEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3068)
 struct GetInstallationEnd {
   static constexpr ::std::uint16_t id = 97;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11648,8 +11681,8 @@ struct GetInstallationEnd {
 };
 
 /// OpenHModule: event 98 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/OpenHModuleStart"), versions 0, 1.
-///   v0 OpenHModule: template Startup (ClrEtwBuiltin.man:3043)
-///   v1 OpenHModule_V1: template Startup_V1 (ClrEtwBuiltin.man:3044)
+///   v0 OpenHModule: template Startup (ClrEtwBuiltin.man:3069)
+///   v1 OpenHModule_V1: template Startup_V1 (ClrEtwBuiltin.man:3070)
 struct OpenHModule {
   static constexpr ::std::uint16_t id = 98;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11660,8 +11693,8 @@ struct OpenHModule {
 };
 
 /// OpenHModuleEnd: event 99 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/OpenHModuleStop"), versions 0, 1.
-///   v0 OpenHModuleEnd: template Startup (ClrEtwBuiltin.man:3045)
-///   v1 OpenHModuleEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3046)
+///   v0 OpenHModuleEnd: template Startup (ClrEtwBuiltin.man:3071)
+///   v1 OpenHModuleEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3072)
 struct OpenHModuleEnd {
   static constexpr ::std::uint16_t id = 99;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11672,8 +11705,8 @@ struct OpenHModuleEnd {
 };
 
 /// ExplicitBindStart: event 100 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExplicitBindStart"), versions 0, 1.
-///   v0 ExplicitBindStart: template Startup (ClrEtwBuiltin.man:3047)
-///   v1 ExplicitBindStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3048)
+///   v0 ExplicitBindStart: template Startup (ClrEtwBuiltin.man:3073)
+///   v1 ExplicitBindStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3074)
 struct ExplicitBindStart {
   static constexpr ::std::uint16_t id = 100;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11684,8 +11717,8 @@ struct ExplicitBindStart {
 };
 
 /// ExplicitBindEnd: event 101 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExplicitBindStop"), versions 0, 1.
-///   v0 ExplicitBindEnd: template Startup (ClrEtwBuiltin.man:3049)
-///   v1 ExplicitBindEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3050)
+///   v0 ExplicitBindEnd: template Startup (ClrEtwBuiltin.man:3075)
+///   v1 ExplicitBindEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3076)
 struct ExplicitBindEnd {
   static constexpr ::std::uint16_t id = 101;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11696,8 +11729,8 @@ struct ExplicitBindEnd {
 };
 
 /// ParseXml: event 102 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ParseXmlStart"), versions 0, 1.
-///   v0 ParseXml: template Startup (ClrEtwBuiltin.man:3051)
-///   v1 ParseXml_V1: template Startup_V1 (ClrEtwBuiltin.man:3052)
+///   v0 ParseXml: template Startup (ClrEtwBuiltin.man:3077)
+///   v1 ParseXml_V1: template Startup_V1 (ClrEtwBuiltin.man:3078)
 struct ParseXml {
   static constexpr ::std::uint16_t id = 102;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11708,8 +11741,8 @@ struct ParseXml {
 };
 
 /// ParseXmlEnd: event 103 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ParseXmlStop"), versions 0, 1.
-///   v0 ParseXmlEnd: template Startup (ClrEtwBuiltin.man:3053)
-///   v1 ParseXmlEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3054)
+///   v0 ParseXmlEnd: template Startup (ClrEtwBuiltin.man:3079)
+///   v1 ParseXmlEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3080)
 struct ParseXmlEnd {
   static constexpr ::std::uint16_t id = 103;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11720,8 +11753,8 @@ struct ParseXmlEnd {
 };
 
 /// InitDefaultDomain: event 104 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitDefaultDomainStart"), versions 0, 1.
-///   v0 InitDefaultDomain: template Startup (ClrEtwBuiltin.man:3055)
-///   v1 InitDefaultDomain_V1: template Startup_V1 (ClrEtwBuiltin.man:3056)
+///   v0 InitDefaultDomain: template Startup (ClrEtwBuiltin.man:3081)
+///   v1 InitDefaultDomain_V1: template Startup_V1 (ClrEtwBuiltin.man:3082)
 struct InitDefaultDomain {
   static constexpr ::std::uint16_t id = 104;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11732,8 +11765,8 @@ struct InitDefaultDomain {
 };
 
 /// InitDefaultDomainEnd: event 105 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitDefaultDomainStop"), versions 0, 1.
-///   v0 InitDefaultDomainEnd: template Startup (ClrEtwBuiltin.man:3057)
-///   v1 InitDefaultDomainEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3058)
+///   v0 InitDefaultDomainEnd: template Startup (ClrEtwBuiltin.man:3083)
+///   v1 InitDefaultDomainEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3084)
 struct InitDefaultDomainEnd {
   static constexpr ::std::uint16_t id = 105;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11744,8 +11777,8 @@ struct InitDefaultDomainEnd {
 };
 
 /// InitSecurity: event 106 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitSecurityStart"), versions 0, 1.
-///   v0 InitSecurity: template Startup (ClrEtwBuiltin.man:3059)
-///   v1 InitSecurity_V1: template Startup_V1 (ClrEtwBuiltin.man:3060)
+///   v0 InitSecurity: template Startup (ClrEtwBuiltin.man:3085)
+///   v1 InitSecurity_V1: template Startup_V1 (ClrEtwBuiltin.man:3086)
 struct InitSecurity {
   static constexpr ::std::uint16_t id = 106;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11756,8 +11789,8 @@ struct InitSecurity {
 };
 
 /// InitSecurityEnd: event 107 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitSecurityStop"), versions 0, 1.
-///   v0 InitSecurityEnd: template Startup (ClrEtwBuiltin.man:3061)
-///   v1 InitSecurityEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3062)
+///   v0 InitSecurityEnd: template Startup (ClrEtwBuiltin.man:3087)
+///   v1 InitSecurityEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3088)
 struct InitSecurityEnd {
   static constexpr ::std::uint16_t id = 107;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11768,8 +11801,8 @@ struct InitSecurityEnd {
 };
 
 /// AllowBindingRedirs: event 108 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/AllowBindingRedirsStart"), versions 0, 1.
-///   v0 AllowBindingRedirs: template Startup (ClrEtwBuiltin.man:3063)
-///   v1 AllowBindingRedirs_V1: template Startup_V1 (ClrEtwBuiltin.man:3064)
+///   v0 AllowBindingRedirs: template Startup (ClrEtwBuiltin.man:3089)
+///   v1 AllowBindingRedirs_V1: template Startup_V1 (ClrEtwBuiltin.man:3090)
 struct AllowBindingRedirs {
   static constexpr ::std::uint16_t id = 108;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11780,8 +11813,8 @@ struct AllowBindingRedirs {
 };
 
 /// AllowBindingRedirsEnd: event 109 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/AllowBindingRedirsStop"), versions 0, 1.
-///   v0 AllowBindingRedirsEnd: template Startup (ClrEtwBuiltin.man:3065)
-///   v1 AllowBindingRedirsEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3066)
+///   v0 AllowBindingRedirsEnd: template Startup (ClrEtwBuiltin.man:3091)
+///   v1 AllowBindingRedirsEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3092)
 struct AllowBindingRedirsEnd {
   static constexpr ::std::uint16_t id = 109;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11792,8 +11825,8 @@ struct AllowBindingRedirsEnd {
 };
 
 /// EEConfigSync: event 110 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSyncStart"), versions 0, 1.
-///   v0 EEConfigSync: template Startup (ClrEtwBuiltin.man:3067)
-///   v1 EEConfigSync_V1: template Startup_V1 (ClrEtwBuiltin.man:3068)
+///   v0 EEConfigSync: template Startup (ClrEtwBuiltin.man:3093)
+///   v1 EEConfigSync_V1: template Startup_V1 (ClrEtwBuiltin.man:3094)
 struct EEConfigSync {
   static constexpr ::std::uint16_t id = 110;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11804,8 +11837,8 @@ struct EEConfigSync {
 };
 
 /// EEConfigSyncEnd: event 111 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSyncStop"), versions 0, 1.
-///   v0 EEConfigSyncEnd: template Startup (ClrEtwBuiltin.man:3069)
-///   v1 EEConfigSyncEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3070)
+///   v0 EEConfigSyncEnd: template Startup (ClrEtwBuiltin.man:3095)
+///   v1 EEConfigSyncEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3096)
 struct EEConfigSyncEnd {
   static constexpr ::std::uint16_t id = 111;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11816,8 +11849,8 @@ struct EEConfigSyncEnd {
 };
 
 /// FusionBinding: event 112 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/BindingStart"), versions 0, 1.
-///   v0 FusionBinding: template Startup (ClrEtwBuiltin.man:3071)
-///   v1 FusionBinding_V1: template Startup_V1 (ClrEtwBuiltin.man:3072)
+///   v0 FusionBinding: template Startup (ClrEtwBuiltin.man:3097)
+///   v1 FusionBinding_V1: template Startup_V1 (ClrEtwBuiltin.man:3098)
 struct FusionBinding {
   static constexpr ::std::uint16_t id = 112;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11828,8 +11861,8 @@ struct FusionBinding {
 };
 
 /// FusionBindingEnd: event 113 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/BindingStop"), versions 0, 1.
-///   v0 FusionBindingEnd: template Startup (ClrEtwBuiltin.man:3073)
-///   v1 FusionBindingEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3074)
+///   v0 FusionBindingEnd: template Startup (ClrEtwBuiltin.man:3099)
+///   v1 FusionBindingEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3100)
 struct FusionBindingEnd {
   static constexpr ::std::uint16_t id = 113;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11840,8 +11873,8 @@ struct FusionBindingEnd {
 };
 
 /// LoaderCatchCall: event 114 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoaderCatchCallStart"), versions 0, 1.
-///   v0 LoaderCatchCall: template Startup (ClrEtwBuiltin.man:3075)
-///   v1 LoaderCatchCall_V1: template Startup_V1 (ClrEtwBuiltin.man:3076)
+///   v0 LoaderCatchCall: template Startup (ClrEtwBuiltin.man:3101)
+///   v1 LoaderCatchCall_V1: template Startup_V1 (ClrEtwBuiltin.man:3102)
 struct LoaderCatchCall {
   static constexpr ::std::uint16_t id = 114;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11852,8 +11885,8 @@ struct LoaderCatchCall {
 };
 
 /// LoaderCatchCallEnd: event 115 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoaderCatchCallStop"), versions 0, 1.
-///   v0 LoaderCatchCallEnd: template Startup (ClrEtwBuiltin.man:3077)
-///   v1 LoaderCatchCallEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3078)
+///   v0 LoaderCatchCallEnd: template Startup (ClrEtwBuiltin.man:3103)
+///   v1 LoaderCatchCallEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3104)
 struct LoaderCatchCallEnd {
   static constexpr ::std::uint16_t id = 115;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11864,8 +11897,8 @@ struct LoaderCatchCallEnd {
 };
 
 /// FusionInit: event 116 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionInitStart"), versions 0, 1.
-///   v0 FusionInit: template Startup (ClrEtwBuiltin.man:3079)
-///   v1 FusionInit_V1: template Startup_V1 (ClrEtwBuiltin.man:3080)
+///   v0 FusionInit: template Startup (ClrEtwBuiltin.man:3105)
+///   v1 FusionInit_V1: template Startup_V1 (ClrEtwBuiltin.man:3106)
 struct FusionInit {
   static constexpr ::std::uint16_t id = 116;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11876,8 +11909,8 @@ struct FusionInit {
 };
 
 /// FusionInitEnd: event 117 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionInitStop"), versions 0, 1.
-///   v0 FusionInitEnd: template Startup (ClrEtwBuiltin.man:3081)
-///   v1 FusionInitEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3082)
+///   v0 FusionInitEnd: template Startup (ClrEtwBuiltin.man:3107)
+///   v1 FusionInitEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3108)
 struct FusionInitEnd {
   static constexpr ::std::uint16_t id = 117;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11888,8 +11921,8 @@ struct FusionInitEnd {
 };
 
 /// FusionAppCtx: event 118 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionAppCtxStart"), versions 0, 1.
-///   v0 FusionAppCtx: template Startup (ClrEtwBuiltin.man:3083)
-///   v1 FusionAppCtx_V1: template Startup_V1 (ClrEtwBuiltin.man:3084)
+///   v0 FusionAppCtx: template Startup (ClrEtwBuiltin.man:3109)
+///   v1 FusionAppCtx_V1: template Startup_V1 (ClrEtwBuiltin.man:3110)
 struct FusionAppCtx {
   static constexpr ::std::uint16_t id = 118;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11900,8 +11933,8 @@ struct FusionAppCtx {
 };
 
 /// FusionAppCtxEnd: event 119 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionAppCtxStop"), versions 0, 1.
-///   v0 FusionAppCtxEnd: template Startup (ClrEtwBuiltin.man:3085)
-///   v1 FusionAppCtxEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3086)
+///   v0 FusionAppCtxEnd: template Startup (ClrEtwBuiltin.man:3111)
+///   v1 FusionAppCtxEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3112)
 struct FusionAppCtxEnd {
   static constexpr ::std::uint16_t id = 119;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11912,8 +11945,8 @@ struct FusionAppCtxEnd {
 };
 
 /// Fusion2EE: event 120 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/Fusion2EEStart"), versions 0, 1.
-///   v0 Fusion2EE: template Startup (ClrEtwBuiltin.man:3087)
-///   v1 Fusion2EE_V1: template Startup_V1 (ClrEtwBuiltin.man:3088)
+///   v0 Fusion2EE: template Startup (ClrEtwBuiltin.man:3113)
+///   v1 Fusion2EE_V1: template Startup_V1 (ClrEtwBuiltin.man:3114)
 struct Fusion2EE {
   static constexpr ::std::uint16_t id = 120;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11924,8 +11957,8 @@ struct Fusion2EE {
 };
 
 /// Fusion2EEEnd: event 121 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/Fusion2EEStop"), versions 0, 1.
-///   v0 Fusion2EEEnd: template Startup (ClrEtwBuiltin.man:3089)
-///   v1 Fusion2EEEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3090)
+///   v0 Fusion2EEEnd: template Startup (ClrEtwBuiltin.man:3115)
+///   v1 Fusion2EEEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3116)
 struct Fusion2EEEnd {
   static constexpr ::std::uint16_t id = 121;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11936,8 +11969,8 @@ struct Fusion2EEEnd {
 };
 
 /// SecurityCatchCall: event 122 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/SecurityCatchCallStart"), versions 0, 1.
-///   v0 SecurityCatchCall: template Startup (ClrEtwBuiltin.man:3091)
-///   v1 SecurityCatchCall_V1: template Startup_V1 (ClrEtwBuiltin.man:3092)
+///   v0 SecurityCatchCall: template Startup (ClrEtwBuiltin.man:3117)
+///   v1 SecurityCatchCall_V1: template Startup_V1 (ClrEtwBuiltin.man:3118)
 struct SecurityCatchCall {
   static constexpr ::std::uint16_t id = 122;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11948,8 +11981,8 @@ struct SecurityCatchCall {
 };
 
 /// SecurityCatchCallEnd: event 123 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/SecurityCatchCallStop"), versions 0, 1.
-///   v0 SecurityCatchCallEnd: template Startup (ClrEtwBuiltin.man:3093)
-///   v1 SecurityCatchCallEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3094)
+///   v0 SecurityCatchCallEnd: template Startup (ClrEtwBuiltin.man:3119)
+///   v1 SecurityCatchCallEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3120)
 struct SecurityCatchCallEnd {
   static constexpr ::std::uint16_t id = 123;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11960,7 +11993,7 @@ struct SecurityCatchCallEnd {
 };
 
 /// CLRStackWalkPrivate: event 151 of Microsoft-Windows-DotNETRuntimePrivate ("ClrStack/Walk"), version 0.
-///   v0 CLRStackWalkPrivate: template ClrStackWalk (ClrEtwBuiltin.man:3095)
+///   v0 CLRStackWalkPrivate: template ClrStackWalk (ClrEtwBuiltin.man:3121)
 struct CLRStackWalkPrivate {
   static constexpr ::std::uint16_t id = 151;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11971,7 +12004,7 @@ struct CLRStackWalkPrivate {
 };
 
 /// ModuleRangeLoadPrivate: event 158 of Microsoft-Windows-DotNETRuntimePrivate ("ClrPerfTrack/ModuleRangeLoad"), version 0.
-///   v0 ModuleRangeLoadPrivate: template ModuleRangePrivate (ClrEtwBuiltin.man:3096)
+///   v0 ModuleRangeLoadPrivate: template ModuleRangePrivate (ClrEtwBuiltin.man:3122)
 struct ModuleRangeLoadPrivate {
   static constexpr ::std::uint16_t id = 158;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11982,7 +12015,7 @@ struct ModuleRangeLoadPrivate {
 };
 
 /// BindingPolicyPhaseStart: event 159 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PolicyPhaseStart"), version 0.
-///   v0 BindingPolicyPhaseStart: template Binding (ClrEtwBuiltin.man:3097)
+///   v0 BindingPolicyPhaseStart: template Binding (ClrEtwBuiltin.man:3123)
 struct BindingPolicyPhaseStart {
   static constexpr ::std::uint16_t id = 159;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -11993,7 +12026,7 @@ struct BindingPolicyPhaseStart {
 };
 
 /// BindingPolicyPhaseEnd: event 160 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PolicyPhaseStop"), version 0.
-///   v0 BindingPolicyPhaseEnd: template Binding (ClrEtwBuiltin.man:3098)
+///   v0 BindingPolicyPhaseEnd: template Binding (ClrEtwBuiltin.man:3124)
 struct BindingPolicyPhaseEnd {
   static constexpr ::std::uint16_t id = 160;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12004,7 +12037,7 @@ struct BindingPolicyPhaseEnd {
 };
 
 /// BindingNgenPhaseStart: event 161 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/NgenPhaseStart"), version 0.
-///   v0 BindingNgenPhaseStart: template Binding (ClrEtwBuiltin.man:3099)
+///   v0 BindingNgenPhaseStart: template Binding (ClrEtwBuiltin.man:3125)
 struct BindingNgenPhaseStart {
   static constexpr ::std::uint16_t id = 161;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12015,7 +12048,7 @@ struct BindingNgenPhaseStart {
 };
 
 /// BindingNgenPhaseEnd: event 162 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/NgenPhaseStop"), version 0.
-///   v0 BindingNgenPhaseEnd: template Binding (ClrEtwBuiltin.man:3100)
+///   v0 BindingNgenPhaseEnd: template Binding (ClrEtwBuiltin.man:3126)
 struct BindingNgenPhaseEnd {
   static constexpr ::std::uint16_t id = 162;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12026,7 +12059,7 @@ struct BindingNgenPhaseEnd {
 };
 
 /// BindingLookupAndProbingPhaseStart: event 163 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoopupAndProbingPhaseStart"), version 0.
-///   v0 BindingLookupAndProbingPhaseStart: template Binding (ClrEtwBuiltin.man:3101)
+///   v0 BindingLookupAndProbingPhaseStart: template Binding (ClrEtwBuiltin.man:3127)
 struct BindingLookupAndProbingPhaseStart {
   static constexpr ::std::uint16_t id = 163;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12037,7 +12070,7 @@ struct BindingLookupAndProbingPhaseStart {
 };
 
 /// BindingLookupAndProbingPhaseEnd: event 164 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LookupAndProbingPhaseStop"), version 0.
-///   v0 BindingLookupAndProbingPhaseEnd: template Binding (ClrEtwBuiltin.man:3102)
+///   v0 BindingLookupAndProbingPhaseEnd: template Binding (ClrEtwBuiltin.man:3128)
 struct BindingLookupAndProbingPhaseEnd {
   static constexpr ::std::uint16_t id = 164;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12048,7 +12081,7 @@ struct BindingLookupAndProbingPhaseEnd {
 };
 
 /// LoaderPhaseStart: event 165 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderPhaseStart"), version 0.
-///   v0 LoaderPhaseStart: template Binding (ClrEtwBuiltin.man:3103)
+///   v0 LoaderPhaseStart: template Binding (ClrEtwBuiltin.man:3129)
 struct LoaderPhaseStart {
   static constexpr ::std::uint16_t id = 165;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12059,7 +12092,7 @@ struct LoaderPhaseStart {
 };
 
 /// LoaderPhaseEnd: event 166 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderPhaseStop"), version 0.
-///   v0 LoaderPhaseEnd: template Binding (ClrEtwBuiltin.man:3104)
+///   v0 LoaderPhaseEnd: template Binding (ClrEtwBuiltin.man:3130)
 struct LoaderPhaseEnd {
   static constexpr ::std::uint16_t id = 166;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12070,7 +12103,7 @@ struct LoaderPhaseEnd {
 };
 
 /// BindingPhaseStart: event 167 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PhaseStart"), version 0.
-///   v0 BindingPhaseStart: template Binding (ClrEtwBuiltin.man:3105)
+///   v0 BindingPhaseStart: template Binding (ClrEtwBuiltin.man:3131)
 struct BindingPhaseStart {
   static constexpr ::std::uint16_t id = 167;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12081,7 +12114,7 @@ struct BindingPhaseStart {
 };
 
 /// BindingPhaseEnd: event 168 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PhaseStop"), version 0.
-///   v0 BindingPhaseEnd: template Binding (ClrEtwBuiltin.man:3106)
+///   v0 BindingPhaseEnd: template Binding (ClrEtwBuiltin.man:3132)
 struct BindingPhaseEnd {
   static constexpr ::std::uint16_t id = 168;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12092,7 +12125,7 @@ struct BindingPhaseEnd {
 };
 
 /// BindingDownloadPhaseStart: event 169 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/DownloadPhaseStart"), version 0.
-///   v0 BindingDownloadPhaseStart: template Binding (ClrEtwBuiltin.man:3107)
+///   v0 BindingDownloadPhaseStart: template Binding (ClrEtwBuiltin.man:3133)
 struct BindingDownloadPhaseStart {
   static constexpr ::std::uint16_t id = 169;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12103,7 +12136,7 @@ struct BindingDownloadPhaseStart {
 };
 
 /// BindingDownloadPhaseEnd: event 170 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/DownloadPhaseStop"), version 0.
-///   v0 BindingDownloadPhaseEnd: template Binding (ClrEtwBuiltin.man:3108)
+///   v0 BindingDownloadPhaseEnd: template Binding (ClrEtwBuiltin.man:3134)
 struct BindingDownloadPhaseEnd {
   static constexpr ::std::uint16_t id = 170;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12114,7 +12147,7 @@ struct BindingDownloadPhaseEnd {
 };
 
 /// LoaderAssemblyInitPhaseStart: event 171 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderAssemblyInitPhaseStart"), version 0.
-///   v0 LoaderAssemblyInitPhaseStart: template Binding (ClrEtwBuiltin.man:3109)
+///   v0 LoaderAssemblyInitPhaseStart: template Binding (ClrEtwBuiltin.man:3135)
 struct LoaderAssemblyInitPhaseStart {
   static constexpr ::std::uint16_t id = 171;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12125,7 +12158,7 @@ struct LoaderAssemblyInitPhaseStart {
 };
 
 /// LoaderAssemblyInitPhaseEnd: event 172 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderAssemblyInitPhaseStop"), version 0.
-///   v0 LoaderAssemblyInitPhaseEnd: template Binding (ClrEtwBuiltin.man:3110)
+///   v0 LoaderAssemblyInitPhaseEnd: template Binding (ClrEtwBuiltin.man:3136)
 struct LoaderAssemblyInitPhaseEnd {
   static constexpr ::std::uint16_t id = 172;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12136,7 +12169,7 @@ struct LoaderAssemblyInitPhaseEnd {
 };
 
 /// LoaderMappingPhaseStart: event 173 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderMappingPhaseStart"), version 0.
-///   v0 LoaderMappingPhaseStart: template Binding (ClrEtwBuiltin.man:3111)
+///   v0 LoaderMappingPhaseStart: template Binding (ClrEtwBuiltin.man:3137)
 struct LoaderMappingPhaseStart {
   static constexpr ::std::uint16_t id = 173;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12147,7 +12180,7 @@ struct LoaderMappingPhaseStart {
 };
 
 /// LoaderMappingPhaseEnd: event 174 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderMappingPhaseStop"), version 0.
-///   v0 LoaderMappingPhaseEnd: template Binding (ClrEtwBuiltin.man:3112)
+///   v0 LoaderMappingPhaseEnd: template Binding (ClrEtwBuiltin.man:3138)
 struct LoaderMappingPhaseEnd {
   static constexpr ::std::uint16_t id = 174;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12158,7 +12191,7 @@ struct LoaderMappingPhaseEnd {
 };
 
 /// LoaderDeliverEventsPhaseStart: event 175 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderDeliverEventPhaseStart"), version 0.
-///   v0 LoaderDeliverEventsPhaseStart: template Binding (ClrEtwBuiltin.man:3113)
+///   v0 LoaderDeliverEventsPhaseStart: template Binding (ClrEtwBuiltin.man:3139)
 struct LoaderDeliverEventsPhaseStart {
   static constexpr ::std::uint16_t id = 175;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12169,7 +12202,7 @@ struct LoaderDeliverEventsPhaseStart {
 };
 
 /// LoaderDeliverEventsPhaseEnd: event 176 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderDeliverEventsPhaseStop"), version 0.
-///   v0 LoaderDeliverEventsPhaseEnd: template Binding (ClrEtwBuiltin.man:3114)
+///   v0 LoaderDeliverEventsPhaseEnd: template Binding (ClrEtwBuiltin.man:3140)
 struct LoaderDeliverEventsPhaseEnd {
   static constexpr ::std::uint16_t id = 176;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12180,7 +12213,7 @@ struct LoaderDeliverEventsPhaseEnd {
 };
 
 /// EvidenceGenerated: event 177 of Microsoft-Windows-DotNETRuntimePrivate ("EvidenceGeneration/EvidenceGenerated"), version 0.
-///   v0 EvidenceGenerated: template EvidenceGenerated (ClrEtwBuiltin.man:3115)
+///   v0 EvidenceGenerated: template EvidenceGenerated (ClrEtwBuiltin.man:3141)
 struct EvidenceGenerated {
   static constexpr ::std::uint16_t id = 177;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12191,7 +12224,7 @@ struct EvidenceGenerated {
 };
 
 /// ModuleTransparencyComputationStart: event 178 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/ModuleTransparencyComputationStart"), version 0.
-///   v0 ModuleTransparencyComputationStart: template ModuleTransparencyCalculation (ClrEtwBuiltin.man:3116)
+///   v0 ModuleTransparencyComputationStart: template ModuleTransparencyCalculation (ClrEtwBuiltin.man:3142)
 struct ModuleTransparencyComputationStart {
   static constexpr ::std::uint16_t id = 178;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12202,7 +12235,7 @@ struct ModuleTransparencyComputationStart {
 };
 
 /// ModuleTransparencyComputationEnd: event 179 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/ModuleTransparencyComputationStop"), version 0.
-///   v0 ModuleTransparencyComputationEnd: template ModuleTransparencyCalculationResult (ClrEtwBuiltin.man:3117)
+///   v0 ModuleTransparencyComputationEnd: template ModuleTransparencyCalculationResult (ClrEtwBuiltin.man:3143)
 struct ModuleTransparencyComputationEnd {
   static constexpr ::std::uint16_t id = 179;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12213,7 +12246,7 @@ struct ModuleTransparencyComputationEnd {
 };
 
 /// TypeTransparencyComputationStart: event 180 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TypeTransparencyComputationStart"), version 0.
-///   v0 TypeTransparencyComputationStart: template TypeTransparencyCalculation (ClrEtwBuiltin.man:3118)
+///   v0 TypeTransparencyComputationStart: template TypeTransparencyCalculation (ClrEtwBuiltin.man:3144)
 struct TypeTransparencyComputationStart {
   static constexpr ::std::uint16_t id = 180;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12224,7 +12257,7 @@ struct TypeTransparencyComputationStart {
 };
 
 /// TypeTransparencyComputationEnd: event 181 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TypeTransparencyComputationStop"), version 0.
-///   v0 TypeTransparencyComputationEnd: template TypeTransparencyCalculationResult (ClrEtwBuiltin.man:3119)
+///   v0 TypeTransparencyComputationEnd: template TypeTransparencyCalculationResult (ClrEtwBuiltin.man:3145)
 struct TypeTransparencyComputationEnd {
   static constexpr ::std::uint16_t id = 181;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12235,7 +12268,7 @@ struct TypeTransparencyComputationEnd {
 };
 
 /// MethodTransparencyComputationStart: event 182 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/MethodTransparencyComputationStart"), version 0.
-///   v0 MethodTransparencyComputationStart: template MethodTransparencyCalculation (ClrEtwBuiltin.man:3120)
+///   v0 MethodTransparencyComputationStart: template MethodTransparencyCalculation (ClrEtwBuiltin.man:3146)
 struct MethodTransparencyComputationStart {
   static constexpr ::std::uint16_t id = 182;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12246,7 +12279,7 @@ struct MethodTransparencyComputationStart {
 };
 
 /// MethodTransparencyComputationEnd: event 183 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/MethodTransparencyComputationStop"), version 0.
-///   v0 MethodTransparencyComputationEnd: template MethodTransparencyCalculationResult (ClrEtwBuiltin.man:3121)
+///   v0 MethodTransparencyComputationEnd: template MethodTransparencyCalculationResult (ClrEtwBuiltin.man:3147)
 struct MethodTransparencyComputationEnd {
   static constexpr ::std::uint16_t id = 183;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12257,7 +12290,7 @@ struct MethodTransparencyComputationEnd {
 };
 
 /// FieldTransparencyComputationStart: event 184 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/FieldTransparencyComputationStart"), version 0.
-///   v0 FieldTransparencyComputationStart: template FieldTransparencyCalculation (ClrEtwBuiltin.man:3122)
+///   v0 FieldTransparencyComputationStart: template FieldTransparencyCalculation (ClrEtwBuiltin.man:3148)
 struct FieldTransparencyComputationStart {
   static constexpr ::std::uint16_t id = 184;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12268,7 +12301,7 @@ struct FieldTransparencyComputationStart {
 };
 
 /// FieldTransparencyComputationEnd: event 185 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/FieldTransparencyComputationStop"), version 0.
-///   v0 FieldTransparencyComputationEnd: template FieldTransparencyCalculationResult (ClrEtwBuiltin.man:3123)
+///   v0 FieldTransparencyComputationEnd: template FieldTransparencyCalculationResult (ClrEtwBuiltin.man:3149)
 struct FieldTransparencyComputationEnd {
   static constexpr ::std::uint16_t id = 185;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12279,7 +12312,7 @@ struct FieldTransparencyComputationEnd {
 };
 
 /// TokenTransparencyComputationStart: event 186 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TokenTransparencyComputationStart"), version 0.
-///   v0 TokenTransparencyComputationStart: template TokenTransparencyCalculation (ClrEtwBuiltin.man:3124)
+///   v0 TokenTransparencyComputationStart: template TokenTransparencyCalculation (ClrEtwBuiltin.man:3150)
 struct TokenTransparencyComputationStart {
   static constexpr ::std::uint16_t id = 186;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12290,7 +12323,7 @@ struct TokenTransparencyComputationStart {
 };
 
 /// TokenTransparencyComputationEnd: event 187 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TokenTransparencyComputationStop"), version 0.
-///   v0 TokenTransparencyComputationEnd: template TokenTransparencyCalculationResult (ClrEtwBuiltin.man:3125)
+///   v0 TokenTransparencyComputationEnd: template TokenTransparencyCalculationResult (ClrEtwBuiltin.man:3151)
 struct TokenTransparencyComputationEnd {
   static constexpr ::std::uint16_t id = 187;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12301,7 +12334,7 @@ struct TokenTransparencyComputationEnd {
 };
 
 /// NgenBindEvent: event 188 of Microsoft-Windows-DotNETRuntimePrivate ("NgenBinder/NgenBind"), version 0.
-///   v0 NgenBindEvent: template NgenBindEvent (ClrEtwBuiltin.man:3126)
+///   v0 NgenBindEvent: template NgenBindEvent (ClrEtwBuiltin.man:3152)
 struct NgenBindEvent {
   static constexpr ::std::uint16_t id = 188;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12312,7 +12345,7 @@ struct NgenBindEvent {
 };
 
 /// JittedMethodRichDebugInfo: event 189 of Microsoft-Windows-DotNETRuntimePrivate ("CLRMethodPrivate/JittedMethodRichDebugInfo"), version 0.
-///   v0 JittedMethodRichDebugInfo: template JittedMethodRichDebugInfo (ClrEtwBuiltin.man:3127)
+///   v0 JittedMethodRichDebugInfo: template JittedMethodRichDebugInfo (ClrEtwBuiltin.man:3153)
 struct JittedMethodRichDebugInfo {
   static constexpr ::std::uint16_t id = 189;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12323,7 +12356,7 @@ struct JittedMethodRichDebugInfo {
 };
 
 /// FailFast: event 191 of Microsoft-Windows-DotNETRuntimePrivate ("FailFast/FailFast"), version 0.
-///   v0 FailFast: template FailFast (ClrEtwBuiltin.man:3128)
+///   v0 FailFast: template FailFast (ClrEtwBuiltin.man:3154)
 struct FailFast {
   static constexpr ::std::uint16_t id = 191;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12334,7 +12367,7 @@ struct FailFast {
 };
 
 /// PrvFinalizeObject: event 192 of Microsoft-Windows-DotNETRuntimePrivate ("GC/FinalizeObject"), version 0.
-///   v0 PrvFinalizeObject: template PrvFinalizeObject (ClrEtwBuiltin.man:3129)
+///   v0 PrvFinalizeObject: template PrvFinalizeObject (ClrEtwBuiltin.man:3155)
 struct PrvFinalizeObject {
   static constexpr ::std::uint16_t id = 192;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12345,7 +12378,7 @@ struct PrvFinalizeObject {
 };
 
 /// CCWRefCountChangeAnsi: event 193 of Microsoft-Windows-DotNETRuntimePrivate ("GC/CCWRefCountChangeAnsi"), version 0.
-///   v0 CCWRefCountChangeAnsi: template CCWRefCountChangeAnsi (ClrEtwBuiltin.man:3130)
+///   v0 CCWRefCountChangeAnsi: template CCWRefCountChangeAnsi (ClrEtwBuiltin.man:3156)
 struct CCWRefCountChangeAnsi {
   static constexpr ::std::uint16_t id = 193;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12356,7 +12389,7 @@ struct CCWRefCountChangeAnsi {
 };
 
 /// PrvSetGCHandle: event 194 of Microsoft-Windows-DotNETRuntimePrivate ("GC/SetGCHandle"), version 0.
-///   v0 PrvSetGCHandle: template PrvSetGCHandle (ClrEtwBuiltin.man:3131)
+///   v0 PrvSetGCHandle: template PrvSetGCHandle (ClrEtwBuiltin.man:3157)
 struct PrvSetGCHandle {
   static constexpr ::std::uint16_t id = 194;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12367,7 +12400,7 @@ struct PrvSetGCHandle {
 };
 
 /// PrvDestroyGCHandle: event 195 of Microsoft-Windows-DotNETRuntimePrivate ("GC/DestoryGCHandle"), version 0.
-///   v0 PrvDestroyGCHandle: template PrvDestroyGCHandle (ClrEtwBuiltin.man:3132)
+///   v0 PrvDestroyGCHandle: template PrvDestroyGCHandle (ClrEtwBuiltin.man:3158)
 struct PrvDestroyGCHandle {
   static constexpr ::std::uint16_t id = 195;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12378,7 +12411,7 @@ struct PrvDestroyGCHandle {
 };
 
 /// FusionMessageEvent: event 196 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/FusionMessage"), version 0.
-///   v0 FusionMessageEvent: template FusionMessage (ClrEtwBuiltin.man:3133)
+///   v0 FusionMessageEvent: template FusionMessage (ClrEtwBuiltin.man:3159)
 struct FusionMessageEvent {
   static constexpr ::std::uint16_t id = 196;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12389,7 +12422,7 @@ struct FusionMessageEvent {
 };
 
 /// FusionErrorCodeEvent: event 197 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/FusionErrorCode"), version 0.
-///   v0 FusionErrorCodeEvent: template FusionErrorCode (ClrEtwBuiltin.man:3134)
+///   v0 FusionErrorCodeEvent: template FusionErrorCode (ClrEtwBuiltin.man:3160)
 struct FusionErrorCodeEvent {
   static constexpr ::std::uint16_t id = 197;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12400,7 +12433,7 @@ struct FusionErrorCodeEvent {
 };
 
 /// PinPlugAtGCTime: event 199 of Microsoft-Windows-DotNETRuntimePrivate ("GC/PinPlugAtGCTime"), version 0.
-///   v0 PinPlugAtGCTime: template PinPlugAtGCTime (ClrEtwBuiltin.man:3135)
+///   v0 PinPlugAtGCTime: template PinPlugAtGCTime (ClrEtwBuiltin.man:3161)
 struct PinPlugAtGCTime {
   static constexpr ::std::uint16_t id = 199;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12411,7 +12444,7 @@ struct PinPlugAtGCTime {
 };
 
 /// CCWRefCountChange: event 200 of Microsoft-Windows-DotNETRuntimePrivate ("GC/CCWRefCountChange"), version 0.
-///   v0 CCWRefCountChange: template CCWRefCountChange (ClrEtwBuiltin.man:3136)
+///   v0 CCWRefCountChange: template CCWRefCountChange (ClrEtwBuiltin.man:3162)
 struct CCWRefCountChange {
   static constexpr ::std::uint16_t id = 200;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12422,7 +12455,7 @@ struct CCWRefCountChange {
 };
 
 /// MulticoreJit: event 201 of Microsoft-Windows-DotNETRuntimePrivate ("ClrMulticoreJit/Common"), version 0.
-///   v0 MulticoreJit: template MulticoreJitPrivate (ClrEtwBuiltin.man:3138)
+///   v0 MulticoreJit: template MulticoreJitPrivate (ClrEtwBuiltin.man:3164)
 struct MulticoreJit {
   static constexpr ::std::uint16_t id = 201;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12433,7 +12466,7 @@ struct MulticoreJit {
 };
 
 /// MulticoreJitMethodCodeReturned: event 202 of Microsoft-Windows-DotNETRuntimePrivate ("ClrMulticoreJit/MethodCodeReturned"), version 0.
-///   v0 MulticoreJitMethodCodeReturned: template MulticoreJitMethodCodeReturnedPrivate (ClrEtwBuiltin.man:3139)
+///   v0 MulticoreJitMethodCodeReturned: template MulticoreJitMethodCodeReturnedPrivate (ClrEtwBuiltin.man:3165)
 struct MulticoreJitMethodCodeReturned {
   static constexpr ::std::uint16_t id = 202;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12444,7 +12477,7 @@ struct MulticoreJitMethodCodeReturned {
 };
 
 /// AllocRequest: event 310 of Microsoft-Windows-DotNETRuntimePrivate ("LoaderHeap/LoaderHeapAllocRequest"), version 0.
-///   v0 AllocRequest: template LoaderHeapPrivate (ClrEtwBuiltin.man:3137)
+///   v0 AllocRequest: template LoaderHeapPrivate (ClrEtwBuiltin.man:3163)
 struct AllocRequest {
   static constexpr ::std::uint16_t id = 310;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12455,7 +12488,7 @@ struct AllocRequest {
 };
 
 /// IInspectableRuntimeClassName: event 400 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/IInspectableRuntimeClassName"), version 0.
-///   v0 IInspectableRuntimeClassName: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3140)
+///   v0 IInspectableRuntimeClassName: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3166)
 struct IInspectableRuntimeClassName {
   static constexpr ::std::uint16_t id = 400;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12466,7 +12499,7 @@ struct IInspectableRuntimeClassName {
 };
 
 /// WinRTUnbox: event 401 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/WinRTUnbox"), version 0.
-///   v0 WinRTUnbox: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3141)
+///   v0 WinRTUnbox: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3167)
 struct WinRTUnbox {
   static constexpr ::std::uint16_t id = 401;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12477,7 +12510,7 @@ struct WinRTUnbox {
 };
 
 /// CreateRCW: event 402 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/CreateRCW"), version 0.
-///   v0 CreateRCW: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3142)
+///   v0 CreateRCW: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3168)
 struct CreateRCW {
   static constexpr ::std::uint16_t id = 402;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12488,7 +12521,7 @@ struct CreateRCW {
 };
 
 /// RCWVariance: event 403 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/RCWVariance"), version 0.
-///   v0 RCWVariance: template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:3143)
+///   v0 RCWVariance: template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:3169)
 struct RCWVariance {
   static constexpr ::std::uint16_t id = 403;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12499,7 +12532,7 @@ struct RCWVariance {
 };
 
 /// RCWIEnumerableCasting: event 404 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/RCWIEnumerableCasting"), version 0.
-///   v0 RCWIEnumerableCasting: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3144)
+///   v0 RCWIEnumerableCasting: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3170)
 struct RCWIEnumerableCasting {
   static constexpr ::std::uint16_t id = 404;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12510,7 +12543,7 @@ struct RCWIEnumerableCasting {
 };
 
 /// CreateCCW: event 405 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/CreateCCW"), version 0.
-///   v0 CreateCCW: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3145)
+///   v0 CreateCCW: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3171)
 struct CreateCCW {
   static constexpr ::std::uint16_t id = 405;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12521,7 +12554,7 @@ struct CreateCCW {
 };
 
 /// CCWVariance: event 406 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/CCWVariance"), version 0.
-///   v0 CCWVariance: template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:3146)
+///   v0 CCWVariance: template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:3172)
 struct CCWVariance {
   static constexpr ::std::uint16_t id = 406;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12532,7 +12565,7 @@ struct CCWVariance {
 };
 
 /// ObjectVariantMarshallingToNative: event 407 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/ObjectVariantMarshallingToNative"), version 0.
-///   v0 ObjectVariantMarshallingToNative: template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:3147)
+///   v0 ObjectVariantMarshallingToNative: template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:3173)
 struct ObjectVariantMarshallingToNative {
   static constexpr ::std::uint16_t id = 407;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12543,7 +12576,7 @@ struct ObjectVariantMarshallingToNative {
 };
 
 /// GetTypeFromGUID: event 408 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/GetTypeFromGUID"), version 0.
-///   v0 GetTypeFromGUID: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3148)
+///   v0 GetTypeFromGUID: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3174)
 struct GetTypeFromGUID {
   static constexpr ::std::uint16_t id = 408;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12554,7 +12587,7 @@ struct GetTypeFromGUID {
 };
 
 /// GetTypeFromProgID: event 409 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/GetTypeFromProgID"), version 0.
-///   v0 GetTypeFromProgID: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3149)
+///   v0 GetTypeFromProgID: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3175)
 struct GetTypeFromProgID {
   static constexpr ::std::uint16_t id = 409;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12565,7 +12598,7 @@ struct GetTypeFromProgID {
 };
 
 /// ConvertToCallbackEtw: event 410 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/ConvertToCallbackEtw"), version 0.
-///   v0 ConvertToCallbackEtw: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3150)
+///   v0 ConvertToCallbackEtw: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3176)
 struct ConvertToCallbackEtw {
   static constexpr ::std::uint16_t id = 410;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12576,7 +12609,7 @@ struct ConvertToCallbackEtw {
 };
 
 /// BeginCreateManagedReference: event 411 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/BeginCreateManagedReference"), version 0.
-///   v0 BeginCreateManagedReference: template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:3151)
+///   v0 BeginCreateManagedReference: template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:3177)
 struct BeginCreateManagedReference {
   static constexpr ::std::uint16_t id = 411;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12587,7 +12620,7 @@ struct BeginCreateManagedReference {
 };
 
 /// EndCreateManagedReference: event 412 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/EndCreateManagedReference"), version 0.
-///   v0 EndCreateManagedReference: template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:3152)
+///   v0 EndCreateManagedReference: template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:3178)
 struct EndCreateManagedReference {
   static constexpr ::std::uint16_t id = 412;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -12598,7 +12631,7 @@ struct EndCreateManagedReference {
 };
 
 /// ObjectVariantMarshallingToManaged: event 413 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/ObjectVariantMarshallingToManaged"), version 0.
-///   v0 ObjectVariantMarshallingToManaged: template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:3153)
+///   v0 ObjectVariantMarshallingToManaged: template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:3179)
 struct ObjectVariantMarshallingToManaged {
   static constexpr ::std::uint16_t id = 413;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
