@@ -24,6 +24,10 @@ Checks, per trace:
   logfile header; Process/Start, Stop, DCStart, DCStop, Defunct; Thread/*; Image/Load, Unload, DCStart, DCStop;
   PerfInfo/Sample; StackWalk/Stack) are compared the same way, EVENT and COUNT lines, with the rules below. The
   header's PointerSize and NumberOfProcessors are also checked against the first line of clretw-dump --stats.
+- The other kernel events the manifest describes (KERNEL_PAYLOAD: DiskIO, Memory/HardFault, TcpIp, UdpIp,
+  SystemConfig, process counters, the header's extensions, KernelTraceControl's ImageID events and the merge's
+  SysConfig): COUNT lines, and every EVENT line's payload fields by name (KERNEL_FIELD_RENAMES) or as TraceEvent
+  computes them (kernel_payload_field); PID, TID and PName are not compared for them.
 - Every compared line's PName: TraceEvent prints the image name without its extension, "Process(<pid>)" when
   TraceLog has no name, "" for pid -1; clretw's "process" (the image name) is normalised the same way.
 - DataLen: the size of "payload" (hex) for events clretw does not decode; for decoded kernel events, derived from
