@@ -7,6 +7,8 @@
 #include "dotnet_runtime_mono_profiler.cpp"
 #include "dotnet_core_sample_profiler.cpp"
 #include "windows_kernel.cpp"
+#include "kernel_trace_control.cpp"
+#include "kernel_trace_control_sys_config.cpp"
 #include "clretw/events.h"
 
 namespace clretw {
@@ -20,6 +22,8 @@ constexpr const ::clretw::ProviderDesc* kProviders[] = {
     &::clretw::dotnet_runtime_mono_profiler::provider,
     &::clretw::dotnet_core_sample_profiler::provider,
     &::clretw::windows_kernel::provider,
+    &::clretw::kernel_trace_control::provider,
+    &::clretw::kernel_trace_control_sys_config::provider,
 };
 constexpr ::clretw::Catalog kCatalog{kProviders};
 

@@ -24,7 +24,7 @@ constexpr const ::clretw::MapDesc* kMaps[] = {
 // layout engine: {segment, offset, size} per field, {fixed bytes, variable
 // field} per segment).
 
-// "ThreadSample", line 3569
+// "ThreadSample", line 3595
 constexpr ::clretw::FieldDesc kFieldsThreadSample[] = {
     {.name = "Type", .type = ::clretw::InType::UInt32, .map = &kMap_ThreadSampleTypeMap},
 };
@@ -36,7 +36,7 @@ constexpr ::clretw::RecordDesc kRecord_ThreadSample{
     .name = "ThreadSample",
     .fields = kFieldsThreadSample,
     .layout = {{kPlacesThreadSample[0], kSegmentsThreadSample[0], 4}, {kPlacesThreadSample[1], kSegmentsThreadSample[1], 4}},
-    .line = 3569};
+    .line = 3595};
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
@@ -61,7 +61,7 @@ constexpr ::clretw::OpcodeDesc kOpcodes[] = {
 constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 0, .version = 0, .level = 4, .opcode = 11, .task = 1, .keywords = 0x0,
      .symbol = "ThreadSample", .name = "Thread/Sample", .task_name = "Thread", .opcode_name = "Sample",
-     .message = "", .payload = &kRecord_ThreadSample, .line = 3574},
+     .message = "", .payload = &kRecord_ThreadSample, .line = 3600},
 };
 
 constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;

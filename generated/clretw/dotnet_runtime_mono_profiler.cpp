@@ -81,7 +81,7 @@ constexpr const ::clretw::MapDesc* kMaps[] = {
 // layout engine: {segment, offset, size} per field, {fixed bytes, variable
 // field} per segment).
 
-// "ContextLoadedUnloaded", line 3299
+// "ContextLoadedUnloaded", line 3325
 constexpr ::clretw::FieldDesc kFieldsContextLoadedUnloaded[] = {
     {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -95,9 +95,9 @@ constexpr ::clretw::RecordDesc kRecord_ContextLoadedUnloaded{
     .name = "ContextLoadedUnloaded",
     .fields = kFieldsContextLoadedUnloaded,
     .layout = {{kPlacesContextLoadedUnloaded[0], kSegmentsContextLoadedUnloaded[0], 20}, {kPlacesContextLoadedUnloaded[1], kSegmentsContextLoadedUnloaded[1], 24}},
-    .line = 3299};
+    .line = 3325};
 
-// "AppDomainLoadUnload", line 3304
+// "AppDomainLoadUnload", line 3330
 constexpr ::clretw::FieldDesc kFieldsAppDomainLoadUnload[] = {
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
@@ -109,9 +109,9 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainLoadUnload{
     .name = "AppDomainLoadUnload",
     .fields = kFieldsAppDomainLoadUnload,
     .layout = {{kPlacesAppDomainLoadUnload[0], kSegmentsAppDomainLoadUnload[0], 8}, {kPlacesAppDomainLoadUnload[1], kSegmentsAppDomainLoadUnload[1], 8}},
-    .line = 3304};
+    .line = 3330};
 
-// "AppDomainName", line 3307
+// "AppDomainName", line 3333
 constexpr ::clretw::FieldDesc kFieldsAppDomainName[] = {
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainName", .type = ::clretw::InType::UnicodeString},
@@ -124,10 +124,10 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainName{
     .name = "AppDomainName",
     .fields = kFieldsAppDomainName,
     .layout = {{kPlacesAppDomainName[0], kSegmentsAppDomainName[0], 8}, {kPlacesAppDomainName[1], kSegmentsAppDomainName[1], 8}},
-    .line = 3307,
+    .line = 3333,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::AppDomainName>};
 
-// "JitBeginFailedDone", line 3311
+// "JitBeginFailedDone", line 3337
 constexpr ::clretw::FieldDesc kFieldsJitBeginFailedDone[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -141,9 +141,9 @@ constexpr ::clretw::RecordDesc kRecord_JitBeginFailedDone{
     .name = "JitBeginFailedDone",
     .fields = kFieldsJitBeginFailedDone,
     .layout = {{kPlacesJitBeginFailedDone[0], kSegmentsJitBeginFailedDone[0], 20}, {kPlacesJitBeginFailedDone[1], kSegmentsJitBeginFailedDone[1], 20}},
-    .line = 3311};
+    .line = 3337};
 
-// "JitChunkCreated", line 3316
+// "JitChunkCreated", line 3342
 constexpr ::clretw::FieldDesc kFieldsJitChunkCreated[] = {
     {.name = "ChunkID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
     {.name = "ChunkSize", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -156,9 +156,9 @@ constexpr ::clretw::RecordDesc kRecord_JitChunkCreated{
     .name = "JitChunkCreated",
     .fields = kFieldsJitChunkCreated,
     .layout = {{kPlacesJitChunkCreated[0], kSegmentsJitChunkCreated[0], 12}, {kPlacesJitChunkCreated[1], kSegmentsJitChunkCreated[1], 16}},
-    .line = 3316};
+    .line = 3342};
 
-// "JitChunkDestroyed", line 3320
+// "JitChunkDestroyed", line 3346
 constexpr ::clretw::FieldDesc kFieldsJitChunkDestroyed[] = {
     {.name = "ChunkID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
 };
@@ -170,9 +170,9 @@ constexpr ::clretw::RecordDesc kRecord_JitChunkDestroyed{
     .name = "JitChunkDestroyed",
     .fields = kFieldsJitChunkDestroyed,
     .layout = {{kPlacesJitChunkDestroyed[0], kSegmentsJitChunkDestroyed[0], 4}, {kPlacesJitChunkDestroyed[1], kSegmentsJitChunkDestroyed[1], 8}},
-    .line = 3320};
+    .line = 3346};
 
-// "JitCodeBuffer", line 3323
+// "JitCodeBuffer", line 3349
 constexpr ::clretw::FieldDesc kFieldsJitCodeBuffer[] = {
     {.name = "BufferID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
     {.name = "BufferSize", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -186,9 +186,9 @@ constexpr ::clretw::RecordDesc kRecord_JitCodeBuffer{
     .name = "JitCodeBuffer",
     .fields = kFieldsJitCodeBuffer,
     .layout = {{kPlacesJitCodeBuffer[0], kSegmentsJitCodeBuffer[0], 13}, {kPlacesJitCodeBuffer[1], kSegmentsJitCodeBuffer[1], 17}},
-    .line = 3323};
+    .line = 3349};
 
-// "ClassLoadingFailed", line 3328
+// "ClassLoadingFailed", line 3354
 constexpr ::clretw::FieldDesc kFieldsClassLoadingFailed[] = {
     {.name = "ClassID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -201,9 +201,9 @@ constexpr ::clretw::RecordDesc kRecord_ClassLoadingFailed{
     .name = "ClassLoadingFailed",
     .fields = kFieldsClassLoadingFailed,
     .layout = {{kPlacesClassLoadingFailed[0], kSegmentsClassLoadingFailed[0], 16}, {kPlacesClassLoadingFailed[1], kSegmentsClassLoadingFailed[1], 16}},
-    .line = 3328};
+    .line = 3354};
 
-// "ClassLoaded", line 3332
+// "ClassLoaded", line 3358
 constexpr ::clretw::FieldDesc kFieldsClassLoaded[] = {
     {.name = "ClassID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -217,10 +217,10 @@ constexpr ::clretw::RecordDesc kRecord_ClassLoaded{
     .name = "ClassLoaded",
     .fields = kFieldsClassLoaded,
     .layout = {{kPlacesClassLoaded[0], kSegmentsClassLoaded[0], 16}, {kPlacesClassLoaded[1], kSegmentsClassLoaded[1], 16}},
-    .line = 3332,
+    .line = 3358,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::ClassLoaded>};
 
-// "VTableLoadingFailedLoaded", line 3337
+// "VTableLoadingFailedLoaded", line 3363
 constexpr ::clretw::FieldDesc kFieldsVTableLoadingFailedLoaded[] = {
     {.name = "VTableID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ClassID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -234,9 +234,9 @@ constexpr ::clretw::RecordDesc kRecord_VTableLoadingFailedLoaded{
     .name = "VTableLoadingFailedLoaded",
     .fields = kFieldsVTableLoadingFailedLoaded,
     .layout = {{kPlacesVTableLoadingFailedLoaded[0], kSegmentsVTableLoadingFailedLoaded[0], 24}, {kPlacesVTableLoadingFailedLoaded[1], kSegmentsVTableLoadingFailedLoaded[1], 24}},
-    .line = 3337};
+    .line = 3363};
 
-// "ModuleLoadingUnloadingFailed", line 3342
+// "ModuleLoadingUnloadingFailed", line 3368
 constexpr ::clretw::FieldDesc kFieldsModuleLoadingUnloadingFailed[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
@@ -248,9 +248,9 @@ constexpr ::clretw::RecordDesc kRecord_ModuleLoadingUnloadingFailed{
     .name = "ModuleLoadingUnloadingFailed",
     .fields = kFieldsModuleLoadingUnloadingFailed,
     .layout = {{kPlacesModuleLoadingUnloadingFailed[0], kSegmentsModuleLoadingUnloadingFailed[0], 8}, {kPlacesModuleLoadingUnloadingFailed[1], kSegmentsModuleLoadingUnloadingFailed[1], 8}},
-    .line = 3342};
+    .line = 3368};
 
-// "ModuleLoadedUnloaded", line 3345
+// "ModuleLoadedUnloaded", line 3371
 constexpr ::clretw::FieldDesc kFieldsModuleLoadedUnloaded[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleName", .type = ::clretw::InType::UnicodeString},
@@ -264,10 +264,10 @@ constexpr ::clretw::RecordDesc kRecord_ModuleLoadedUnloaded{
     .name = "ModuleLoadedUnloaded",
     .fields = kFieldsModuleLoadedUnloaded,
     .layout = {{kPlacesModuleLoadedUnloaded[0], kSegmentsModuleLoadedUnloaded[0], 8}, {kPlacesModuleLoadedUnloaded[1], kSegmentsModuleLoadedUnloaded[1], 8}},
-    .line = 3345,
+    .line = 3371,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::ModuleLoadedUnloaded>};
 
-// "AssemblyLoadingUnloading", line 3350
+// "AssemblyLoadingUnloading", line 3376
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadingUnloading[] = {
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -280,9 +280,9 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadingUnloading{
     .name = "AssemblyLoadingUnloading",
     .fields = kFieldsAssemblyLoadingUnloading,
     .layout = {{kPlacesAssemblyLoadingUnloading[0], kSegmentsAssemblyLoadingUnloading[0], 16}, {kPlacesAssemblyLoadingUnloading[1], kSegmentsAssemblyLoadingUnloading[1], 16}},
-    .line = 3350};
+    .line = 3376};
 
-// "AssemblyLoadedUnloaded", line 3354
+// "AssemblyLoadedUnloaded", line 3380
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadedUnloaded[] = {
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -296,10 +296,10 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadedUnloaded{
     .name = "AssemblyLoadedUnloaded",
     .fields = kFieldsAssemblyLoadedUnloaded,
     .layout = {{kPlacesAssemblyLoadedUnloaded[0], kSegmentsAssemblyLoadedUnloaded[0], 16}, {kPlacesAssemblyLoadedUnloaded[1], kSegmentsAssemblyLoadedUnloaded[1], 16}},
-    .line = 3354,
+    .line = 3380,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::AssemblyLoadedUnloaded>};
 
-// "MethodTracing", line 3359
+// "MethodTracing", line 3385
 constexpr ::clretw::FieldDesc kFieldsMethodTracing[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
@@ -311,9 +311,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodTracing{
     .name = "MethodTracing",
     .fields = kFieldsMethodTracing,
     .layout = {{kPlacesMethodTracing[0], kSegmentsMethodTracing[0], 8}, {kPlacesMethodTracing[1], kSegmentsMethodTracing[1], 8}},
-    .line = 3359};
+    .line = 3385};
 
-// "ExceptionThrow", line 3362
+// "ExceptionThrow", line 3388
 constexpr ::clretw::FieldDesc kFieldsExceptionThrow[] = {
     {.name = "TypeID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
@@ -326,9 +326,9 @@ constexpr ::clretw::RecordDesc kRecord_ExceptionThrow{
     .name = "ExceptionThrow",
     .fields = kFieldsExceptionThrow,
     .layout = {{kPlacesExceptionThrow[0], kSegmentsExceptionThrow[0], 12}, {kPlacesExceptionThrow[1], kSegmentsExceptionThrow[1], 16}},
-    .line = 3362};
+    .line = 3388};
 
-// "ExceptionClause", line 3366
+// "ExceptionClause", line 3392
 constexpr ::clretw::FieldDesc kFieldsExceptionClause[] = {
     {.name = "ClauseType", .type = ::clretw::InType::UInt8, .map = &kMap_ExceptionClauseTypeMap},
     {.name = "ClauseIdx", .type = ::clretw::InType::UInt32},
@@ -344,9 +344,9 @@ constexpr ::clretw::RecordDesc kRecord_ExceptionClause{
     .name = "ExceptionClause",
     .fields = kFieldsExceptionClause,
     .layout = {{kPlacesExceptionClause[0], kSegmentsExceptionClause[0], 25}, {kPlacesExceptionClause[1], kSegmentsExceptionClause[1], 29}},
-    .line = 3366};
+    .line = 3392};
 
-// "GCEvent", line 3373
+// "GCEvent", line 3399
 constexpr ::clretw::FieldDesc kFieldsGCEvent[] = {
     {.name = "GCEventType", .type = ::clretw::InType::UInt8, .map = &kMap_GCEventTypeMap},
     {.name = "GCGeneration", .type = ::clretw::InType::UInt32},
@@ -359,9 +359,9 @@ constexpr ::clretw::RecordDesc kRecord_GCEvent{
     .name = "GCEvent",
     .fields = kFieldsGCEvent,
     .layout = {{kPlacesGCEvent[0], kSegmentsGCEvent[0], 5}, {kPlacesGCEvent[1], kSegmentsGCEvent[1], 5}},
-    .line = 3373};
+    .line = 3399};
 
-// "GCAllocation", line 3377
+// "GCAllocation", line 3403
 constexpr ::clretw::FieldDesc kFieldsGCAllocation[] = {
     {.name = "VTableID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
@@ -375,9 +375,9 @@ constexpr ::clretw::RecordDesc kRecord_GCAllocation{
     .name = "GCAllocation",
     .fields = kFieldsGCAllocation,
     .layout = {{kPlacesGCAllocation[0], kSegmentsGCAllocation[0], 20}, {kPlacesGCAllocation[1], kSegmentsGCAllocation[1], 24}},
-    .line = 3377};
+    .line = 3403};
 
-// "Values", line 3384
+// "Values", line 3410
 constexpr ::clretw::FieldDesc kFieldsGCMoves_Values[] = {
     {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
     {.name = "AddressID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
@@ -390,9 +390,9 @@ constexpr ::clretw::RecordDesc kRecord_GCMoves_Values{
     .name = "Values",
     .fields = kFieldsGCMoves_Values,
     .layout = {{kPlacesGCMoves_Values[0], kSegmentsGCMoves_Values[0], 8}, {kPlacesGCMoves_Values[1], kSegmentsGCMoves_Values[1], 16}},
-    .line = 3384};
+    .line = 3410};
 
-// "GCMoves", line 3382
+// "GCMoves", line 3408
 constexpr ::clretw::FieldDesc kFieldsGCMoves[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 0}, .members = &kRecord_GCMoves_Values},
@@ -405,10 +405,10 @@ constexpr ::clretw::RecordDesc kRecord_GCMoves{
     .name = "GCMoves",
     .fields = kFieldsGCMoves,
     .layout = {{kPlacesGCMoves[0], kSegmentsGCMoves[0], 4}, {kPlacesGCMoves[1], kSegmentsGCMoves[1], 4}},
-    .line = 3382,
+    .line = 3408,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::GCMoves>};
 
-// "GCResize", line 3389
+// "GCResize", line 3415
 constexpr ::clretw::FieldDesc kFieldsGCResize[] = {
     {.name = "NewSize", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
@@ -420,9 +420,9 @@ constexpr ::clretw::RecordDesc kRecord_GCResize{
     .name = "GCResize",
     .fields = kFieldsGCResize,
     .layout = {{kPlacesGCResize[0], kSegmentsGCResize[0], 8}, {kPlacesGCResize[1], kSegmentsGCResize[1], 8}},
-    .line = 3389};
+    .line = 3415};
 
-// "GCHandleCreated", line 3392
+// "GCHandleCreated", line 3418
 constexpr ::clretw::FieldDesc kFieldsGCHandleCreated[] = {
     {.name = "HandleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "HandleType", .type = ::clretw::InType::UInt8, .map = &kMap_GCHandleTypeMap},
@@ -436,9 +436,9 @@ constexpr ::clretw::RecordDesc kRecord_GCHandleCreated{
     .name = "GCHandleCreated",
     .fields = kFieldsGCHandleCreated,
     .layout = {{kPlacesGCHandleCreated[0], kSegmentsGCHandleCreated[0], 13}, {kPlacesGCHandleCreated[1], kSegmentsGCHandleCreated[1], 17}},
-    .line = 3392};
+    .line = 3418};
 
-// "GCHandleDeleted", line 3397
+// "GCHandleDeleted", line 3423
 constexpr ::clretw::FieldDesc kFieldsGCHandleDeleted[] = {
     {.name = "HandleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "HandleType", .type = ::clretw::InType::UInt8, .map = &kMap_GCHandleTypeMap},
@@ -451,9 +451,9 @@ constexpr ::clretw::RecordDesc kRecord_GCHandleDeleted{
     .name = "GCHandleDeleted",
     .fields = kFieldsGCHandleDeleted,
     .layout = {{kPlacesGCHandleDeleted[0], kSegmentsGCHandleDeleted[0], 9}, {kPlacesGCHandleDeleted[1], kSegmentsGCHandleDeleted[1], 9}},
-    .line = 3397};
+    .line = 3423};
 
-// "GCFinalizingFinalizedObject", line 3401
+// "GCFinalizingFinalizedObject", line 3427
 constexpr ::clretw::FieldDesc kFieldsGCFinalizingFinalizedObject[] = {
     {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
 };
@@ -465,9 +465,9 @@ constexpr ::clretw::RecordDesc kRecord_GCFinalizingFinalizedObject{
     .name = "GCFinalizingFinalizedObject",
     .fields = kFieldsGCFinalizingFinalizedObject,
     .layout = {{kPlacesGCFinalizingFinalizedObject[0], kSegmentsGCFinalizingFinalizedObject[0], 4}, {kPlacesGCFinalizingFinalizedObject[1], kSegmentsGCFinalizingFinalizedObject[1], 8}},
-    .line = 3401};
+    .line = 3427};
 
-// "GCRootRegister", line 3404
+// "GCRootRegister", line 3430
 constexpr ::clretw::FieldDesc kFieldsGCRootRegister[] = {
     {.name = "RootID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
     {.name = "RootSize", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -483,10 +483,10 @@ constexpr ::clretw::RecordDesc kRecord_GCRootRegister{
     .name = "GCRootRegister",
     .fields = kFieldsGCRootRegister,
     .layout = {{kPlacesGCRootRegister[0], kSegmentsGCRootRegister[0], 21}, {kPlacesGCRootRegister[1], kSegmentsGCRootRegister[1], 25}},
-    .line = 3404,
+    .line = 3430,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::GCRootRegister>};
 
-// "GCRootUnregister", line 3411
+// "GCRootUnregister", line 3437
 constexpr ::clretw::FieldDesc kFieldsGCRootUnregister[] = {
     {.name = "RootID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
 };
@@ -498,9 +498,9 @@ constexpr ::clretw::RecordDesc kRecord_GCRootUnregister{
     .name = "GCRootUnregister",
     .fields = kFieldsGCRootUnregister,
     .layout = {{kPlacesGCRootUnregister[0], kSegmentsGCRootUnregister[0], 4}, {kPlacesGCRootUnregister[1], kSegmentsGCRootUnregister[1], 8}},
-    .line = 3411};
+    .line = 3437};
 
-// "Values", line 3416
+// "Values", line 3442
 constexpr ::clretw::FieldDesc kFieldsGCRoots_Values[] = {
     {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
     {.name = "AddressID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
@@ -513,9 +513,9 @@ constexpr ::clretw::RecordDesc kRecord_GCRoots_Values{
     .name = "Values",
     .fields = kFieldsGCRoots_Values,
     .layout = {{kPlacesGCRoots_Values[0], kSegmentsGCRoots_Values[0], 8}, {kPlacesGCRoots_Values[1], kSegmentsGCRoots_Values[1], 16}},
-    .line = 3416};
+    .line = 3442};
 
-// "GCRoots", line 3414
+// "GCRoots", line 3440
 constexpr ::clretw::FieldDesc kFieldsGCRoots[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 0}, .members = &kRecord_GCRoots_Values},
@@ -528,10 +528,10 @@ constexpr ::clretw::RecordDesc kRecord_GCRoots{
     .name = "GCRoots",
     .fields = kFieldsGCRoots,
     .layout = {{kPlacesGCRoots[0], kSegmentsGCRoots[0], 4}, {kPlacesGCRoots[1], kSegmentsGCRoots[1], 4}},
-    .line = 3414,
+    .line = 3440,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::GCRoots>};
 
-// "GCHeapDumpStart", line 3421
+// "GCHeapDumpStart", line 3447
 constexpr ::clretw::FieldDesc kFieldsGCHeapDumpStart[] = {
     {.name = "HeapCollectParam", .type = ::clretw::InType::UnicodeString},
 };
@@ -543,10 +543,10 @@ constexpr ::clretw::RecordDesc kRecord_GCHeapDumpStart{
     .name = "GCHeapDumpStart",
     .fields = kFieldsGCHeapDumpStart,
     .layout = {{kPlacesGCHeapDumpStart[0], kSegmentsGCHeapDumpStart[0], 0}, {kPlacesGCHeapDumpStart[1], kSegmentsGCHeapDumpStart[1], 0}},
-    .line = 3421,
+    .line = 3447,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::GCHeapDumpStart>};
 
-// "Values", line 3430
+// "Values", line 3456
 constexpr ::clretw::FieldDesc kFieldsGCHeapDumpObjectReference_Values[] = {
     {.name = "ReferenceOffset", .type = ::clretw::InType::UInt32},
     {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
@@ -559,9 +559,9 @@ constexpr ::clretw::RecordDesc kRecord_GCHeapDumpObjectReference_Values{
     .name = "Values",
     .fields = kFieldsGCHeapDumpObjectReference_Values,
     .layout = {{kPlacesGCHeapDumpObjectReference_Values[0], kSegmentsGCHeapDumpObjectReference_Values[0], 8}, {kPlacesGCHeapDumpObjectReference_Values[1], kSegmentsGCHeapDumpObjectReference_Values[1], 12}},
-    .line = 3430};
+    .line = 3456};
 
-// "GCHeapDumpObjectReference", line 3424
+// "GCHeapDumpObjectReference", line 3450
 constexpr ::clretw::FieldDesc kFieldsGCHeapDumpObjectReference[] = {
     {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
     {.name = "VTableID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -578,10 +578,10 @@ constexpr ::clretw::RecordDesc kRecord_GCHeapDumpObjectReference{
     .name = "GCHeapDumpObjectReference",
     .fields = kFieldsGCHeapDumpObjectReference,
     .layout = {{kPlacesGCHeapDumpObjectReference[0], kSegmentsGCHeapDumpObjectReference[0], 25}, {kPlacesGCHeapDumpObjectReference[1], kSegmentsGCHeapDumpObjectReference[1], 29}},
-    .line = 3424,
+    .line = 3450,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::GCHeapDumpObjectReference>};
 
-// "MonitorContentionFailedAcquired", line 3435
+// "MonitorContentionFailedAcquired", line 3461
 constexpr ::clretw::FieldDesc kFieldsMonitorContentionFailedAcquired[] = {
     {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
 };
@@ -593,9 +593,9 @@ constexpr ::clretw::RecordDesc kRecord_MonitorContentionFailedAcquired{
     .name = "MonitorContentionFailedAcquired",
     .fields = kFieldsMonitorContentionFailedAcquired,
     .layout = {{kPlacesMonitorContentionFailedAcquired[0], kSegmentsMonitorContentionFailedAcquired[0], 4}, {kPlacesMonitorContentionFailedAcquired[1], kSegmentsMonitorContentionFailedAcquired[1], 8}},
-    .line = 3435};
+    .line = 3461};
 
-// "ThreadStartedStoppingStoppedExited", line 3438
+// "ThreadStartedStoppingStoppedExited", line 3464
 constexpr ::clretw::FieldDesc kFieldsThreadStartedStoppingStoppedExited[] = {
     {.name = "ThreadID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
@@ -607,9 +607,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadStartedStoppingStoppedExited{
     .name = "ThreadStartedStoppingStoppedExited",
     .fields = kFieldsThreadStartedStoppingStoppedExited,
     .layout = {{kPlacesThreadStartedStoppingStoppedExited[0], kSegmentsThreadStartedStoppingStoppedExited[0], 8}, {kPlacesThreadStartedStoppingStoppedExited[1], kSegmentsThreadStartedStoppingStoppedExited[1], 8}},
-    .line = 3438};
+    .line = 3464};
 
-// "ThreadName", line 3441
+// "ThreadName", line 3467
 constexpr ::clretw::FieldDesc kFieldsThreadName[] = {
     {.name = "ThreadID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ThreadName", .type = ::clretw::InType::UnicodeString},
@@ -622,10 +622,10 @@ constexpr ::clretw::RecordDesc kRecord_ThreadName{
     .name = "ThreadName",
     .fields = kFieldsThreadName,
     .layout = {{kPlacesThreadName[0], kSegmentsThreadName[0], 8}, {kPlacesThreadName[1], kSegmentsThreadName[1], 8}},
-    .line = 3441,
+    .line = 3467,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::ThreadName>};
 
-// "JitDoneVerbose", line 3445
+// "JitDoneVerbose", line 3471
 constexpr ::clretw::FieldDesc kFieldsJitDoneVerbose[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "MethodNamespace", .type = ::clretw::InType::UnicodeString},
@@ -640,10 +640,10 @@ constexpr ::clretw::RecordDesc kRecord_JitDoneVerbose{
     .name = "JitDoneVerbose",
     .fields = kFieldsJitDoneVerbose,
     .layout = {{kPlacesJitDoneVerbose[0], kSegmentsJitDoneVerbose[0], 8}, {kPlacesJitDoneVerbose[1], kSegmentsJitDoneVerbose[1], 8}},
-    .line = 3445,
+    .line = 3471,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::JitDoneVerbose>};
 
-// "Values", line 3456
+// "Values", line 3482
 constexpr ::clretw::FieldDesc kFieldsJitDone_V1_Values[] = {
     {.name = "Type", .type = ::clretw::InType::UInt8},
     {.name = "ClassID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -656,9 +656,9 @@ constexpr ::clretw::RecordDesc kRecord_JitDone_V1_Values{
     .name = "Values",
     .fields = kFieldsJitDone_V1_Values,
     .layout = {{kPlacesJitDone_V1_Values[0], kSegmentsJitDone_V1_Values[0], 9}, {kPlacesJitDone_V1_Values[1], kSegmentsJitDone_V1_Values[1], 9}},
-    .line = 3456};
+    .line = 3482};
 
-// "JitDone_V1", line 3451
+// "JitDone_V1", line 3477
 constexpr ::clretw::FieldDesc kFieldsJitDone_V1[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -674,10 +674,10 @@ constexpr ::clretw::RecordDesc kRecord_JitDone_V1{
     .name = "JitDone_V1",
     .fields = kFieldsJitDone_V1,
     .layout = {{kPlacesJitDone_V1[0], kSegmentsJitDone_V1[0], 24}, {kPlacesJitDone_V1[1], kSegmentsJitDone_V1[1], 24}},
-    .line = 3451,
+    .line = 3477,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::JitDone_V1>};
 
-// "Values", line 3466
+// "Values", line 3492
 constexpr ::clretw::FieldDesc kFieldsClassLoaded_V1_Values[] = {
     {.name = "Type", .type = ::clretw::InType::UInt8},
     {.name = "ClassID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -690,9 +690,9 @@ constexpr ::clretw::RecordDesc kRecord_ClassLoaded_V1_Values{
     .name = "Values",
     .fields = kFieldsClassLoaded_V1_Values,
     .layout = {{kPlacesClassLoaded_V1_Values[0], kSegmentsClassLoaded_V1_Values[0], 9}, {kPlacesClassLoaded_V1_Values[1], kSegmentsClassLoaded_V1_Values[1], 9}},
-    .line = 3466};
+    .line = 3492};
 
-// "ClassLoaded_V1", line 3461
+// "ClassLoaded_V1", line 3487
 constexpr ::clretw::FieldDesc kFieldsClassLoaded_V1[] = {
     {.name = "ClassID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -708,10 +708,10 @@ constexpr ::clretw::RecordDesc kRecord_ClassLoaded_V1{
     .name = "ClassLoaded_V1",
     .fields = kFieldsClassLoaded_V1,
     .layout = {{kPlacesClassLoaded_V1[0], kSegmentsClassLoaded_V1[0], 20}, {kPlacesClassLoaded_V1[1], kSegmentsClassLoaded_V1[1], 20}},
-    .line = 3461,
+    .line = 3487,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::ClassLoaded_V1>};
 
-// "GCHeapDumpVTableClassReference", line 3471
+// "GCHeapDumpVTableClassReference", line 3497
 constexpr ::clretw::FieldDesc kFieldsGCHeapDumpVTableClassReference[] = {
     {.name = "VTableID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ClassID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -726,7 +726,7 @@ constexpr ::clretw::RecordDesc kRecord_GCHeapDumpVTableClassReference{
     .name = "GCHeapDumpVTableClassReference",
     .fields = kFieldsGCHeapDumpVTableClassReference,
     .layout = {{kPlacesGCHeapDumpVTableClassReference[0], kSegmentsGCHeapDumpVTableClassReference[0], 24}, {kPlacesGCHeapDumpVTableClassReference[1], kSegmentsGCHeapDumpVTableClassReference[1], 24}},
-    .line = 3471,
+    .line = 3497,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_mono_profiler::templates::GCHeapDumpVTableClassReference>};
 
 // ---------------------------------------------------------------------------
@@ -835,199 +835,199 @@ constexpr ::clretw::OpcodeDesc kOpcodes[] = {
 constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 1, .version = 0, .level = 4, .opcode = 18, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerContextLoaded", .name = "MonoProfiler/ContextLoaded", .task_name = "MonoProfiler", .opcode_name = "ContextLoaded",
-     .message = "", .payload = &kRecord_ContextLoadedUnloaded, .line = 3479},
+     .message = "", .payload = &kRecord_ContextLoadedUnloaded, .line = 3505},
     {.id = 2, .version = 0, .level = 4, .opcode = 19, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerContextUnloaded", .name = "MonoProfiler/ContextUnloaded", .task_name = "MonoProfiler", .opcode_name = "ContextUnloaded",
-     .message = "", .payload = &kRecord_ContextLoadedUnloaded, .line = 3480},
+     .message = "", .payload = &kRecord_ContextLoadedUnloaded, .line = 3506},
     {.id = 3, .version = 0, .level = 5, .opcode = 20, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerAppDomainLoading", .name = "MonoProfiler/AppDomainLoading", .task_name = "MonoProfiler", .opcode_name = "AppDomainLoading",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 3481},
+     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 3507},
     {.id = 4, .version = 0, .level = 4, .opcode = 21, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerAppDomainLoaded", .name = "MonoProfiler/AppDomainLoaded", .task_name = "MonoProfiler", .opcode_name = "AppDomainLoaded",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 3482},
+     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 3508},
     {.id = 5, .version = 0, .level = 5, .opcode = 22, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerAppDomainUnloading", .name = "MonoProfiler/AppDomainUnloading", .task_name = "MonoProfiler", .opcode_name = "AppDomainUnloading",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 3483},
+     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 3509},
     {.id = 6, .version = 0, .level = 4, .opcode = 23, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerAppDomainUnloaded", .name = "MonoProfiler/AppDomainUnloaded", .task_name = "MonoProfiler", .opcode_name = "AppDomainUnloaded",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 3484},
+     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 3510},
     {.id = 7, .version = 0, .level = 5, .opcode = 24, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerAppDomainName", .name = "MonoProfiler/AppDomainName", .task_name = "MonoProfiler", .opcode_name = "AppDomainName",
-     .message = "", .payload = &kRecord_AppDomainName, .line = 3485},
+     .message = "", .payload = &kRecord_AppDomainName, .line = 3511},
     {.id = 8, .version = 0, .level = 4, .opcode = 25, .task = 1, .keywords = 0x10,
      .symbol = "MonoProfilerJitBegin", .name = "MonoProfiler/JitBegin", .task_name = "MonoProfiler", .opcode_name = "JitBegin",
-     .message = "", .payload = &kRecord_JitBeginFailedDone, .line = 3486},
+     .message = "", .payload = &kRecord_JitBeginFailedDone, .line = 3512},
     {.id = 9, .version = 0, .level = 4, .opcode = 26, .task = 1, .keywords = 0x10,
      .symbol = "MonoProfilerJitFailed", .name = "MonoProfiler/JitFailed", .task_name = "MonoProfiler", .opcode_name = "JitFailed",
-     .message = "", .payload = &kRecord_JitBeginFailedDone, .line = 3487},
+     .message = "", .payload = &kRecord_JitBeginFailedDone, .line = 3513},
     {.id = 10, .version = 0, .level = 4, .opcode = 27, .task = 1, .keywords = 0x10,
      .symbol = "MonoProfilerJitDone", .name = "MonoProfiler/JitDone", .task_name = "MonoProfiler", .opcode_name = "JitDone",
-     .message = "", .payload = &kRecord_JitBeginFailedDone, .line = 3488},
+     .message = "", .payload = &kRecord_JitBeginFailedDone, .line = 3514},
     {.id = 10, .version = 1, .level = 4, .opcode = 27, .task = 1, .keywords = 0x10,
      .symbol = "MonoProfilerJitDone_V1", .name = "MonoProfiler/JitDone", .task_name = "MonoProfiler", .opcode_name = "JitDone",
-     .message = "", .payload = &kRecord_JitDone_V1, .line = 3489},
+     .message = "", .payload = &kRecord_JitDone_V1, .line = 3515},
     {.id = 11, .version = 0, .level = 4, .opcode = 28, .task = 1, .keywords = 0x10,
      .symbol = "MonoProfilerJitChunkCreated", .name = "MonoProfiler/JitChunkCreated", .task_name = "MonoProfiler", .opcode_name = "JitChunkCreated",
-     .message = "", .payload = &kRecord_JitChunkCreated, .line = 3490},
+     .message = "", .payload = &kRecord_JitChunkCreated, .line = 3516},
     {.id = 12, .version = 0, .level = 4, .opcode = 29, .task = 1, .keywords = 0x10,
      .symbol = "MonoProfilerJitChunkDestroyed", .name = "MonoProfiler/JitChunkDestroyed", .task_name = "MonoProfiler", .opcode_name = "JitChunkDestroyed",
-     .message = "", .payload = &kRecord_JitChunkDestroyed, .line = 3491},
+     .message = "", .payload = &kRecord_JitChunkDestroyed, .line = 3517},
     {.id = 13, .version = 0, .level = 4, .opcode = 30, .task = 1, .keywords = 0x10,
      .symbol = "MonoProfilerJitCodeBuffer", .name = "MonoProfiler/JitCodeBuffer", .task_name = "MonoProfiler", .opcode_name = "JitCodeBuffer",
-     .message = "", .payload = &kRecord_JitCodeBuffer, .line = 3492},
+     .message = "", .payload = &kRecord_JitCodeBuffer, .line = 3518},
     {.id = 14, .version = 0, .level = 5, .opcode = 31, .task = 1, .keywords = 0x8000000000,
      .symbol = "MonoProfilerClassLoading", .name = "MonoProfiler/ClassLoading", .task_name = "MonoProfiler", .opcode_name = "ClassLoading",
-     .message = "", .payload = &kRecord_ClassLoadingFailed, .line = 3493},
+     .message = "", .payload = &kRecord_ClassLoadingFailed, .line = 3519},
     {.id = 15, .version = 0, .level = 4, .opcode = 32, .task = 1, .keywords = 0x8000000000,
      .symbol = "MonoProfilerClassFailed", .name = "MonoProfiler/ClassFailed", .task_name = "MonoProfiler", .opcode_name = "ClassFailed",
-     .message = "", .payload = &kRecord_ClassLoadingFailed, .line = 3494},
+     .message = "", .payload = &kRecord_ClassLoadingFailed, .line = 3520},
     {.id = 16, .version = 0, .level = 4, .opcode = 33, .task = 1, .keywords = 0x8000000000,
      .symbol = "MonoProfilerClassLoaded", .name = "MonoProfiler/ClassLoaded", .task_name = "MonoProfiler", .opcode_name = "ClassLoaded",
-     .message = "", .payload = &kRecord_ClassLoaded, .line = 3495},
+     .message = "", .payload = &kRecord_ClassLoaded, .line = 3521},
     {.id = 16, .version = 1, .level = 4, .opcode = 33, .task = 1, .keywords = 0x8000000000,
      .symbol = "MonoProfilerClassLoaded_V1", .name = "MonoProfiler/ClassLoaded", .task_name = "MonoProfiler", .opcode_name = "ClassLoaded",
-     .message = "", .payload = &kRecord_ClassLoaded_V1, .line = 3496},
+     .message = "", .payload = &kRecord_ClassLoaded_V1, .line = 3522},
     {.id = 17, .version = 0, .level = 5, .opcode = 34, .task = 1, .keywords = 0x8000000000,
      .symbol = "MonoProfilerVTableLoading", .name = "MonoProfiler/VTableLoading", .task_name = "MonoProfiler", .opcode_name = "VTableLoading",
-     .message = "", .payload = &kRecord_VTableLoadingFailedLoaded, .line = 3497},
+     .message = "", .payload = &kRecord_VTableLoadingFailedLoaded, .line = 3523},
     {.id = 18, .version = 0, .level = 4, .opcode = 35, .task = 1, .keywords = 0x8000000000,
      .symbol = "MonoProfilerVTableFailed", .name = "MonoProfiler/VTableFailed", .task_name = "MonoProfiler", .opcode_name = "VTableFailed",
-     .message = "", .payload = &kRecord_VTableLoadingFailedLoaded, .line = 3498},
+     .message = "", .payload = &kRecord_VTableLoadingFailedLoaded, .line = 3524},
     {.id = 19, .version = 0, .level = 4, .opcode = 36, .task = 1, .keywords = 0x8000000000,
      .symbol = "MonoProfilerVTableLoaded", .name = "MonoProfiler/VTableLoaded", .task_name = "MonoProfiler", .opcode_name = "VTableLoaded",
-     .message = "", .payload = &kRecord_VTableLoadingFailedLoaded, .line = 3499},
+     .message = "", .payload = &kRecord_VTableLoadingFailedLoaded, .line = 3525},
     {.id = 20, .version = 0, .level = 5, .opcode = 37, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerModuleLoading", .name = "MonoProfiler/ModuleLoading", .task_name = "MonoProfiler", .opcode_name = "ModuleLoading",
-     .message = "", .payload = &kRecord_ModuleLoadingUnloadingFailed, .line = 3500},
+     .message = "", .payload = &kRecord_ModuleLoadingUnloadingFailed, .line = 3526},
     {.id = 21, .version = 0, .level = 4, .opcode = 38, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerModuleFailed", .name = "MonoProfiler/ModuleFailed", .task_name = "MonoProfiler", .opcode_name = "ModuleFailed",
-     .message = "", .payload = &kRecord_ModuleLoadingUnloadingFailed, .line = 3501},
+     .message = "", .payload = &kRecord_ModuleLoadingUnloadingFailed, .line = 3527},
     {.id = 22, .version = 0, .level = 4, .opcode = 39, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerModuleLoaded", .name = "MonoProfiler/ModuleLoaded", .task_name = "MonoProfiler", .opcode_name = "ModuleLoaded",
-     .message = "", .payload = &kRecord_ModuleLoadedUnloaded, .line = 3502},
+     .message = "", .payload = &kRecord_ModuleLoadedUnloaded, .line = 3528},
     {.id = 23, .version = 0, .level = 5, .opcode = 40, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerModuleUnloading", .name = "MonoProfiler/ModuleUnloading", .task_name = "MonoProfiler", .opcode_name = "ModuleUnloading",
-     .message = "", .payload = &kRecord_ModuleLoadingUnloadingFailed, .line = 3503},
+     .message = "", .payload = &kRecord_ModuleLoadingUnloadingFailed, .line = 3529},
     {.id = 24, .version = 0, .level = 4, .opcode = 41, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerModuleUnloaded", .name = "MonoProfiler/ModuleUnloaded", .task_name = "MonoProfiler", .opcode_name = "ModuleUnloaded",
-     .message = "", .payload = &kRecord_ModuleLoadedUnloaded, .line = 3504},
+     .message = "", .payload = &kRecord_ModuleLoadedUnloaded, .line = 3530},
     {.id = 25, .version = 0, .level = 5, .opcode = 42, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerAssemblyLoading", .name = "MonoProfiler/AssemblyLoading", .task_name = "MonoProfiler", .opcode_name = "AssemblyLoading",
-     .message = "", .payload = &kRecord_AssemblyLoadingUnloading, .line = 3505},
+     .message = "", .payload = &kRecord_AssemblyLoadingUnloading, .line = 3531},
     {.id = 26, .version = 0, .level = 4, .opcode = 43, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerAssemblyLoaded", .name = "MonoProfiler/AssemblyLoaded", .task_name = "MonoProfiler", .opcode_name = "AssemblyLoaded",
-     .message = "", .payload = &kRecord_AssemblyLoadedUnloaded, .line = 3506},
+     .message = "", .payload = &kRecord_AssemblyLoadedUnloaded, .line = 3532},
     {.id = 27, .version = 0, .level = 5, .opcode = 44, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerAssemblyUnloading", .name = "MonoProfiler/AssemblyUnloading", .task_name = "MonoProfiler", .opcode_name = "AssemblyUnloading",
-     .message = "", .payload = &kRecord_AssemblyLoadingUnloading, .line = 3507},
+     .message = "", .payload = &kRecord_AssemblyLoadingUnloading, .line = 3533},
     {.id = 28, .version = 0, .level = 4, .opcode = 45, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerAssemblyUnloaded", .name = "MonoProfiler/AssemblyUnloaded", .task_name = "MonoProfiler", .opcode_name = "AssemblyUnloaded",
-     .message = "", .payload = &kRecord_AssemblyLoadedUnloaded, .line = 3508},
+     .message = "", .payload = &kRecord_AssemblyLoadedUnloaded, .line = 3534},
     {.id = 29, .version = 0, .level = 4, .opcode = 46, .task = 1, .keywords = 0x20000000,
      .symbol = "MonoProfilerMethodEnter", .name = "MonoProfiler/MethodEnter", .task_name = "MonoProfiler", .opcode_name = "MethodEnter",
-     .message = "", .payload = &kRecord_MethodTracing, .line = 3509},
+     .message = "", .payload = &kRecord_MethodTracing, .line = 3535},
     {.id = 30, .version = 0, .level = 4, .opcode = 47, .task = 1, .keywords = 0x20000000,
      .symbol = "MonoProfilerMethodLeave", .name = "MonoProfiler/MethodLeave", .task_name = "MonoProfiler", .opcode_name = "MethodLeave",
-     .message = "", .payload = &kRecord_MethodTracing, .line = 3510},
+     .message = "", .payload = &kRecord_MethodTracing, .line = 3536},
     {.id = 31, .version = 0, .level = 4, .opcode = 48, .task = 1, .keywords = 0x20000000,
      .symbol = "MonoProfilerMethodTailCall", .name = "MonoProfiler/MethodTailCall", .task_name = "MonoProfiler", .opcode_name = "MethodTailCall",
-     .message = "", .payload = &kRecord_MethodTracing, .line = 3511},
+     .message = "", .payload = &kRecord_MethodTracing, .line = 3537},
     {.id = 32, .version = 0, .level = 4, .opcode = 49, .task = 1, .keywords = 0x20000000,
      .symbol = "MonoProfilerMethodExceptionLeave", .name = "MonoProfiler/MethodExceptionLeave", .task_name = "MonoProfiler", .opcode_name = "MethodExceptionLeave",
-     .message = "", .payload = &kRecord_MethodTracing, .line = 3512},
+     .message = "", .payload = &kRecord_MethodTracing, .line = 3538},
     {.id = 33, .version = 0, .level = 4, .opcode = 50, .task = 1, .keywords = 0x20000000,
      .symbol = "MonoProfilerMethodFree", .name = "MonoProfiler/MethodFree", .task_name = "MonoProfiler", .opcode_name = "MethodFree",
-     .message = "", .payload = &kRecord_MethodTracing, .line = 3513},
+     .message = "", .payload = &kRecord_MethodTracing, .line = 3539},
     {.id = 34, .version = 0, .level = 4, .opcode = 51, .task = 1, .keywords = 0x20000000,
      .symbol = "MonoProfilerMethodBeginInvoke", .name = "MonoProfiler/MethodBeginInvoke", .task_name = "MonoProfiler", .opcode_name = "MethodBeginInvoke",
-     .message = "", .payload = &kRecord_MethodTracing, .line = 3514},
+     .message = "", .payload = &kRecord_MethodTracing, .line = 3540},
     {.id = 35, .version = 0, .level = 4, .opcode = 52, .task = 1, .keywords = 0x20000000,
      .symbol = "MonoProfilerMethodEndInvoke", .name = "MonoProfiler/MethodEndInvoke", .task_name = "MonoProfiler", .opcode_name = "MethodEndInvoke",
-     .message = "", .payload = &kRecord_MethodTracing, .line = 3515},
+     .message = "", .payload = &kRecord_MethodTracing, .line = 3541},
     {.id = 36, .version = 0, .level = 4, .opcode = 53, .task = 1, .keywords = 0x8000,
      .symbol = "MonoProfilerExceptionThrow", .name = "MonoProfiler/ExceptionThrow", .task_name = "MonoProfiler", .opcode_name = "ExceptionThrow",
-     .message = "", .payload = &kRecord_ExceptionThrow, .line = 3516},
+     .message = "", .payload = &kRecord_ExceptionThrow, .line = 3542},
     {.id = 37, .version = 0, .level = 4, .opcode = 54, .task = 1, .keywords = 0x8000,
      .symbol = "MonoProfilerExceptionClause", .name = "MonoProfiler/ExceptionClause", .task_name = "MonoProfiler", .opcode_name = "ExceptionClause",
-     .message = "", .payload = &kRecord_ExceptionClause, .line = 3517},
+     .message = "", .payload = &kRecord_ExceptionClause, .line = 3543},
     {.id = 38, .version = 0, .level = 4, .opcode = 55, .task = 1, .keywords = 0x1,
      .symbol = "MonoProfilerGCEvent", .name = "MonoProfiler/GCEvent", .task_name = "MonoProfiler", .opcode_name = "GCEvent",
-     .message = "", .payload = &kRecord_GCEvent, .line = 3518},
+     .message = "", .payload = &kRecord_GCEvent, .line = 3544},
     {.id = 39, .version = 0, .level = 4, .opcode = 56, .task = 1, .keywords = 0x200000,
      .symbol = "MonoProfilerGCAllocation", .name = "MonoProfiler/GCAllocation", .task_name = "MonoProfiler", .opcode_name = "GCAllocation",
-     .message = "", .payload = &kRecord_GCAllocation, .line = 3519},
+     .message = "", .payload = &kRecord_GCAllocation, .line = 3545},
     {.id = 40, .version = 0, .level = 4, .opcode = 57, .task = 1, .keywords = 0x400000,
      .symbol = "MonoProfilerGCMoves", .name = "MonoProfiler/GCMoves", .task_name = "MonoProfiler", .opcode_name = "GCMoves",
-     .message = "", .payload = &kRecord_GCMoves, .line = 3520},
+     .message = "", .payload = &kRecord_GCMoves, .line = 3546},
     {.id = 41, .version = 0, .level = 4, .opcode = 58, .task = 1, .keywords = 0x2000000,
      .symbol = "MonoProfilerGCResize", .name = "MonoProfiler/GCResize", .task_name = "MonoProfiler", .opcode_name = "GCResize",
-     .message = "", .payload = &kRecord_GCResize, .line = 3521},
+     .message = "", .payload = &kRecord_GCResize, .line = 3547},
     {.id = 42, .version = 0, .level = 4, .opcode = 59, .task = 1, .keywords = 0x2,
      .symbol = "MonoProfilerGCHandleCreated", .name = "MonoProfiler/GCHandleCreated", .task_name = "MonoProfiler", .opcode_name = "GCHandleCreated",
-     .message = "", .payload = &kRecord_GCHandleCreated, .line = 3522},
+     .message = "", .payload = &kRecord_GCHandleCreated, .line = 3548},
     {.id = 43, .version = 0, .level = 4, .opcode = 60, .task = 1, .keywords = 0x2,
      .symbol = "MonoProfilerGCHandleDeleted", .name = "MonoProfiler/GCHandleDeleted", .task_name = "MonoProfiler", .opcode_name = "GCHandleDeleted",
-     .message = "", .payload = &kRecord_GCHandleDeleted, .line = 3523},
+     .message = "", .payload = &kRecord_GCHandleDeleted, .line = 3549},
     {.id = 44, .version = 0, .level = 4, .opcode = 61, .task = 1, .keywords = 0x1000000,
      .symbol = "MonoProfilerGCFinalizing", .name = "MonoProfiler/GCFinalizing", .task_name = "MonoProfiler", .opcode_name = "GCFinalizing",
-     .message = "", .line = 3524},
+     .message = "", .line = 3550},
     {.id = 45, .version = 0, .level = 4, .opcode = 62, .task = 1, .keywords = 0x1000000,
      .symbol = "MonoProfilerGCFinalized", .name = "MonoProfiler/GCFinalized", .task_name = "MonoProfiler", .opcode_name = "GCFinalized",
-     .message = "", .line = 3525},
+     .message = "", .line = 3551},
     {.id = 46, .version = 0, .level = 4, .opcode = 63, .task = 1, .keywords = 0x1000000,
      .symbol = "MonoProfilerGCFinalizingObject", .name = "MonoProfiler/GCFinalizingObject", .task_name = "MonoProfiler", .opcode_name = "GCFinalizingObject",
-     .message = "", .payload = &kRecord_GCFinalizingFinalizedObject, .line = 3526},
+     .message = "", .payload = &kRecord_GCFinalizingFinalizedObject, .line = 3552},
     {.id = 47, .version = 0, .level = 4, .opcode = 64, .task = 1, .keywords = 0x1000000,
      .symbol = "MonoProfilerGCFinalizedObject", .name = "MonoProfiler/GCFinalizedObject", .task_name = "MonoProfiler", .opcode_name = "GCFinalizedObject",
-     .message = "", .payload = &kRecord_GCFinalizingFinalizedObject, .line = 3527},
+     .message = "", .payload = &kRecord_GCFinalizingFinalizedObject, .line = 3553},
     {.id = 48, .version = 0, .level = 4, .opcode = 65, .task = 1, .keywords = 0x4000000,
      .symbol = "MonoProfilerGCRootRegister", .name = "MonoProfiler/GCRootRegister", .task_name = "MonoProfiler", .opcode_name = "GCRootRegister",
-     .message = "", .payload = &kRecord_GCRootRegister, .line = 3528},
+     .message = "", .payload = &kRecord_GCRootRegister, .line = 3554},
     {.id = 49, .version = 0, .level = 4, .opcode = 66, .task = 1, .keywords = 0x4000000,
      .symbol = "MonoProfilerGCRootUnregister", .name = "MonoProfiler/GCRootUnregister", .task_name = "MonoProfiler", .opcode_name = "GCRootUnregister",
-     .message = "", .payload = &kRecord_GCRootUnregister, .line = 3529},
+     .message = "", .payload = &kRecord_GCRootUnregister, .line = 3555},
     {.id = 50, .version = 0, .level = 4, .opcode = 67, .task = 1, .keywords = 0x4000000,
      .symbol = "MonoProfilerGCRoots", .name = "MonoProfiler/GCRoots", .task_name = "MonoProfiler", .opcode_name = "GCRoots",
-     .message = "", .payload = &kRecord_GCRoots, .line = 3530},
+     .message = "", .payload = &kRecord_GCRoots, .line = 3556},
     {.id = 51, .version = 0, .level = 4, .opcode = 68, .task = 1, .keywords = 0x100000,
      .symbol = "MonoProfilerGCHeapDumpStart", .name = "MonoProfiler/GCHeapDumpStart", .task_name = "MonoProfiler", .opcode_name = "GCHeapDumpStart",
-     .message = "", .payload = &kRecord_GCHeapDumpStart, .line = 3531},
+     .message = "", .payload = &kRecord_GCHeapDumpStart, .line = 3557},
     {.id = 52, .version = 0, .level = 4, .opcode = 69, .task = 1, .keywords = 0x100000,
      .symbol = "MonoProfilerGCHeapDumpStop", .name = "MonoProfiler/GCHeapDumpStop", .task_name = "MonoProfiler", .opcode_name = "GCHeapDumpStop",
-     .message = "", .line = 3532},
+     .message = "", .line = 3558},
     {.id = 53, .version = 0, .level = 4, .opcode = 70, .task = 1, .keywords = 0x100000,
      .symbol = "MonoProfilerGCHeapDumpObjectReference", .name = "MonoProfiler/GCHeapDumpObjectReference", .task_name = "MonoProfiler", .opcode_name = "GCHeapDumpObjectReference",
-     .message = "", .payload = &kRecord_GCHeapDumpObjectReference, .line = 3533},
+     .message = "", .payload = &kRecord_GCHeapDumpObjectReference, .line = 3559},
     {.id = 54, .version = 0, .level = 4, .opcode = 71, .task = 1, .keywords = 0x10000004000,
      .symbol = "MonoProfilerMonitorContention", .name = "MonoProfiler/MonitorContention", .task_name = "MonoProfiler", .opcode_name = "MonitorContention",
-     .message = "", .payload = &kRecord_MonitorContentionFailedAcquired, .line = 3534},
+     .message = "", .payload = &kRecord_MonitorContentionFailedAcquired, .line = 3560},
     {.id = 55, .version = 0, .level = 4, .opcode = 72, .task = 1, .keywords = 0x10000000000,
      .symbol = "MonoProfilerMonitorFailed", .name = "MonoProfiler/MonitorFailed", .task_name = "MonoProfiler", .opcode_name = "MonitorFailed",
-     .message = "", .payload = &kRecord_MonitorContentionFailedAcquired, .line = 3535},
+     .message = "", .payload = &kRecord_MonitorContentionFailedAcquired, .line = 3561},
     {.id = 56, .version = 0, .level = 4, .opcode = 73, .task = 1, .keywords = 0x10000000000,
      .symbol = "MonoProfilerMonitorAcquired", .name = "MonoProfiler/MonitorAquired", .task_name = "MonoProfiler", .opcode_name = "MonitorAquired",
-     .message = "", .payload = &kRecord_MonitorContentionFailedAcquired, .line = 3536},
+     .message = "", .payload = &kRecord_MonitorContentionFailedAcquired, .line = 3562},
     {.id = 57, .version = 0, .level = 4, .opcode = 74, .task = 1, .keywords = 0x10000,
      .symbol = "MonoProfilerThreadStarted", .name = "MonoProfiler/ThreadStarted", .task_name = "MonoProfiler", .opcode_name = "ThreadStarted",
-     .message = "", .payload = &kRecord_ThreadStartedStoppingStoppedExited, .line = 3537},
+     .message = "", .payload = &kRecord_ThreadStartedStoppingStoppedExited, .line = 3563},
     {.id = 58, .version = 0, .level = 5, .opcode = 75, .task = 1, .keywords = 0x10000,
      .symbol = "MonoProfilerThreadStopping", .name = "MonoProfiler/ThreadStopping", .task_name = "MonoProfiler", .opcode_name = "ThreadStopping",
-     .message = "", .payload = &kRecord_ThreadStartedStoppingStoppedExited, .line = 3538},
+     .message = "", .payload = &kRecord_ThreadStartedStoppingStoppedExited, .line = 3564},
     {.id = 59, .version = 0, .level = 4, .opcode = 76, .task = 1, .keywords = 0x10000,
      .symbol = "MonoProfilerThreadStopped", .name = "MonoProfiler/ThreadStopped", .task_name = "MonoProfiler", .opcode_name = "ThreadStopped",
-     .message = "", .payload = &kRecord_ThreadStartedStoppingStoppedExited, .line = 3539},
+     .message = "", .payload = &kRecord_ThreadStartedStoppingStoppedExited, .line = 3565},
     {.id = 60, .version = 0, .level = 4, .opcode = 77, .task = 1, .keywords = 0x10000,
      .symbol = "MonoProfilerThreadExited", .name = "MonoProfiler/ThreadExited", .task_name = "MonoProfiler", .opcode_name = "ThreadExited",
-     .message = "", .payload = &kRecord_ThreadStartedStoppingStoppedExited, .line = 3540},
+     .message = "", .payload = &kRecord_ThreadStartedStoppingStoppedExited, .line = 3566},
     {.id = 61, .version = 0, .level = 5, .opcode = 78, .task = 1, .keywords = 0x10000,
      .symbol = "MonoProfilerThreadName", .name = "MonoProfiler/ThreadName", .task_name = "MonoProfiler", .opcode_name = "ThreadName",
-     .message = "", .payload = &kRecord_ThreadName, .line = 3541},
+     .message = "", .payload = &kRecord_ThreadName, .line = 3567},
     {.id = 62, .version = 0, .level = 5, .opcode = 79, .task = 1, .keywords = 0x10,
      .symbol = "MonoProfilerJitDoneVerbose", .name = "MonoProfiler/JitDoneVerbose", .task_name = "MonoProfiler", .opcode_name = "JitDoneVerbose",
-     .message = "", .payload = &kRecord_JitDoneVerbose, .line = 3542},
+     .message = "", .payload = &kRecord_JitDoneVerbose, .line = 3568},
     {.id = 63, .version = 0, .level = 4, .opcode = 80, .task = 1, .keywords = 0x8000000,
      .symbol = "MonoProfilerGCHeapDumpVTableClassReference", .name = "MonoProfiler/GCHeapDumpVTableClassReference", .task_name = "MonoProfiler", .opcode_name = "GCHeapDumpVTableClassReference",
-     .message = "", .payload = &kRecord_GCHeapDumpVTableClassReference, .line = 3543},
+     .message = "", .payload = &kRecord_GCHeapDumpVTableClassReference, .line = 3569},
 };
 
 constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;

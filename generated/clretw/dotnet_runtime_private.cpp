@@ -85,11 +85,41 @@ constexpr ::clretw::MapEntry kEntries_kMap_ModuleRangeTypeMap[] = {
 };
 constexpr ::clretw::MapDesc kMap_ModuleRangeTypeMap{"ModuleRangeTypeMap", true, kEntries_kMap_ModuleRangeTypeMap};
 
+constexpr ::clretw::MapEntry kEntries_kMap_GCReasonMap[] = {
+    {0x0, "AllocSmall"},
+    {0x1, "Induced"},
+    {0x2, "LowMemory"},
+    {0x3, "Empty"},
+    {0x4, "AllocLarge"},
+    {0x5, "OutOfSpaceSmallObjectHeap"},
+    {0x6, "OutOfSpaceLargeObjectHeap"},
+    {0x7, "InducedNoForce"},
+    {0x8, "Stress"},
+    {0x9, "InducedLowMemory"},
+    {0xa, "InducedCompacting"},
+    {0xb, "LowMemoryHost"},
+    {0xc, "PMFullGC"},
+    {0xd, "LowMemoryHostBlocking"},
+};
+constexpr ::clretw::MapDesc kMap_GCReasonMap{"GCReasonMap", false, kEntries_kMap_GCReasonMap};
+
+constexpr ::clretw::MapEntry kEntries_kMap_GCGlobalMechanismsMap[] = {
+    {0x1, "Concurrent"},
+    {0x2, "Compaction"},
+    {0x4, "Promotion"},
+    {0x8, "Demotion"},
+    {0x10, "CardBundles"},
+    {0x20, "Elevation"},
+};
+constexpr ::clretw::MapDesc kMap_GCGlobalMechanismsMap{"GCGlobalMechanismsMap", true, kEntries_kMap_GCGlobalMechanismsMap};
+
 constexpr const ::clretw::MapDesc* kMaps[] = {
     &kMap_ModuleRangeSectionTypeMap,
     &kMap_GCHandleKindMap,
     &kMap_ModuleRangeIBCTypeMap,
     &kMap_ModuleRangeTypeMap,
+    &kMap_GCReasonMap,
+    &kMap_GCGlobalMechanismsMap,
 };
 
 // ---------------------------------------------------------------------------
@@ -97,7 +127,7 @@ constexpr const ::clretw::MapDesc* kMaps[] = {
 // layout engine: {segment, offset, size} per field, {fixed bytes, variable
 // field} per segment).
 
-// "ClrStackWalk", line 2622
+// "ClrStackWalk", line 2648
 constexpr ::clretw::FieldDesc kFieldsClrStackWalk[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Reserved1", .type = ::clretw::InType::UInt8},
@@ -113,10 +143,10 @@ constexpr ::clretw::RecordDesc kRecord_ClrStackWalk{
     .name = "ClrStackWalk",
     .fields = kFieldsClrStackWalk,
     .layout = {{kPlacesClrStackWalk[0], kSegmentsClrStackWalk[0], 8}, {kPlacesClrStackWalk[1], kSegmentsClrStackWalk[1], 8}},
-    .line = 2622,
+    .line = 2648,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::ClrStackWalk>};
 
-// "EvidenceGenerated", line 2629
+// "EvidenceGenerated", line 2655
 constexpr ::clretw::FieldDesc kFieldsEvidenceGenerated[] = {
     {.name = "Type", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::UnsignedInt},
     {.name = "AppDomain", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::UnsignedInt},
@@ -131,10 +161,10 @@ constexpr ::clretw::RecordDesc kRecord_EvidenceGenerated{
     .name = "EvidenceGenerated",
     .fields = kFieldsEvidenceGenerated,
     .layout = {{kPlacesEvidenceGenerated[0], kSegmentsEvidenceGenerated[0], 10}, {kPlacesEvidenceGenerated[1], kSegmentsEvidenceGenerated[1], 10}},
-    .line = 2629,
+    .line = 2655,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::EvidenceGenerated>};
 
-// "GCDecision", line 2635
+// "GCDecision", line 2661
 constexpr ::clretw::FieldDesc kFieldsGCDecision[] = {
     {.name = "DoCompact", .type = ::clretw::InType::Boolean},
 };
@@ -146,9 +176,9 @@ constexpr ::clretw::RecordDesc kRecord_GCDecision{
     .name = "GCDecision",
     .fields = kFieldsGCDecision,
     .layout = {{kPlacesGCDecision[0], kSegmentsGCDecision[0], 4}, {kPlacesGCDecision[1], kSegmentsGCDecision[1], 4}},
-    .line = 2635};
+    .line = 2661};
 
-// "GCDecision_V1", line 2638
+// "GCDecision_V1", line 2664
 constexpr ::clretw::FieldDesc kFieldsGCDecision_V1[] = {
     {.name = "DoCompact", .type = ::clretw::InType::Boolean},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -161,9 +191,9 @@ constexpr ::clretw::RecordDesc kRecord_GCDecision_V1{
     .name = "GCDecision_V1",
     .fields = kFieldsGCDecision_V1,
     .layout = {{kPlacesGCDecision_V1[0], kSegmentsGCDecision_V1[0], 6}, {kPlacesGCDecision_V1[1], kSegmentsGCDecision_V1[1], 6}},
-    .line = 2638};
+    .line = 2664};
 
-// "PrvGCMark", line 2642
+// "PrvGCMark", line 2668
 constexpr ::clretw::FieldDesc kFieldsPrvGCMark[] = {
     {.name = "HeapNum", .type = ::clretw::InType::UInt32},
 };
@@ -175,9 +205,9 @@ constexpr ::clretw::RecordDesc kRecord_PrvGCMark{
     .name = "PrvGCMark",
     .fields = kFieldsPrvGCMark,
     .layout = {{kPlacesPrvGCMark[0], kSegmentsPrvGCMark[0], 4}, {kPlacesPrvGCMark[1], kSegmentsPrvGCMark[1], 4}},
-    .line = 2642};
+    .line = 2668};
 
-// "PrvGCMark_V1", line 2645
+// "PrvGCMark_V1", line 2671
 constexpr ::clretw::FieldDesc kFieldsPrvGCMark_V1[] = {
     {.name = "HeapNum", .type = ::clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -190,17 +220,17 @@ constexpr ::clretw::RecordDesc kRecord_PrvGCMark_V1{
     .name = "PrvGCMark_V1",
     .fields = kFieldsPrvGCMark_V1,
     .layout = {{kPlacesPrvGCMark_V1[0], kSegmentsPrvGCMark_V1[0], 6}, {kPlacesPrvGCMark_V1[1], kSegmentsPrvGCMark_V1[1], 6}},
-    .line = 2645};
+    .line = 2671};
 
-// "GCPerHeapHistory", line 2649
+// "GCPerHeapHistory", line 2675
 constexpr ::clretw::Segment kSegmentsGCPerHeapHistory[2][1] = {{{0, ::clretw::kNoField}}, {{0, ::clretw::kNoField}}};
 constexpr ::clretw::RecordDesc kRecord_GCPerHeapHistory{
     .name = "GCPerHeapHistory",
     .fields = {},
     .layout = {{{}, kSegmentsGCPerHeapHistory[0], 0}, {{}, kSegmentsGCPerHeapHistory[1], 0}},
-    .line = 2649};
+    .line = 2675};
 
-// "GCPerHeapHistory_V1", line 2651
+// "GCPerHeapHistory_V1", line 2677
 constexpr ::clretw::FieldDesc kFieldsGCPerHeapHistory_V1[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
@@ -212,16 +242,16 @@ constexpr ::clretw::RecordDesc kRecord_GCPerHeapHistory_V1{
     .name = "GCPerHeapHistory_V1",
     .fields = kFieldsGCPerHeapHistory_V1,
     .layout = {{kPlacesGCPerHeapHistory_V1[0], kSegmentsGCPerHeapHistory_V1[0], 2}, {kPlacesGCPerHeapHistory_V1[1], kSegmentsGCPerHeapHistory_V1[1], 2}},
-    .line = 2651};
+    .line = 2677};
 
-// "GCGlobalHeap", line 2654
+// "GCGlobalHeap", line 2680
 constexpr ::clretw::FieldDesc kFieldsGCGlobalHeap[] = {
     {.name = "FinalYoungestDesired", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "NumHeaps", .type = ::clretw::InType::Int32},
     {.name = "CondemnedGeneration", .type = ::clretw::InType::UInt32},
     {.name = "Gen0ReductionCount", .type = ::clretw::InType::UInt32},
-    {.name = "Reason", .type = ::clretw::InType::UInt32},
-    {.name = "GlobalMechanisms", .type = ::clretw::InType::UInt32},
+    {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_GCReasonMap},
+    {.name = "GlobalMechanisms", .type = ::clretw::InType::UInt32, .map = &kMap_GCGlobalMechanismsMap},
 };
 constexpr ::clretw::FieldPlace kPlacesGCGlobalHeap[2][6] = {
     {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}},
@@ -231,16 +261,16 @@ constexpr ::clretw::RecordDesc kRecord_GCGlobalHeap{
     .name = "GCGlobalHeap",
     .fields = kFieldsGCGlobalHeap,
     .layout = {{kPlacesGCGlobalHeap[0], kSegmentsGCGlobalHeap[0], 28}, {kPlacesGCGlobalHeap[1], kSegmentsGCGlobalHeap[1], 28}},
-    .line = 2654};
+    .line = 2680};
 
-// "GCGlobalHeap_V1", line 2662
+// "GCGlobalHeap_V1", line 2688
 constexpr ::clretw::FieldDesc kFieldsGCGlobalHeap_V1[] = {
     {.name = "FinalYoungestDesired", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "NumHeaps", .type = ::clretw::InType::Int32},
     {.name = "CondemnedGeneration", .type = ::clretw::InType::UInt32},
     {.name = "Gen0ReductionCount", .type = ::clretw::InType::UInt32},
-    {.name = "Reason", .type = ::clretw::InType::UInt32},
-    {.name = "GlobalMechanisms", .type = ::clretw::InType::UInt32},
+    {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_GCReasonMap},
+    {.name = "GlobalMechanisms", .type = ::clretw::InType::UInt32, .map = &kMap_GCGlobalMechanismsMap},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
 constexpr ::clretw::FieldPlace kPlacesGCGlobalHeap_V1[2][7] = {
@@ -251,9 +281,9 @@ constexpr ::clretw::RecordDesc kRecord_GCGlobalHeap_V1{
     .name = "GCGlobalHeap_V1",
     .fields = kFieldsGCGlobalHeap_V1,
     .layout = {{kPlacesGCGlobalHeap_V1[0], kSegmentsGCGlobalHeap_V1[0], 30}, {kPlacesGCGlobalHeap_V1[1], kSegmentsGCGlobalHeap_V1[1], 30}},
-    .line = 2662};
+    .line = 2688};
 
-// "GCJoin", line 2671
+// "GCJoin", line 2697
 constexpr ::clretw::FieldDesc kFieldsGCJoin[] = {
     {.name = "Heap", .type = ::clretw::InType::UInt32},
     {.name = "JoinTime", .type = ::clretw::InType::UInt32},
@@ -267,9 +297,9 @@ constexpr ::clretw::RecordDesc kRecord_GCJoin{
     .name = "GCJoin",
     .fields = kFieldsGCJoin,
     .layout = {{kPlacesGCJoin[0], kSegmentsGCJoin[0], 12}, {kPlacesGCJoin[1], kSegmentsGCJoin[1], 12}},
-    .line = 2671};
+    .line = 2697};
 
-// "GCJoin_V1", line 2676
+// "GCJoin_V1", line 2702
 constexpr ::clretw::FieldDesc kFieldsGCJoin_V1[] = {
     {.name = "Heap", .type = ::clretw::InType::UInt32},
     {.name = "JoinTime", .type = ::clretw::InType::UInt32},
@@ -284,9 +314,9 @@ constexpr ::clretw::RecordDesc kRecord_GCJoin_V1{
     .name = "GCJoin_V1",
     .fields = kFieldsGCJoin_V1,
     .layout = {{kPlacesGCJoin_V1[0], kSegmentsGCJoin_V1[0], 14}, {kPlacesGCJoin_V1[1], kSegmentsGCJoin_V1[1], 14}},
-    .line = 2676};
+    .line = 2702};
 
-// "GCOptimized", line 2682
+// "GCOptimized", line 2708
 constexpr ::clretw::FieldDesc kFieldsGCOptimized[] = {
     {.name = "DesiredAllocation", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "NewAllocation", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -300,9 +330,9 @@ constexpr ::clretw::RecordDesc kRecord_GCOptimized{
     .name = "GCOptimized",
     .fields = kFieldsGCOptimized,
     .layout = {{kPlacesGCOptimized[0], kSegmentsGCOptimized[0], 20}, {kPlacesGCOptimized[1], kSegmentsGCOptimized[1], 20}},
-    .line = 2682};
+    .line = 2708};
 
-// "GCOptimized_V1", line 2687
+// "GCOptimized_V1", line 2713
 constexpr ::clretw::FieldDesc kFieldsGCOptimized_V1[] = {
     {.name = "DesiredAllocation", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "NewAllocation", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -317,9 +347,9 @@ constexpr ::clretw::RecordDesc kRecord_GCOptimized_V1{
     .name = "GCOptimized_V1",
     .fields = kFieldsGCOptimized_V1,
     .layout = {{kPlacesGCOptimized_V1[0], kSegmentsGCOptimized_V1[0], 22}, {kPlacesGCOptimized_V1[1], kSegmentsGCOptimized_V1[1], 22}},
-    .line = 2687};
+    .line = 2713};
 
-// "GCSettings", line 2693
+// "GCSettings", line 2719
 constexpr ::clretw::FieldDesc kFieldsGCSettings[] = {
     {.name = "SegmentSize", .type = ::clretw::InType::UInt64},
     {.name = "LargeObjectSegmentSize", .type = ::clretw::InType::UInt64},
@@ -333,9 +363,9 @@ constexpr ::clretw::RecordDesc kRecord_GCSettings{
     .name = "GCSettings",
     .fields = kFieldsGCSettings,
     .layout = {{kPlacesGCSettings[0], kSegmentsGCSettings[0], 20}, {kPlacesGCSettings[1], kSegmentsGCSettings[1], 20}},
-    .line = 2693};
+    .line = 2719};
 
-// "GCSettings_V1", line 2698
+// "GCSettings_V1", line 2724
 constexpr ::clretw::FieldDesc kFieldsGCSettings_V1[] = {
     {.name = "SegmentSize", .type = ::clretw::InType::UInt64},
     {.name = "LargeObjectSegmentSize", .type = ::clretw::InType::UInt64},
@@ -350,9 +380,9 @@ constexpr ::clretw::RecordDesc kRecord_GCSettings_V1{
     .name = "GCSettings_V1",
     .fields = kFieldsGCSettings_V1,
     .layout = {{kPlacesGCSettings_V1[0], kSegmentsGCSettings_V1[0], 22}, {kPlacesGCSettings_V1[1], kSegmentsGCSettings_V1[1], 22}},
-    .line = 2698};
+    .line = 2724};
 
-// "BGCDrainMark", line 2704
+// "BGCDrainMark", line 2730
 constexpr ::clretw::FieldDesc kFieldsBGCDrainMark[] = {
     {.name = "Objects", .type = ::clretw::InType::UInt64},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -365,9 +395,9 @@ constexpr ::clretw::RecordDesc kRecord_BGCDrainMark{
     .name = "BGCDrainMark",
     .fields = kFieldsBGCDrainMark,
     .layout = {{kPlacesBGCDrainMark[0], kSegmentsBGCDrainMark[0], 10}, {kPlacesBGCDrainMark[1], kSegmentsBGCDrainMark[1], 10}},
-    .line = 2704};
+    .line = 2730};
 
-// "BGCRevisit", line 2708
+// "BGCRevisit", line 2734
 constexpr ::clretw::FieldDesc kFieldsBGCRevisit[] = {
     {.name = "Pages", .type = ::clretw::InType::UInt64},
     {.name = "Objects", .type = ::clretw::InType::UInt64},
@@ -382,9 +412,9 @@ constexpr ::clretw::RecordDesc kRecord_BGCRevisit{
     .name = "BGCRevisit",
     .fields = kFieldsBGCRevisit,
     .layout = {{kPlacesBGCRevisit[0], kSegmentsBGCRevisit[0], 22}, {kPlacesBGCRevisit[1], kSegmentsBGCRevisit[1], 22}},
-    .line = 2708};
+    .line = 2734};
 
-// "BGCOverflow", line 2714
+// "BGCOverflow", line 2740
 constexpr ::clretw::FieldDesc kFieldsBGCOverflow[] = {
     {.name = "Min", .type = ::clretw::InType::UInt64},
     {.name = "Max", .type = ::clretw::InType::UInt64},
@@ -400,9 +430,9 @@ constexpr ::clretw::RecordDesc kRecord_BGCOverflow{
     .name = "BGCOverflow",
     .fields = kFieldsBGCOverflow,
     .layout = {{kPlacesBGCOverflow[0], kSegmentsBGCOverflow[0], 30}, {kPlacesBGCOverflow[1], kSegmentsBGCOverflow[1], 30}},
-    .line = 2714};
+    .line = 2740};
 
-// "BGCOverflow_V1", line 2721
+// "BGCOverflow_V1", line 2747
 constexpr ::clretw::FieldDesc kFieldsBGCOverflow_V1[] = {
     {.name = "Min", .type = ::clretw::InType::UInt64},
     {.name = "Max", .type = ::clretw::InType::UInt64},
@@ -419,9 +449,9 @@ constexpr ::clretw::RecordDesc kRecord_BGCOverflow_V1{
     .name = "BGCOverflow_V1",
     .fields = kFieldsBGCOverflow_V1,
     .layout = {{kPlacesBGCOverflow_V1[0], kSegmentsBGCOverflow_V1[0], 34}, {kPlacesBGCOverflow_V1[1], kSegmentsBGCOverflow_V1[1], 34}},
-    .line = 2721};
+    .line = 2747};
 
-// "BGCAllocWait", line 2729
+// "BGCAllocWait", line 2755
 constexpr ::clretw::FieldDesc kFieldsBGCAllocWait[] = {
     {.name = "Reason", .type = ::clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -434,9 +464,9 @@ constexpr ::clretw::RecordDesc kRecord_BGCAllocWait{
     .name = "BGCAllocWait",
     .fields = kFieldsBGCAllocWait,
     .layout = {{kPlacesBGCAllocWait[0], kSegmentsBGCAllocWait[0], 6}, {kPlacesBGCAllocWait[1], kSegmentsBGCAllocWait[1], 6}},
-    .line = 2729};
+    .line = 2755};
 
-// "GCFullNotify", line 2733
+// "GCFullNotify", line 2759
 constexpr ::clretw::FieldDesc kFieldsGCFullNotify[] = {
     {.name = "GenNumber", .type = ::clretw::InType::UInt32},
     {.name = "IsAlloc", .type = ::clretw::InType::UInt32},
@@ -449,9 +479,9 @@ constexpr ::clretw::RecordDesc kRecord_GCFullNotify{
     .name = "GCFullNotify",
     .fields = kFieldsGCFullNotify,
     .layout = {{kPlacesGCFullNotify[0], kSegmentsGCFullNotify[0], 8}, {kPlacesGCFullNotify[1], kSegmentsGCFullNotify[1], 8}},
-    .line = 2733};
+    .line = 2759};
 
-// "GCFullNotify_V1", line 2737
+// "GCFullNotify_V1", line 2763
 constexpr ::clretw::FieldDesc kFieldsGCFullNotify_V1[] = {
     {.name = "GenNumber", .type = ::clretw::InType::UInt32},
     {.name = "IsAlloc", .type = ::clretw::InType::UInt32},
@@ -465,9 +495,9 @@ constexpr ::clretw::RecordDesc kRecord_GCFullNotify_V1{
     .name = "GCFullNotify_V1",
     .fields = kFieldsGCFullNotify_V1,
     .layout = {{kPlacesGCFullNotify_V1[0], kSegmentsGCFullNotify_V1[0], 10}, {kPlacesGCFullNotify_V1[1], kSegmentsGCFullNotify_V1[1], 10}},
-    .line = 2737};
+    .line = 2763};
 
-// "BGC1stSweepEnd", line 2742
+// "BGC1stSweepEnd", line 2768
 constexpr ::clretw::FieldDesc kFieldsBGC1stSweepEnd[] = {
     {.name = "GenNumber", .type = ::clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -480,9 +510,9 @@ constexpr ::clretw::RecordDesc kRecord_BGC1stSweepEnd{
     .name = "BGC1stSweepEnd",
     .fields = kFieldsBGC1stSweepEnd,
     .layout = {{kPlacesBGC1stSweepEnd[0], kSegmentsBGC1stSweepEnd[0], 6}, {kPlacesBGC1stSweepEnd[1], kSegmentsBGC1stSweepEnd[1], 6}},
-    .line = 2742};
+    .line = 2768};
 
-// "GCNoUserData", line 2746
+// "GCNoUserData", line 2772
 constexpr ::clretw::FieldDesc kFieldsGCNoUserData[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
@@ -494,17 +524,17 @@ constexpr ::clretw::RecordDesc kRecord_GCNoUserData{
     .name = "GCNoUserData",
     .fields = kFieldsGCNoUserData,
     .layout = {{kPlacesGCNoUserData[0], kSegmentsGCNoUserData[0], 2}, {kPlacesGCNoUserData[1], kSegmentsGCNoUserData[1], 2}},
-    .line = 2746};
+    .line = 2772};
 
-// "Startup", line 2749
+// "Startup", line 2775
 constexpr ::clretw::Segment kSegmentsStartup[2][1] = {{{0, ::clretw::kNoField}}, {{0, ::clretw::kNoField}}};
 constexpr ::clretw::RecordDesc kRecord_Startup{
     .name = "Startup",
     .fields = {},
     .layout = {{{}, kSegmentsStartup[0], 0}, {{}, kSegmentsStartup[1], 0}},
-    .line = 2749};
+    .line = 2775};
 
-// "Startup_V1", line 2751
+// "Startup_V1", line 2777
 constexpr ::clretw::FieldDesc kFieldsStartup_V1[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
@@ -516,9 +546,9 @@ constexpr ::clretw::RecordDesc kRecord_Startup_V1{
     .name = "Startup_V1",
     .fields = kFieldsStartup_V1,
     .layout = {{kPlacesStartup_V1[0], kSegmentsStartup_V1[0], 2}, {kPlacesStartup_V1[1], kSegmentsStartup_V1[1], 2}},
-    .line = 2751};
+    .line = 2777};
 
-// "FusionMessage", line 2754
+// "FusionMessage", line 2780
 constexpr ::clretw::FieldDesc kFieldsFusionMessage[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Prepend", .type = ::clretw::InType::Boolean},
@@ -532,10 +562,10 @@ constexpr ::clretw::RecordDesc kRecord_FusionMessage{
     .name = "FusionMessage",
     .fields = kFieldsFusionMessage,
     .layout = {{kPlacesFusionMessage[0], kSegmentsFusionMessage[0], 6}, {kPlacesFusionMessage[1], kSegmentsFusionMessage[1], 6}},
-    .line = 2754,
+    .line = 2780,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::FusionMessage>};
 
-// "FusionErrorCode", line 2759
+// "FusionErrorCode", line 2785
 constexpr ::clretw::FieldDesc kFieldsFusionErrorCode[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Category", .type = ::clretw::InType::UInt32},
@@ -549,9 +579,9 @@ constexpr ::clretw::RecordDesc kRecord_FusionErrorCode{
     .name = "FusionErrorCode",
     .fields = kFieldsFusionErrorCode,
     .layout = {{kPlacesFusionErrorCode[0], kSegmentsFusionErrorCode[0], 10}, {kPlacesFusionErrorCode[1], kSegmentsFusionErrorCode[1], 10}},
-    .line = 2759};
+    .line = 2785};
 
-// "Binding", line 2764
+// "Binding", line 2790
 constexpr ::clretw::FieldDesc kFieldsBinding[] = {
     {.name = "AppDomainID", .type = ::clretw::InType::UInt32},
     {.name = "LoadContextID", .type = ::clretw::InType::UInt32},
@@ -569,10 +599,10 @@ constexpr ::clretw::RecordDesc kRecord_Binding{
     .name = "Binding",
     .fields = kFieldsBinding,
     .layout = {{kPlacesBinding[0], kSegmentsBinding[0], 18}, {kPlacesBinding[1], kSegmentsBinding[1], 18}},
-    .line = 2764,
+    .line = 2790,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::Binding>};
 
-// "NgenBindEvent", line 2773
+// "NgenBindEvent", line 2799
 constexpr ::clretw::FieldDesc kFieldsNgenBindEvent[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "BindingID", .type = ::clretw::InType::UInt64},
@@ -587,10 +617,10 @@ constexpr ::clretw::RecordDesc kRecord_NgenBindEvent{
     .name = "NgenBindEvent",
     .fields = kFieldsNgenBindEvent,
     .layout = {{kPlacesNgenBindEvent[0], kSegmentsNgenBindEvent[0], 14}, {kPlacesNgenBindEvent[1], kSegmentsNgenBindEvent[1], 14}},
-    .line = 2773,
+    .line = 2799,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::NgenBindEvent>};
 
-// "JittedMethodRichDebugInfo", line 2779
+// "JittedMethodRichDebugInfo", line 2805
 constexpr ::clretw::FieldDesc kFieldsJittedMethodRichDebugInfo[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -608,9 +638,9 @@ constexpr ::clretw::RecordDesc kRecord_JittedMethodRichDebugInfo{
     .name = "JittedMethodRichDebugInfo",
     .fields = kFieldsJittedMethodRichDebugInfo,
     .layout = {{kPlacesJittedMethodRichDebugInfo[0], kSegmentsJittedMethodRichDebugInfo[0], 34}, {kPlacesJittedMethodRichDebugInfo[1], kSegmentsJittedMethodRichDebugInfo[1], 34}},
-    .line = 2779};
+    .line = 2805};
 
-// "ModuleTransparencyCalculation", line 2788
+// "ModuleTransparencyCalculation", line 2814
 constexpr ::clretw::FieldDesc kFieldsModuleTransparencyCalculation[] = {
     {.name = "Module", .type = ::clretw::InType::UnicodeString},
     {.name = "AppDomainID", .type = ::clretw::InType::UInt32},
@@ -624,10 +654,10 @@ constexpr ::clretw::RecordDesc kRecord_ModuleTransparencyCalculation{
     .name = "ModuleTransparencyCalculation",
     .fields = kFieldsModuleTransparencyCalculation,
     .layout = {{kPlacesModuleTransparencyCalculation[0], kSegmentsModuleTransparencyCalculation[0], 6}, {kPlacesModuleTransparencyCalculation[1], kSegmentsModuleTransparencyCalculation[1], 6}},
-    .line = 2788,
+    .line = 2814,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::ModuleTransparencyCalculation>};
 
-// "TypeTransparencyCalculation", line 2793
+// "TypeTransparencyCalculation", line 2819
 constexpr ::clretw::FieldDesc kFieldsTypeTransparencyCalculation[] = {
     {.name = "Type", .type = ::clretw::InType::UnicodeString},
     {.name = "Module", .type = ::clretw::InType::UnicodeString},
@@ -642,10 +672,10 @@ constexpr ::clretw::RecordDesc kRecord_TypeTransparencyCalculation{
     .name = "TypeTransparencyCalculation",
     .fields = kFieldsTypeTransparencyCalculation,
     .layout = {{kPlacesTypeTransparencyCalculation[0], kSegmentsTypeTransparencyCalculation[0], 6}, {kPlacesTypeTransparencyCalculation[1], kSegmentsTypeTransparencyCalculation[1], 6}},
-    .line = 2793,
+    .line = 2819,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::TypeTransparencyCalculation>};
 
-// "MethodTransparencyCalculation", line 2799
+// "MethodTransparencyCalculation", line 2825
 constexpr ::clretw::FieldDesc kFieldsMethodTransparencyCalculation[] = {
     {.name = "Method", .type = ::clretw::InType::UnicodeString},
     {.name = "Module", .type = ::clretw::InType::UnicodeString},
@@ -660,10 +690,10 @@ constexpr ::clretw::RecordDesc kRecord_MethodTransparencyCalculation{
     .name = "MethodTransparencyCalculation",
     .fields = kFieldsMethodTransparencyCalculation,
     .layout = {{kPlacesMethodTransparencyCalculation[0], kSegmentsMethodTransparencyCalculation[0], 6}, {kPlacesMethodTransparencyCalculation[1], kSegmentsMethodTransparencyCalculation[1], 6}},
-    .line = 2799,
+    .line = 2825,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::MethodTransparencyCalculation>};
 
-// "FieldTransparencyCalculation", line 2805
+// "FieldTransparencyCalculation", line 2831
 constexpr ::clretw::FieldDesc kFieldsFieldTransparencyCalculation[] = {
     {.name = "Field", .type = ::clretw::InType::UnicodeString},
     {.name = "Module", .type = ::clretw::InType::UnicodeString},
@@ -678,10 +708,10 @@ constexpr ::clretw::RecordDesc kRecord_FieldTransparencyCalculation{
     .name = "FieldTransparencyCalculation",
     .fields = kFieldsFieldTransparencyCalculation,
     .layout = {{kPlacesFieldTransparencyCalculation[0], kSegmentsFieldTransparencyCalculation[0], 6}, {kPlacesFieldTransparencyCalculation[1], kSegmentsFieldTransparencyCalculation[1], 6}},
-    .line = 2805,
+    .line = 2831,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::FieldTransparencyCalculation>};
 
-// "TokenTransparencyCalculation", line 2811
+// "TokenTransparencyCalculation", line 2837
 constexpr ::clretw::FieldDesc kFieldsTokenTransparencyCalculation[] = {
     {.name = "Token", .type = ::clretw::InType::UInt32},
     {.name = "Module", .type = ::clretw::InType::UnicodeString},
@@ -696,10 +726,10 @@ constexpr ::clretw::RecordDesc kRecord_TokenTransparencyCalculation{
     .name = "TokenTransparencyCalculation",
     .fields = kFieldsTokenTransparencyCalculation,
     .layout = {{kPlacesTokenTransparencyCalculation[0], kSegmentsTokenTransparencyCalculation[0], 10}, {kPlacesTokenTransparencyCalculation[1], kSegmentsTokenTransparencyCalculation[1], 10}},
-    .line = 2811,
+    .line = 2837,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::TokenTransparencyCalculation>};
 
-// "ModuleTransparencyCalculationResult", line 2817
+// "ModuleTransparencyCalculationResult", line 2843
 constexpr ::clretw::FieldDesc kFieldsModuleTransparencyCalculationResult[] = {
     {.name = "Module", .type = ::clretw::InType::UnicodeString},
     {.name = "AppDomainID", .type = ::clretw::InType::UInt32},
@@ -718,10 +748,10 @@ constexpr ::clretw::RecordDesc kRecord_ModuleTransparencyCalculationResult{
     .name = "ModuleTransparencyCalculationResult",
     .fields = kFieldsModuleTransparencyCalculationResult,
     .layout = {{kPlacesModuleTransparencyCalculationResult[0], kSegmentsModuleTransparencyCalculationResult[0], 26}, {kPlacesModuleTransparencyCalculationResult[1], kSegmentsModuleTransparencyCalculationResult[1], 26}},
-    .line = 2817,
+    .line = 2843,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::ModuleTransparencyCalculationResult>};
 
-// "TypeTransparencyCalculationResult", line 2827
+// "TypeTransparencyCalculationResult", line 2853
 constexpr ::clretw::FieldDesc kFieldsTypeTransparencyCalculationResult[] = {
     {.name = "Type", .type = ::clretw::InType::UnicodeString},
     {.name = "Module", .type = ::clretw::InType::UnicodeString},
@@ -740,10 +770,10 @@ constexpr ::clretw::RecordDesc kRecord_TypeTransparencyCalculationResult{
     .name = "TypeTransparencyCalculationResult",
     .fields = kFieldsTypeTransparencyCalculationResult,
     .layout = {{kPlacesTypeTransparencyCalculationResult[0], kSegmentsTypeTransparencyCalculationResult[0], 22}, {kPlacesTypeTransparencyCalculationResult[1], kSegmentsTypeTransparencyCalculationResult[1], 22}},
-    .line = 2827,
+    .line = 2853,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::TypeTransparencyCalculationResult>};
 
-// "MethodTransparencyCalculationResult", line 2837
+// "MethodTransparencyCalculationResult", line 2863
 constexpr ::clretw::FieldDesc kFieldsMethodTransparencyCalculationResult[] = {
     {.name = "Method", .type = ::clretw::InType::UnicodeString},
     {.name = "Module", .type = ::clretw::InType::UnicodeString},
@@ -760,10 +790,10 @@ constexpr ::clretw::RecordDesc kRecord_MethodTransparencyCalculationResult{
     .name = "MethodTransparencyCalculationResult",
     .fields = kFieldsMethodTransparencyCalculationResult,
     .layout = {{kPlacesMethodTransparencyCalculationResult[0], kSegmentsMethodTransparencyCalculationResult[0], 14}, {kPlacesMethodTransparencyCalculationResult[1], kSegmentsMethodTransparencyCalculationResult[1], 14}},
-    .line = 2837,
+    .line = 2863,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::MethodTransparencyCalculationResult>};
 
-// "FieldTransparencyCalculationResult", line 2845
+// "FieldTransparencyCalculationResult", line 2871
 constexpr ::clretw::FieldDesc kFieldsFieldTransparencyCalculationResult[] = {
     {.name = "Field", .type = ::clretw::InType::UnicodeString},
     {.name = "Module", .type = ::clretw::InType::UnicodeString},
@@ -780,10 +810,10 @@ constexpr ::clretw::RecordDesc kRecord_FieldTransparencyCalculationResult{
     .name = "FieldTransparencyCalculationResult",
     .fields = kFieldsFieldTransparencyCalculationResult,
     .layout = {{kPlacesFieldTransparencyCalculationResult[0], kSegmentsFieldTransparencyCalculationResult[0], 14}, {kPlacesFieldTransparencyCalculationResult[1], kSegmentsFieldTransparencyCalculationResult[1], 14}},
-    .line = 2845,
+    .line = 2871,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::FieldTransparencyCalculationResult>};
 
-// "TokenTransparencyCalculationResult", line 2853
+// "TokenTransparencyCalculationResult", line 2879
 constexpr ::clretw::FieldDesc kFieldsTokenTransparencyCalculationResult[] = {
     {.name = "Token", .type = ::clretw::InType::UInt32},
     {.name = "Module", .type = ::clretw::InType::UnicodeString},
@@ -800,10 +830,10 @@ constexpr ::clretw::RecordDesc kRecord_TokenTransparencyCalculationResult{
     .name = "TokenTransparencyCalculationResult",
     .fields = kFieldsTokenTransparencyCalculationResult,
     .layout = {{kPlacesTokenTransparencyCalculationResult[0], kSegmentsTokenTransparencyCalculationResult[0], 18}, {kPlacesTokenTransparencyCalculationResult[1], kSegmentsTokenTransparencyCalculationResult[1], 18}},
-    .line = 2853,
+    .line = 2879,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::TokenTransparencyCalculationResult>};
 
-// "FailFast", line 2861
+// "FailFast", line 2887
 constexpr ::clretw::FieldDesc kFieldsFailFast[] = {
     {.name = "FailFastUserMessage", .type = ::clretw::InType::UnicodeString},
     {.name = "FailedEIP", .type = ::clretw::InType::Pointer},
@@ -819,10 +849,10 @@ constexpr ::clretw::RecordDesc kRecord_FailFast{
     .name = "FailFast",
     .fields = kFieldsFailFast,
     .layout = {{kPlacesFailFast[0], kSegmentsFailFast[0], 14}, {kPlacesFailFast[1], kSegmentsFailFast[1], 18}},
-    .line = 2861,
+    .line = 2887,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::FailFast>};
 
-// "PrvFinalizeObject", line 2868
+// "PrvFinalizeObject", line 2894
 constexpr ::clretw::FieldDesc kFieldsPrvFinalizeObject[] = {
     {.name = "TypeID", .type = ::clretw::InType::Pointer},
     {.name = "ObjectID", .type = ::clretw::InType::Pointer},
@@ -837,10 +867,10 @@ constexpr ::clretw::RecordDesc kRecord_PrvFinalizeObject{
     .name = "PrvFinalizeObject",
     .fields = kFieldsPrvFinalizeObject,
     .layout = {{kPlacesPrvFinalizeObject[0], kSegmentsPrvFinalizeObject[0], 10}, {kPlacesPrvFinalizeObject[1], kSegmentsPrvFinalizeObject[1], 18}},
-    .line = 2868,
+    .line = 2894,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::PrvFinalizeObject>};
 
-// "CCWRefCountChange", line 2874
+// "CCWRefCountChange", line 2900
 constexpr ::clretw::FieldDesc kFieldsCCWRefCountChange[] = {
     {.name = "HandleID", .type = ::clretw::InType::Pointer},
     {.name = "ObjectID", .type = ::clretw::InType::Pointer},
@@ -860,10 +890,10 @@ constexpr ::clretw::RecordDesc kRecord_CCWRefCountChange{
     .name = "CCWRefCountChange",
     .fields = kFieldsCCWRefCountChange,
     .layout = {{kPlacesCCWRefCountChange[0], kSegmentsCCWRefCountChange[0], 26}, {kPlacesCCWRefCountChange[1], kSegmentsCCWRefCountChange[1], 38}},
-    .line = 2874,
+    .line = 2900,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::CCWRefCountChange>};
 
-// "CCWRefCountChangeAnsi", line 2885
+// "CCWRefCountChangeAnsi", line 2911
 constexpr ::clretw::FieldDesc kFieldsCCWRefCountChangeAnsi[] = {
     {.name = "HandleID", .type = ::clretw::InType::Pointer},
     {.name = "ObjectID", .type = ::clretw::InType::Pointer},
@@ -883,10 +913,10 @@ constexpr ::clretw::RecordDesc kRecord_CCWRefCountChangeAnsi{
     .name = "CCWRefCountChangeAnsi",
     .fields = kFieldsCCWRefCountChangeAnsi,
     .layout = {{kPlacesCCWRefCountChangeAnsi[0], kSegmentsCCWRefCountChangeAnsi[0], 26}, {kPlacesCCWRefCountChangeAnsi[1], kSegmentsCCWRefCountChangeAnsi[1], 38}},
-    .line = 2885,
+    .line = 2911,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::CCWRefCountChangeAnsi>};
 
-// "PinPlugAtGCTime", line 2896
+// "PinPlugAtGCTime", line 2922
 constexpr ::clretw::FieldDesc kFieldsPinPlugAtGCTime[] = {
     {.name = "PlugStart", .type = ::clretw::InType::Pointer},
     {.name = "PlugEnd", .type = ::clretw::InType::Pointer},
@@ -901,9 +931,9 @@ constexpr ::clretw::RecordDesc kRecord_PinPlugAtGCTime{
     .name = "PinPlugAtGCTime",
     .fields = kFieldsPinPlugAtGCTime,
     .layout = {{kPlacesPinPlugAtGCTime[0], kSegmentsPinPlugAtGCTime[0], 14}, {kPlacesPinPlugAtGCTime[1], kSegmentsPinPlugAtGCTime[1], 26}},
-    .line = 2896};
+    .line = 2922};
 
-// "PrvDestroyGCHandle", line 2902
+// "PrvDestroyGCHandle", line 2928
 constexpr ::clretw::FieldDesc kFieldsPrvDestroyGCHandle[] = {
     {.name = "HandleID", .type = ::clretw::InType::Pointer},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -916,9 +946,9 @@ constexpr ::clretw::RecordDesc kRecord_PrvDestroyGCHandle{
     .name = "PrvDestroyGCHandle",
     .fields = kFieldsPrvDestroyGCHandle,
     .layout = {{kPlacesPrvDestroyGCHandle[0], kSegmentsPrvDestroyGCHandle[0], 6}, {kPlacesPrvDestroyGCHandle[1], kSegmentsPrvDestroyGCHandle[1], 10}},
-    .line = 2902};
+    .line = 2928};
 
-// "PrvSetGCHandle", line 2906
+// "PrvSetGCHandle", line 2932
 constexpr ::clretw::FieldDesc kFieldsPrvSetGCHandle[] = {
     {.name = "HandleID", .type = ::clretw::InType::Pointer},
     {.name = "ObjectID", .type = ::clretw::InType::Pointer},
@@ -935,9 +965,9 @@ constexpr ::clretw::RecordDesc kRecord_PrvSetGCHandle{
     .name = "PrvSetGCHandle",
     .fields = kFieldsPrvSetGCHandle,
     .layout = {{kPlacesPrvSetGCHandle[0], kSegmentsPrvSetGCHandle[0], 26}, {kPlacesPrvSetGCHandle[1], kSegmentsPrvSetGCHandle[1], 34}},
-    .line = 2906};
+    .line = 2932};
 
-// "LoaderHeapPrivate", line 2914
+// "LoaderHeapPrivate", line 2940
 constexpr ::clretw::FieldDesc kFieldsLoaderHeapPrivate[] = {
     {.name = "LoaderHeapPtr", .type = ::clretw::InType::Pointer},
     {.name = "MemoryAddress", .type = ::clretw::InType::Pointer},
@@ -954,9 +984,9 @@ constexpr ::clretw::RecordDesc kRecord_LoaderHeapPrivate{
     .name = "LoaderHeapPrivate",
     .fields = kFieldsLoaderHeapPrivate,
     .layout = {{kPlacesLoaderHeapPrivate[0], kSegmentsLoaderHeapPrivate[0], 26}, {kPlacesLoaderHeapPrivate[1], kSegmentsLoaderHeapPrivate[1], 34}},
-    .line = 2914};
+    .line = 2940};
 
-// "ModuleRangePrivate", line 2922
+// "ModuleRangePrivate", line 2948
 constexpr ::clretw::FieldDesc kFieldsModuleRangePrivate[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -974,9 +1004,9 @@ constexpr ::clretw::RecordDesc kRecord_ModuleRangePrivate{
     .name = "ModuleRangePrivate",
     .fields = kFieldsModuleRangePrivate,
     .layout = {{kPlacesModuleRangePrivate[0], kSegmentsModuleRangePrivate[0], 22}, {kPlacesModuleRangePrivate[1], kSegmentsModuleRangePrivate[1], 22}},
-    .line = 2922};
+    .line = 2948};
 
-// "MulticoreJitPrivate", line 2931
+// "MulticoreJitPrivate", line 2957
 constexpr ::clretw::FieldDesc kFieldsMulticoreJitPrivate[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "String1", .type = ::clretw::InType::UnicodeString},
@@ -993,10 +1023,10 @@ constexpr ::clretw::RecordDesc kRecord_MulticoreJitPrivate{
     .name = "MulticoreJitPrivate",
     .fields = kFieldsMulticoreJitPrivate,
     .layout = {{kPlacesMulticoreJitPrivate[0], kSegmentsMulticoreJitPrivate[0], 14}, {kPlacesMulticoreJitPrivate[1], kSegmentsMulticoreJitPrivate[1], 14}},
-    .line = 2931,
+    .line = 2957,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::MulticoreJitPrivate>};
 
-// "MulticoreJitMethodCodeReturnedPrivate", line 2939
+// "MulticoreJitMethodCodeReturnedPrivate", line 2965
 constexpr ::clretw::FieldDesc kFieldsMulticoreJitMethodCodeReturnedPrivate[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64},
@@ -1010,9 +1040,9 @@ constexpr ::clretw::RecordDesc kRecord_MulticoreJitMethodCodeReturnedPrivate{
     .name = "MulticoreJitMethodCodeReturnedPrivate",
     .fields = kFieldsMulticoreJitMethodCodeReturnedPrivate,
     .layout = {{kPlacesMulticoreJitMethodCodeReturnedPrivate[0], kSegmentsMulticoreJitMethodCodeReturnedPrivate[0], 18}, {kPlacesMulticoreJitMethodCodeReturnedPrivate[1], kSegmentsMulticoreJitMethodCodeReturnedPrivate[1], 18}},
-    .line = 2939};
+    .line = 2965};
 
-// "DynamicTypeUsePrivate", line 2944
+// "DynamicTypeUsePrivate", line 2970
 constexpr ::clretw::FieldDesc kFieldsDynamicTypeUsePrivate[] = {
     {.name = "TypeName", .type = ::clretw::InType::UnicodeString},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1025,10 +1055,10 @@ constexpr ::clretw::RecordDesc kRecord_DynamicTypeUsePrivate{
     .name = "DynamicTypeUsePrivate",
     .fields = kFieldsDynamicTypeUsePrivate,
     .layout = {{kPlacesDynamicTypeUsePrivate[0], kSegmentsDynamicTypeUsePrivate[0], 2}, {kPlacesDynamicTypeUsePrivate[1], kSegmentsDynamicTypeUsePrivate[1], 2}},
-    .line = 2944,
+    .line = 2970,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::DynamicTypeUsePrivate>};
 
-// "DynamicTypeUseTwoParametersPrivate", line 2948
+// "DynamicTypeUseTwoParametersPrivate", line 2974
 constexpr ::clretw::FieldDesc kFieldsDynamicTypeUseTwoParametersPrivate[] = {
     {.name = "TypeName", .type = ::clretw::InType::UnicodeString},
     {.name = "SecondTypeName", .type = ::clretw::InType::UnicodeString},
@@ -1042,10 +1072,10 @@ constexpr ::clretw::RecordDesc kRecord_DynamicTypeUseTwoParametersPrivate{
     .name = "DynamicTypeUseTwoParametersPrivate",
     .fields = kFieldsDynamicTypeUseTwoParametersPrivate,
     .layout = {{kPlacesDynamicTypeUseTwoParametersPrivate[0], kSegmentsDynamicTypeUseTwoParametersPrivate[0], 2}, {kPlacesDynamicTypeUseTwoParametersPrivate[1], kSegmentsDynamicTypeUseTwoParametersPrivate[1], 2}},
-    .line = 2948,
+    .line = 2974,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::DynamicTypeUseTwoParametersPrivate>};
 
-// "DynamicTypeUsePrivateVariance", line 2953
+// "DynamicTypeUsePrivateVariance", line 2979
 constexpr ::clretw::FieldDesc kFieldsDynamicTypeUsePrivateVariance[] = {
     {.name = "TypeName", .type = ::clretw::InType::UnicodeString},
     {.name = "InterfaceTypeName", .type = ::clretw::InType::UnicodeString},
@@ -1060,10 +1090,10 @@ constexpr ::clretw::RecordDesc kRecord_DynamicTypeUsePrivateVariance{
     .name = "DynamicTypeUsePrivateVariance",
     .fields = kFieldsDynamicTypeUsePrivateVariance,
     .layout = {{kPlacesDynamicTypeUsePrivateVariance[0], kSegmentsDynamicTypeUsePrivateVariance[0], 2}, {kPlacesDynamicTypeUsePrivateVariance[1], kSegmentsDynamicTypeUsePrivateVariance[1], 2}},
-    .line = 2953,
+    .line = 2979,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::DynamicTypeUsePrivateVariance>};
 
-// "DynamicTypeUseStringAndIntPrivate", line 2959
+// "DynamicTypeUseStringAndIntPrivate", line 2985
 constexpr ::clretw::FieldDesc kFieldsDynamicTypeUseStringAndIntPrivate[] = {
     {.name = "TypeName", .type = ::clretw::InType::UnicodeString},
     {.name = "Int1", .type = ::clretw::InType::Int32},
@@ -1077,10 +1107,10 @@ constexpr ::clretw::RecordDesc kRecord_DynamicTypeUseStringAndIntPrivate{
     .name = "DynamicTypeUseStringAndIntPrivate",
     .fields = kFieldsDynamicTypeUseStringAndIntPrivate,
     .layout = {{kPlacesDynamicTypeUseStringAndIntPrivate[0], kSegmentsDynamicTypeUseStringAndIntPrivate[0], 6}, {kPlacesDynamicTypeUseStringAndIntPrivate[1], kSegmentsDynamicTypeUseStringAndIntPrivate[1], 6}},
-    .line = 2959,
+    .line = 2985,
     .check = &::clretw::check_layout<::clretw::dotnet_runtime_private::templates::DynamicTypeUseStringAndIntPrivate>};
 
-// "DynamicTypeUseNoParametersPrivate", line 2964
+// "DynamicTypeUseNoParametersPrivate", line 2990
 constexpr ::clretw::FieldDesc kFieldsDynamicTypeUseNoParametersPrivate[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
@@ -1092,7 +1122,7 @@ constexpr ::clretw::RecordDesc kRecord_DynamicTypeUseNoParametersPrivate{
     .name = "DynamicTypeUseNoParametersPrivate",
     .fields = kFieldsDynamicTypeUseNoParametersPrivate,
     .layout = {{kPlacesDynamicTypeUseNoParametersPrivate[0], kSegmentsDynamicTypeUseNoParametersPrivate[0], 2}, {kPlacesDynamicTypeUseNoParametersPrivate[1], kSegmentsDynamicTypeUseNoParametersPrivate[1], 2}},
-    .line = 2964};
+    .line = 2990};
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
@@ -1273,559 +1303,559 @@ constexpr ::clretw::OpcodeDesc kOpcodes[] = {
 constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 1, .version = 0, .level = 4, .opcode = 132, .task = 1, .keywords = 0x1,
      .symbol = "GCDecision", .name = "GC/Decision", .task_name = "GarbageCollectionPrivate", .opcode_name = "GCDecision",
-     .message = "", .payload = &kRecord_GCDecision, .line = 2969},
+     .message = "", .payload = &kRecord_GCDecision, .line = 2995},
     {.id = 1, .version = 1, .level = 4, .opcode = 132, .task = 1, .keywords = 0x1,
      .symbol = "GCDecision_V1", .name = "GC/Decision", .task_name = "GarbageCollectionPrivate", .opcode_name = "GCDecision",
-     .message = "", .payload = &kRecord_GCDecision_V1, .line = 2970},
+     .message = "", .payload = &kRecord_GCDecision_V1, .line = 2996},
     {.id = 2, .version = 0, .level = 4, .opcode = 14, .task = 1, .keywords = 0x1,
      .symbol = "GCSettings", .name = "GC/Settings", .task_name = "GarbageCollectionPrivate", .opcode_name = "GCSettings",
-     .message = "", .payload = &kRecord_GCSettings, .line = 2971},
+     .message = "", .payload = &kRecord_GCSettings, .line = 2997},
     {.id = 2, .version = 1, .level = 4, .opcode = 14, .task = 1, .keywords = 0x1,
      .symbol = "GCSettings_V1", .name = "GC/Settings", .task_name = "GarbageCollectionPrivate", .opcode_name = "GCSettings",
-     .message = "", .payload = &kRecord_GCSettings_V1, .line = 2972},
+     .message = "", .payload = &kRecord_GCSettings_V1, .line = 2998},
     {.id = 3, .version = 0, .level = 5, .opcode = 16, .task = 1, .keywords = 0x1,
      .symbol = "GCOptimized", .name = "GC/Optimized", .task_name = "GarbageCollectionPrivate", .opcode_name = "GCOptimized",
-     .message = "", .payload = &kRecord_GCOptimized, .line = 2973},
+     .message = "", .payload = &kRecord_GCOptimized, .line = 2999},
     {.id = 3, .version = 1, .level = 5, .opcode = 16, .task = 1, .keywords = 0x1,
      .symbol = "GCOptimized_V1", .name = "GC/Optimized", .task_name = "GarbageCollectionPrivate", .opcode_name = "GCOptimized",
-     .message = "", .payload = &kRecord_GCOptimized_V1, .line = 2974},
+     .message = "", .payload = &kRecord_GCOptimized_V1, .line = 3000},
     {.id = 4, .version = 1, .level = 4, .opcode = 17, .task = 1, .keywords = 0x1,
      .symbol = "GCPerHeapHistory_V1", .name = "GC/PerHeapHistory", .task_name = "GarbageCollectionPrivate", .opcode_name = "GCPerHeapHistory",
-     .message = "", .payload = &kRecord_GCPerHeapHistory_V1, .line = 2976},
+     .message = "", .payload = &kRecord_GCPerHeapHistory_V1, .line = 3002},
     {.id = 4, .version = 2, .level = 4, .opcode = 17, .task = 1, .keywords = 0x1,
      .symbol = "GCPerHeapHistory", .name = "GC/PerHeapHistory", .task_name = "GarbageCollectionPrivate", .opcode_name = "GCPerHeapHistory",
-     .message = "", .payload = &kRecord_GCPerHeapHistory, .line = 2975},
+     .message = "", .payload = &kRecord_GCPerHeapHistory, .line = 3001},
     {.id = 5, .version = 0, .level = 4, .opcode = 18, .task = 1, .keywords = 0x1,
      .symbol = "GCGlobalHeapHistory", .name = "GC/GlobalHeapHistory", .task_name = "GarbageCollectionPrivate", .opcode_name = "GCGlobalHeapHistory",
-     .message = "", .payload = &kRecord_GCGlobalHeap, .line = 2977},
+     .message = "", .payload = &kRecord_GCGlobalHeap, .line = 3003},
     {.id = 5, .version = 1, .level = 4, .opcode = 18, .task = 1, .keywords = 0x1,
      .symbol = "GCGlobalHeapHistory_V1", .name = "GC/GlobalHeapHistory", .task_name = "GarbageCollectionPrivate", .opcode_name = "GCGlobalHeapHistory",
-     .message = "", .payload = &kRecord_GCGlobalHeap_V1, .line = 2978},
+     .message = "", .payload = &kRecord_GCGlobalHeap_V1, .line = 3004},
     {.id = 6, .version = 0, .level = 5, .opcode = 20, .task = 1, .keywords = 0x1,
      .symbol = "GCJoin", .name = "GC/Join", .task_name = "GarbageCollectionPrivate", .opcode_name = "GCJoin",
-     .message = "", .payload = &kRecord_GCJoin, .line = 2979},
+     .message = "", .payload = &kRecord_GCJoin, .line = 3005},
     {.id = 6, .version = 1, .level = 5, .opcode = 20, .task = 1, .keywords = 0x1,
      .symbol = "GCJoin_V1", .name = "GC/Join", .task_name = "GarbageCollectionPrivate", .opcode_name = "GCJoin",
-     .message = "", .payload = &kRecord_GCJoin_V1, .line = 2980},
+     .message = "", .payload = &kRecord_GCJoin_V1, .line = 3006},
     {.id = 7, .version = 0, .level = 4, .opcode = 21, .task = 1, .keywords = 0x1,
      .symbol = "PrvGCMarkStackRoots", .name = "GC/MarkStackRoots", .task_name = "GarbageCollectionPrivate", .opcode_name = "PrvGCMarkStackRoots",
-     .message = "", .payload = &kRecord_PrvGCMark, .line = 2981},
+     .message = "", .payload = &kRecord_PrvGCMark, .line = 3007},
     {.id = 7, .version = 1, .level = 4, .opcode = 21, .task = 1, .keywords = 0x1,
      .symbol = "PrvGCMarkStackRoots_V1", .name = "GC/MarkStackRoots", .task_name = "GarbageCollectionPrivate", .opcode_name = "PrvGCMarkStackRoots",
-     .message = "", .payload = &kRecord_PrvGCMark_V1, .line = 2982},
+     .message = "", .payload = &kRecord_PrvGCMark_V1, .line = 3008},
     {.id = 8, .version = 0, .level = 4, .opcode = 22, .task = 1, .keywords = 0x1,
      .symbol = "PrvGCMarkFinalizeQueueRoots", .name = "GC/MarkFinalizeQueueRoots", .task_name = "GarbageCollectionPrivate", .opcode_name = "PrvGCMarkFinalizeQueueRoots",
-     .message = "", .payload = &kRecord_PrvGCMark, .line = 2983},
+     .message = "", .payload = &kRecord_PrvGCMark, .line = 3009},
     {.id = 8, .version = 1, .level = 4, .opcode = 22, .task = 1, .keywords = 0x1,
      .symbol = "PrvGCMarkFinalizeQueueRoots_V1", .name = "GC/MarkFinalizeQueueRoots", .task_name = "GarbageCollectionPrivate", .opcode_name = "PrvGCMarkFinalizeQueueRoots",
-     .message = "", .payload = &kRecord_PrvGCMark_V1, .line = 2984},
+     .message = "", .payload = &kRecord_PrvGCMark_V1, .line = 3010},
     {.id = 9, .version = 0, .level = 4, .opcode = 23, .task = 1, .keywords = 0x1,
      .symbol = "PrvGCMarkHandles", .name = "GC/MarkHandles", .task_name = "GarbageCollectionPrivate", .opcode_name = "PrvGCMarkHandles",
-     .message = "", .payload = &kRecord_PrvGCMark, .line = 2985},
+     .message = "", .payload = &kRecord_PrvGCMark, .line = 3011},
     {.id = 9, .version = 1, .level = 4, .opcode = 23, .task = 1, .keywords = 0x1,
      .symbol = "PrvGCMarkHandles_V1", .name = "GC/MarkHandles", .task_name = "GarbageCollectionPrivate", .opcode_name = "PrvGCMarkHandles",
-     .message = "", .payload = &kRecord_PrvGCMark_V1, .line = 2986},
+     .message = "", .payload = &kRecord_PrvGCMark_V1, .line = 3012},
     {.id = 10, .version = 0, .level = 4, .opcode = 24, .task = 1, .keywords = 0x1,
      .symbol = "PrvGCMarkCards", .name = "GC/MarkCards", .task_name = "GarbageCollectionPrivate", .opcode_name = "PrvGCMarkCards",
-     .message = "", .payload = &kRecord_PrvGCMark, .line = 2987},
+     .message = "", .payload = &kRecord_PrvGCMark, .line = 3013},
     {.id = 10, .version = 1, .level = 4, .opcode = 24, .task = 1, .keywords = 0x1,
      .symbol = "PrvGCMarkCards_V1", .name = "GC/MarkCards", .task_name = "GarbageCollectionPrivate", .opcode_name = "PrvGCMarkCards",
-     .message = "", .payload = &kRecord_PrvGCMark_V1, .line = 2988},
+     .message = "", .payload = &kRecord_PrvGCMark_V1, .line = 3014},
     {.id = 11, .version = 0, .level = 4, .opcode = 25, .task = 1, .keywords = 0x1,
      .symbol = "BGCBegin", .name = "GC/BGCStart", .task_name = "GarbageCollectionPrivate", .opcode_name = "BGCBegin",
-     .message = "", .payload = &kRecord_GCNoUserData, .line = 2989},
+     .message = "", .payload = &kRecord_GCNoUserData, .line = 3015},
     {.id = 12, .version = 0, .level = 4, .opcode = 26, .task = 1, .keywords = 0x1,
      .symbol = "BGC1stNonConEnd", .name = "GC/BGC1stNonCondStop", .task_name = "GarbageCollectionPrivate", .opcode_name = "BGC1stNonConEnd",
-     .message = "", .payload = &kRecord_GCNoUserData, .line = 2990},
+     .message = "", .payload = &kRecord_GCNoUserData, .line = 3016},
     {.id = 13, .version = 0, .level = 4, .opcode = 27, .task = 1, .keywords = 0x1,
      .symbol = "BGC1stConEnd", .name = "GC/BGC1stConStop", .task_name = "GarbageCollectionPrivate", .opcode_name = "BGC1stConEnd",
-     .message = "", .payload = &kRecord_GCNoUserData, .line = 2991},
+     .message = "", .payload = &kRecord_GCNoUserData, .line = 3017},
     {.id = 14, .version = 0, .level = 4, .opcode = 28, .task = 1, .keywords = 0x1,
      .symbol = "BGC2ndNonConBegin", .name = "GC/BGC2ndNonConStart", .task_name = "GarbageCollectionPrivate", .opcode_name = "BGC2ndNonConBegin",
-     .message = "", .payload = &kRecord_GCNoUserData, .line = 2992},
+     .message = "", .payload = &kRecord_GCNoUserData, .line = 3018},
     {.id = 15, .version = 0, .level = 4, .opcode = 29, .task = 1, .keywords = 0x1,
      .symbol = "BGC2ndNonConEnd", .name = "GC/BGC2ndNonConStop", .task_name = "GarbageCollectionPrivate", .opcode_name = "BGC2ndNonConEnd",
-     .message = "", .payload = &kRecord_GCNoUserData, .line = 2993},
+     .message = "", .payload = &kRecord_GCNoUserData, .line = 3019},
     {.id = 16, .version = 0, .level = 4, .opcode = 30, .task = 1, .keywords = 0x1,
      .symbol = "BGC2ndConBegin", .name = "GC/BGC2ndConStart", .task_name = "GarbageCollectionPrivate", .opcode_name = "BGC2ndConBegin",
-     .message = "", .payload = &kRecord_GCNoUserData, .line = 2994},
+     .message = "", .payload = &kRecord_GCNoUserData, .line = 3020},
     {.id = 17, .version = 0, .level = 4, .opcode = 31, .task = 1, .keywords = 0x1,
      .symbol = "BGC2ndConEnd", .name = "GC/BGC2ndConStop", .task_name = "GarbageCollectionPrivate", .opcode_name = "BGC2ndConEnd",
-     .message = "", .payload = &kRecord_GCNoUserData, .line = 2995},
+     .message = "", .payload = &kRecord_GCNoUserData, .line = 3021},
     {.id = 18, .version = 0, .level = 4, .opcode = 32, .task = 1, .keywords = 0x1,
      .symbol = "BGCPlanEnd", .name = "GC/BGCPlanStop", .task_name = "GarbageCollectionPrivate", .opcode_name = "BGCPlanEnd",
-     .message = "", .payload = &kRecord_GCNoUserData, .line = 2996},
+     .message = "", .payload = &kRecord_GCNoUserData, .line = 3022},
     {.id = 19, .version = 0, .level = 4, .opcode = 33, .task = 1, .keywords = 0x1,
      .symbol = "BGCSweepEnd", .name = "GC/BGCSweepStop", .task_name = "GarbageCollectionPrivate", .opcode_name = "BGCSweepEnd",
-     .message = "", .payload = &kRecord_GCNoUserData, .line = 2997},
+     .message = "", .payload = &kRecord_GCNoUserData, .line = 3023},
     {.id = 20, .version = 0, .level = 4, .opcode = 34, .task = 1, .keywords = 0x1,
      .symbol = "BGCDrainMark", .name = "GC/BGCDrainMark", .task_name = "GarbageCollectionPrivate", .opcode_name = "BGCDrainMark",
-     .message = "", .payload = &kRecord_BGCDrainMark, .line = 2998},
+     .message = "", .payload = &kRecord_BGCDrainMark, .line = 3024},
     {.id = 21, .version = 0, .level = 4, .opcode = 35, .task = 1, .keywords = 0x1,
      .symbol = "BGCRevisit", .name = "GC/BGCRevisit", .task_name = "GarbageCollectionPrivate", .opcode_name = "BGCRevisit",
-     .message = "", .payload = &kRecord_BGCRevisit, .line = 2999},
+     .message = "", .payload = &kRecord_BGCRevisit, .line = 3025},
     {.id = 22, .version = 0, .level = 4, .opcode = 36, .task = 1, .keywords = 0x1,
      .symbol = "BGCOverflow", .name = "GC/BGCOverflow", .task_name = "GarbageCollectionPrivate", .opcode_name = "BGCOverflow",
-     .message = "", .payload = &kRecord_BGCOverflow, .line = 3000},
+     .message = "", .payload = &kRecord_BGCOverflow, .line = 3026},
     {.id = 22, .version = 1, .level = 4, .opcode = 36, .task = 1, .keywords = 0x1,
      .symbol = "BGCOverflow_V1", .name = "GC/BGCOverflow", .task_name = "GarbageCollectionPrivate", .opcode_name = "BGCOverflow",
-     .message = "", .payload = &kRecord_BGCOverflow_V1, .line = 3001},
+     .message = "", .payload = &kRecord_BGCOverflow_V1, .line = 3027},
     {.id = 23, .version = 0, .level = 4, .opcode = 37, .task = 1, .keywords = 0x1,
      .symbol = "BGCAllocWaitBegin", .name = "GC/BGCAllocWaitStart", .task_name = "GarbageCollectionPrivate", .opcode_name = "BGCAllocWaitBegin",
-     .message = "", .payload = &kRecord_BGCAllocWait, .line = 3002},
+     .message = "", .payload = &kRecord_BGCAllocWait, .line = 3028},
     {.id = 24, .version = 0, .level = 4, .opcode = 38, .task = 1, .keywords = 0x1,
      .symbol = "BGCAllocWaitEnd", .name = "GC/BGCAllocWaitStop", .task_name = "GarbageCollectionPrivate", .opcode_name = "BGCAllocWaitEnd",
-     .message = "", .payload = &kRecord_BGCAllocWait, .line = 3003},
+     .message = "", .payload = &kRecord_BGCAllocWait, .line = 3029},
     {.id = 25, .version = 0, .level = 4, .opcode = 19, .task = 1, .keywords = 0x1,
      .symbol = "GCFullNotify", .name = "GC/FullNotify", .task_name = "GarbageCollectionPrivate", .opcode_name = "GCFullNotify",
-     .message = "", .payload = &kRecord_GCFullNotify, .line = 3004},
+     .message = "", .payload = &kRecord_GCFullNotify, .line = 3030},
     {.id = 25, .version = 1, .level = 4, .opcode = 19, .task = 1, .keywords = 0x1,
      .symbol = "GCFullNotify_V1", .name = "GC/FullNotify", .task_name = "GarbageCollectionPrivate", .opcode_name = "GCFullNotify",
-     .message = "", .payload = &kRecord_GCFullNotify_V1, .line = 3005},
+     .message = "", .payload = &kRecord_GCFullNotify_V1, .line = 3031},
     {.id = 26, .version = 0, .level = 4, .opcode = 45, .task = 1, .keywords = 0x1,
      .symbol = "BGC1stSweepEnd", .name = "GC/BGC1stSweepEnd", .task_name = "GarbageCollectionPrivate", .opcode_name = "BGC1stSweepEnd",
-     .message = "", .payload = &kRecord_BGC1stSweepEnd, .line = 3006},
+     .message = "", .payload = &kRecord_BGC1stSweepEnd, .line = 3032},
     {.id = 80, .version = 0, .level = 4, .opcode = 128, .task = 9, .keywords = 0x80000000,
      .symbol = "EEStartupStart", .name = "Startup/EEStartupStart", .task_name = "Startup", .opcode_name = "EEStartupStart",
-     .message = "", .payload = &kRecord_Startup, .line = 3007},
+     .message = "", .payload = &kRecord_Startup, .line = 3033},
     {.id = 80, .version = 1, .level = 4, .opcode = 128, .task = 9, .keywords = 0x80000000,
      .symbol = "EEStartupStart_V1", .name = "Startup/EEStartupStart", .task_name = "Startup", .opcode_name = "EEStartupStart",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3008},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3034},
     {.id = 81, .version = 0, .level = 4, .opcode = 129, .task = 9, .keywords = 0x80000000,
      .symbol = "EEStartupEnd", .name = "Startup/EEStartupStop", .task_name = "Startup", .opcode_name = "EEStartupEnd",
-     .message = "", .payload = &kRecord_Startup, .line = 3009},
+     .message = "", .payload = &kRecord_Startup, .line = 3035},
     {.id = 81, .version = 1, .level = 4, .opcode = 129, .task = 9, .keywords = 0x80000000,
      .symbol = "EEStartupEnd_V1", .name = "Startup/EEStartupStop", .task_name = "Startup", .opcode_name = "EEStartupEnd",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3010},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3036},
     {.id = 82, .version = 0, .level = 4, .opcode = 130, .task = 9, .keywords = 0x80000000,
      .symbol = "EEConfigSetup", .name = "Startup/EEConfigSetupStart", .task_name = "Startup", .opcode_name = "EEConfigSetup",
-     .message = "", .payload = &kRecord_Startup, .line = 3011},
+     .message = "", .payload = &kRecord_Startup, .line = 3037},
     {.id = 82, .version = 1, .level = 4, .opcode = 130, .task = 9, .keywords = 0x80000000,
      .symbol = "EEConfigSetup_V1", .name = "Startup/EEConfigSetupStart", .task_name = "Startup", .opcode_name = "EEConfigSetup",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3012},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3038},
     {.id = 83, .version = 0, .level = 4, .opcode = 131, .task = 9, .keywords = 0x80000000,
      .symbol = "EEConfigSetupEnd", .name = "Startup/EEConfigSetupStop", .task_name = "Startup", .opcode_name = "EEConfigSetupEnd",
-     .message = "", .payload = &kRecord_Startup, .line = 3013},
+     .message = "", .payload = &kRecord_Startup, .line = 3039},
     {.id = 83, .version = 1, .level = 4, .opcode = 131, .task = 9, .keywords = 0x80000000,
      .symbol = "EEConfigSetupEnd_V1", .name = "Startup/EEConfigSetupStop", .task_name = "Startup", .opcode_name = "EEConfigSetupEnd",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3014},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3040},
     {.id = 84, .version = 0, .level = 4, .opcode = 132, .task = 9, .keywords = 0x80000000,
      .symbol = "LdSysBases", .name = "Startup/LoadSystemBasesStart", .task_name = "Startup", .opcode_name = "LoadSystemBases",
-     .message = "", .payload = &kRecord_Startup, .line = 3015},
+     .message = "", .payload = &kRecord_Startup, .line = 3041},
     {.id = 84, .version = 1, .level = 4, .opcode = 132, .task = 9, .keywords = 0x80000000,
      .symbol = "LdSysBases_V1", .name = "Startup/LoadSystemBasesStart", .task_name = "Startup", .opcode_name = "LoadSystemBases",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3016},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3042},
     {.id = 85, .version = 0, .level = 4, .opcode = 133, .task = 9, .keywords = 0x80000000,
      .symbol = "LdSysBasesEnd", .name = "Startup/LoadSystemBasesStop", .task_name = "Startup", .opcode_name = "LoadSystemBasesEnd",
-     .message = "", .payload = &kRecord_Startup, .line = 3017},
+     .message = "", .payload = &kRecord_Startup, .line = 3043},
     {.id = 85, .version = 1, .level = 4, .opcode = 133, .task = 9, .keywords = 0x80000000,
      .symbol = "LdSysBasesEnd_V1", .name = "Startup/LoadSystemBasesStop", .task_name = "Startup", .opcode_name = "LoadSystemBasesEnd",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3018},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3044},
     {.id = 86, .version = 0, .level = 4, .opcode = 134, .task = 9, .keywords = 0x80000000,
      .symbol = "ExecExe", .name = "Startup/ExecExeStart", .task_name = "Startup", .opcode_name = "ExecExe",
-     .message = "", .payload = &kRecord_Startup, .line = 3019},
+     .message = "", .payload = &kRecord_Startup, .line = 3045},
     {.id = 86, .version = 1, .level = 4, .opcode = 134, .task = 9, .keywords = 0x80000000,
      .symbol = "ExecExe_V1", .name = "Startup/ExecExeStart", .task_name = "Startup", .opcode_name = "ExecExe",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3020},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3046},
     {.id = 87, .version = 0, .level = 4, .opcode = 135, .task = 9, .keywords = 0x80000000,
      .symbol = "ExecExeEnd", .name = "Startup/ExecExeStop", .task_name = "Startup", .opcode_name = "ExecExeEnd",
-     .message = "", .payload = &kRecord_Startup, .line = 3021},
+     .message = "", .payload = &kRecord_Startup, .line = 3047},
     {.id = 87, .version = 1, .level = 4, .opcode = 135, .task = 9, .keywords = 0x80000000,
      .symbol = "ExecExeEnd_V1", .name = "Startup/ExecExeStop", .task_name = "Startup", .opcode_name = "ExecExeEnd",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3022},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3048},
     {.id = 88, .version = 0, .level = 4, .opcode = 136, .task = 9, .keywords = 0x80000000,
      .symbol = "Main", .name = "Startup/MainStart", .task_name = "Startup", .opcode_name = "Main",
-     .message = "", .payload = &kRecord_Startup, .line = 3023},
+     .message = "", .payload = &kRecord_Startup, .line = 3049},
     {.id = 88, .version = 1, .level = 4, .opcode = 136, .task = 9, .keywords = 0x80000000,
      .symbol = "Main_V1", .name = "Startup/MainStart", .task_name = "Startup", .opcode_name = "Main",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3024},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3050},
     {.id = 89, .version = 0, .level = 4, .opcode = 137, .task = 9, .keywords = 0x80000000,
      .symbol = "MainEnd", .name = "Startup/MainStop", .task_name = "Startup", .opcode_name = "MainEnd",
-     .message = "", .payload = &kRecord_Startup, .line = 3025},
+     .message = "", .payload = &kRecord_Startup, .line = 3051},
     {.id = 89, .version = 1, .level = 4, .opcode = 137, .task = 9, .keywords = 0x80000000,
      .symbol = "MainEnd_V1", .name = "Startup/MainStop", .task_name = "Startup", .opcode_name = "MainEnd",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3026},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3052},
     {.id = 90, .version = 0, .level = 4, .opcode = 10, .task = 9, .keywords = 0x80000000,
      .symbol = "ApplyPolicyStart", .name = "Startup/ApplyPolicyStart", .task_name = "Startup", .opcode_name = "ApplyPolicyStart",
-     .message = "", .payload = &kRecord_Startup, .line = 3027},
+     .message = "", .payload = &kRecord_Startup, .line = 3053},
     {.id = 90, .version = 1, .level = 4, .opcode = 10, .task = 9, .keywords = 0x80000000,
      .symbol = "ApplyPolicyStart_V1", .name = "Startup/ApplyPolicyStart", .task_name = "Startup", .opcode_name = "ApplyPolicyStart",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3028},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3054},
     {.id = 91, .version = 0, .level = 4, .opcode = 11, .task = 9, .keywords = 0x80000000,
      .symbol = "ApplyPolicyEnd", .name = "Startup/ApplyPolicyStop", .task_name = "Startup", .opcode_name = "ApplyPolicyEnd",
-     .message = "", .payload = &kRecord_Startup, .line = 3029},
+     .message = "", .payload = &kRecord_Startup, .line = 3055},
     {.id = 91, .version = 1, .level = 4, .opcode = 11, .task = 9, .keywords = 0x80000000,
      .symbol = "ApplyPolicyEnd_V1", .name = "Startup/ApplyPolicyStop", .task_name = "Startup", .opcode_name = "ApplyPolicyEnd",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3030},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3056},
     {.id = 92, .version = 0, .level = 4, .opcode = 12, .task = 9, .keywords = 0x80000000,
      .symbol = "LdLibShFolder", .name = "Startup/LdLibShFolderStart", .task_name = "Startup", .opcode_name = "LdLibShFolder",
-     .message = "", .payload = &kRecord_Startup, .line = 3031},
+     .message = "", .payload = &kRecord_Startup, .line = 3057},
     {.id = 92, .version = 1, .level = 4, .opcode = 12, .task = 9, .keywords = 0x80000000,
      .symbol = "LdLibShFolder_V1", .name = "Startup/LdLibShFolderStart", .task_name = "Startup", .opcode_name = "LdLibShFolder",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3032},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3058},
     {.id = 93, .version = 0, .level = 4, .opcode = 13, .task = 9, .keywords = 0x80000000,
      .symbol = "LdLibShFolderEnd", .name = "Startup/LdLibShFolderStop", .task_name = "Startup", .opcode_name = "LdLibShFolderEnd",
-     .message = "", .payload = &kRecord_Startup, .line = 3033},
+     .message = "", .payload = &kRecord_Startup, .line = 3059},
     {.id = 93, .version = 1, .level = 4, .opcode = 13, .task = 9, .keywords = 0x80000000,
      .symbol = "LdLibShFolderEnd_V1", .name = "Startup/LdLibShFolderStop", .task_name = "Startup", .opcode_name = "LdLibShFolderEnd",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3034},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3060},
     {.id = 94, .version = 0, .level = 4, .opcode = 14, .task = 9, .keywords = 0x80000000,
      .symbol = "PrestubWorker", .name = "Startup/PrestubWorkerStart", .task_name = "Startup", .opcode_name = "PrestubWorker",
-     .message = "", .payload = &kRecord_Startup, .line = 3035},
+     .message = "", .payload = &kRecord_Startup, .line = 3061},
     {.id = 94, .version = 1, .level = 4, .opcode = 14, .task = 9, .keywords = 0x80000000,
      .symbol = "PrestubWorker_V1", .name = "Startup/PrestubWorkerStart", .task_name = "Startup", .opcode_name = "PrestubWorker",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3036},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3062},
     {.id = 95, .version = 0, .level = 4, .opcode = 15, .task = 9, .keywords = 0x80000000,
      .symbol = "PrestubWorkerEnd", .name = "Startup/PrestubWorkerStop", .task_name = "Startup", .opcode_name = "PrestubWorkerEnd",
-     .message = "", .payload = &kRecord_Startup, .line = 3037},
+     .message = "", .payload = &kRecord_Startup, .line = 3063},
     {.id = 95, .version = 1, .level = 4, .opcode = 15, .task = 9, .keywords = 0x80000000,
      .symbol = "PrestubWorkerEnd_V1", .name = "Startup/PrestubWorkerStop", .task_name = "Startup", .opcode_name = "PrestubWorkerEnd",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3038},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3064},
     {.id = 96, .version = 0, .level = 4, .opcode = 16, .task = 9, .keywords = 0x80000000,
      .symbol = "GetInstallationStart", .name = "Startup/GetInstallationStart", .task_name = "Startup", .opcode_name = "GetInstallationStart",
-     .message = "", .payload = &kRecord_Startup, .line = 3039},
+     .message = "", .payload = &kRecord_Startup, .line = 3065},
     {.id = 96, .version = 1, .level = 4, .opcode = 16, .task = 9, .keywords = 0x80000000,
      .symbol = "GetInstallationStart_V1", .name = "Startup/GetInstallationStart", .task_name = "Startup", .opcode_name = "GetInstallationStart",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3040},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3066},
     {.id = 97, .version = 0, .level = 4, .opcode = 17, .task = 9, .keywords = 0x80000000,
      .symbol = "GetInstallationEnd", .name = "Startup/GetInstallationStop", .task_name = "Startup", .opcode_name = "GetInstallationEnd",
-     .message = "", .payload = &kRecord_Startup, .line = 3041},
+     .message = "", .payload = &kRecord_Startup, .line = 3067},
     {.id = 97, .version = 1, .level = 4, .opcode = 17, .task = 9, .keywords = 0x80000000,
      .symbol = "GetInstallationEnd_V1", .name = "Startup/GetInstallationStop", .task_name = "Startup", .opcode_name = "GetInstallationEnd",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3042},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3068},
     {.id = 98, .version = 0, .level = 4, .opcode = 18, .task = 9, .keywords = 0x80000000,
      .symbol = "OpenHModule", .name = "Startup/OpenHModuleStart", .task_name = "Startup", .opcode_name = "OpenHModule",
-     .message = "", .payload = &kRecord_Startup, .line = 3043},
+     .message = "", .payload = &kRecord_Startup, .line = 3069},
     {.id = 98, .version = 1, .level = 4, .opcode = 18, .task = 9, .keywords = 0x80000000,
      .symbol = "OpenHModule_V1", .name = "Startup/OpenHModuleStart", .task_name = "Startup", .opcode_name = "OpenHModule",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3044},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3070},
     {.id = 99, .version = 0, .level = 4, .opcode = 19, .task = 9, .keywords = 0x80000000,
      .symbol = "OpenHModuleEnd", .name = "Startup/OpenHModuleStop", .task_name = "Startup", .opcode_name = "OpenHModuleEnd",
-     .message = "", .payload = &kRecord_Startup, .line = 3045},
+     .message = "", .payload = &kRecord_Startup, .line = 3071},
     {.id = 99, .version = 1, .level = 4, .opcode = 19, .task = 9, .keywords = 0x80000000,
      .symbol = "OpenHModuleEnd_V1", .name = "Startup/OpenHModuleStop", .task_name = "Startup", .opcode_name = "OpenHModuleEnd",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3046},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3072},
     {.id = 100, .version = 0, .level = 4, .opcode = 20, .task = 9, .keywords = 0x80000000,
      .symbol = "ExplicitBindStart", .name = "Startup/ExplicitBindStart", .task_name = "Startup", .opcode_name = "ExplicitBindStart",
-     .message = "", .payload = &kRecord_Startup, .line = 3047},
+     .message = "", .payload = &kRecord_Startup, .line = 3073},
     {.id = 100, .version = 1, .level = 4, .opcode = 20, .task = 9, .keywords = 0x80000000,
      .symbol = "ExplicitBindStart_V1", .name = "Startup/ExplicitBindStart", .task_name = "Startup", .opcode_name = "ExplicitBindStart",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3048},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3074},
     {.id = 101, .version = 0, .level = 4, .opcode = 21, .task = 9, .keywords = 0x80000000,
      .symbol = "ExplicitBindEnd", .name = "Startup/ExplicitBindStop", .task_name = "Startup", .opcode_name = "ExplicitBindEnd",
-     .message = "", .payload = &kRecord_Startup, .line = 3049},
+     .message = "", .payload = &kRecord_Startup, .line = 3075},
     {.id = 101, .version = 1, .level = 4, .opcode = 21, .task = 9, .keywords = 0x80000000,
      .symbol = "ExplicitBindEnd_V1", .name = "Startup/ExplicitBindStop", .task_name = "Startup", .opcode_name = "ExplicitBindEnd",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3050},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3076},
     {.id = 102, .version = 0, .level = 4, .opcode = 22, .task = 9, .keywords = 0x80000000,
      .symbol = "ParseXml", .name = "Startup/ParseXmlStart", .task_name = "Startup", .opcode_name = "ParseXml",
-     .message = "", .payload = &kRecord_Startup, .line = 3051},
+     .message = "", .payload = &kRecord_Startup, .line = 3077},
     {.id = 102, .version = 1, .level = 4, .opcode = 22, .task = 9, .keywords = 0x80000000,
      .symbol = "ParseXml_V1", .name = "Startup/ParseXmlStart", .task_name = "Startup", .opcode_name = "ParseXml",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3052},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3078},
     {.id = 103, .version = 0, .level = 4, .opcode = 23, .task = 9, .keywords = 0x80000000,
      .symbol = "ParseXmlEnd", .name = "Startup/ParseXmlStop", .task_name = "Startup", .opcode_name = "ParseXmlEnd",
-     .message = "", .payload = &kRecord_Startup, .line = 3053},
+     .message = "", .payload = &kRecord_Startup, .line = 3079},
     {.id = 103, .version = 1, .level = 4, .opcode = 23, .task = 9, .keywords = 0x80000000,
      .symbol = "ParseXmlEnd_V1", .name = "Startup/ParseXmlStop", .task_name = "Startup", .opcode_name = "ParseXmlEnd",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3054},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3080},
     {.id = 104, .version = 0, .level = 4, .opcode = 24, .task = 9, .keywords = 0x80000000,
      .symbol = "InitDefaultDomain", .name = "Startup/InitDefaultDomainStart", .task_name = "Startup", .opcode_name = "InitDefaultDomain",
-     .message = "", .payload = &kRecord_Startup, .line = 3055},
+     .message = "", .payload = &kRecord_Startup, .line = 3081},
     {.id = 104, .version = 1, .level = 4, .opcode = 24, .task = 9, .keywords = 0x80000000,
      .symbol = "InitDefaultDomain_V1", .name = "Startup/InitDefaultDomainStart", .task_name = "Startup", .opcode_name = "InitDefaultDomain",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3056},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3082},
     {.id = 105, .version = 0, .level = 4, .opcode = 25, .task = 9, .keywords = 0x80000000,
      .symbol = "InitDefaultDomainEnd", .name = "Startup/InitDefaultDomainStop", .task_name = "Startup", .opcode_name = "InitDefaultDomainEnd",
-     .message = "", .payload = &kRecord_Startup, .line = 3057},
+     .message = "", .payload = &kRecord_Startup, .line = 3083},
     {.id = 105, .version = 1, .level = 4, .opcode = 25, .task = 9, .keywords = 0x80000000,
      .symbol = "InitDefaultDomainEnd_V1", .name = "Startup/InitDefaultDomainStop", .task_name = "Startup", .opcode_name = "InitDefaultDomainEnd",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3058},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3084},
     {.id = 106, .version = 0, .level = 4, .opcode = 26, .task = 9, .keywords = 0x80000000,
      .symbol = "InitSecurity", .name = "Startup/InitSecurityStart", .task_name = "Startup", .opcode_name = "InitSecurity",
-     .message = "", .payload = &kRecord_Startup, .line = 3059},
+     .message = "", .payload = &kRecord_Startup, .line = 3085},
     {.id = 106, .version = 1, .level = 4, .opcode = 26, .task = 9, .keywords = 0x80000000,
      .symbol = "InitSecurity_V1", .name = "Startup/InitSecurityStart", .task_name = "Startup", .opcode_name = "InitSecurity",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3060},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3086},
     {.id = 107, .version = 0, .level = 4, .opcode = 27, .task = 9, .keywords = 0x80000000,
      .symbol = "InitSecurityEnd", .name = "Startup/InitSecurityStop", .task_name = "Startup", .opcode_name = "InitSecurityEnd",
-     .message = "", .payload = &kRecord_Startup, .line = 3061},
+     .message = "", .payload = &kRecord_Startup, .line = 3087},
     {.id = 107, .version = 1, .level = 4, .opcode = 27, .task = 9, .keywords = 0x80000000,
      .symbol = "InitSecurityEnd_V1", .name = "Startup/InitSecurityStop", .task_name = "Startup", .opcode_name = "InitSecurityEnd",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3062},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3088},
     {.id = 108, .version = 0, .level = 4, .opcode = 28, .task = 9, .keywords = 0x80000000,
      .symbol = "AllowBindingRedirs", .name = "Startup/AllowBindingRedirsStart", .task_name = "Startup", .opcode_name = "AllowBindingRedirs",
-     .message = "", .payload = &kRecord_Startup, .line = 3063},
+     .message = "", .payload = &kRecord_Startup, .line = 3089},
     {.id = 108, .version = 1, .level = 4, .opcode = 28, .task = 9, .keywords = 0x80000000,
      .symbol = "AllowBindingRedirs_V1", .name = "Startup/AllowBindingRedirsStart", .task_name = "Startup", .opcode_name = "AllowBindingRedirs",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3064},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3090},
     {.id = 109, .version = 0, .level = 4, .opcode = 29, .task = 9, .keywords = 0x80000000,
      .symbol = "AllowBindingRedirsEnd", .name = "Startup/AllowBindingRedirsStop", .task_name = "Startup", .opcode_name = "AllowBindingRedirsEnd",
-     .message = "", .payload = &kRecord_Startup, .line = 3065},
+     .message = "", .payload = &kRecord_Startup, .line = 3091},
     {.id = 109, .version = 1, .level = 4, .opcode = 29, .task = 9, .keywords = 0x80000000,
      .symbol = "AllowBindingRedirsEnd_V1", .name = "Startup/AllowBindingRedirsStop", .task_name = "Startup", .opcode_name = "AllowBindingRedirsEnd",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3066},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3092},
     {.id = 110, .version = 0, .level = 4, .opcode = 30, .task = 9, .keywords = 0x80000000,
      .symbol = "EEConfigSync", .name = "Startup/EEConfigSyncStart", .task_name = "Startup", .opcode_name = "EEConfigSync",
-     .message = "", .payload = &kRecord_Startup, .line = 3067},
+     .message = "", .payload = &kRecord_Startup, .line = 3093},
     {.id = 110, .version = 1, .level = 4, .opcode = 30, .task = 9, .keywords = 0x80000000,
      .symbol = "EEConfigSync_V1", .name = "Startup/EEConfigSyncStart", .task_name = "Startup", .opcode_name = "EEConfigSync",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3068},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3094},
     {.id = 111, .version = 0, .level = 4, .opcode = 31, .task = 9, .keywords = 0x80000000,
      .symbol = "EEConfigSyncEnd", .name = "Startup/EEConfigSyncStop", .task_name = "Startup", .opcode_name = "EEConfigSyncEnd",
-     .message = "", .payload = &kRecord_Startup, .line = 3069},
+     .message = "", .payload = &kRecord_Startup, .line = 3095},
     {.id = 111, .version = 1, .level = 4, .opcode = 31, .task = 9, .keywords = 0x80000000,
      .symbol = "EEConfigSyncEnd_V1", .name = "Startup/EEConfigSyncStop", .task_name = "Startup", .opcode_name = "EEConfigSyncEnd",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3070},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3096},
     {.id = 112, .version = 0, .level = 4, .opcode = 32, .task = 9, .keywords = 0x80000000,
      .symbol = "FusionBinding", .name = "Startup/BindingStart", .task_name = "Startup", .opcode_name = "FusionBinding",
-     .message = "", .payload = &kRecord_Startup, .line = 3071},
+     .message = "", .payload = &kRecord_Startup, .line = 3097},
     {.id = 112, .version = 1, .level = 4, .opcode = 32, .task = 9, .keywords = 0x80000000,
      .symbol = "FusionBinding_V1", .name = "Startup/BindingStart", .task_name = "Startup", .opcode_name = "FusionBinding",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3072},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3098},
     {.id = 113, .version = 0, .level = 4, .opcode = 33, .task = 9, .keywords = 0x80000000,
      .symbol = "FusionBindingEnd", .name = "Startup/BindingStop", .task_name = "Startup", .opcode_name = "FusionBindingEnd",
-     .message = "", .payload = &kRecord_Startup, .line = 3073},
+     .message = "", .payload = &kRecord_Startup, .line = 3099},
     {.id = 113, .version = 1, .level = 4, .opcode = 33, .task = 9, .keywords = 0x80000000,
      .symbol = "FusionBindingEnd_V1", .name = "Startup/BindingStop", .task_name = "Startup", .opcode_name = "FusionBindingEnd",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3074},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3100},
     {.id = 114, .version = 0, .level = 4, .opcode = 34, .task = 9, .keywords = 0x80000000,
      .symbol = "LoaderCatchCall", .name = "Startup/LoaderCatchCallStart", .task_name = "Startup", .opcode_name = "LoaderCatchCall",
-     .message = "", .payload = &kRecord_Startup, .line = 3075},
+     .message = "", .payload = &kRecord_Startup, .line = 3101},
     {.id = 114, .version = 1, .level = 4, .opcode = 34, .task = 9, .keywords = 0x80000000,
      .symbol = "LoaderCatchCall_V1", .name = "Startup/LoaderCatchCallStart", .task_name = "Startup", .opcode_name = "LoaderCatchCall",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3076},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3102},
     {.id = 115, .version = 0, .level = 4, .opcode = 35, .task = 9, .keywords = 0x80000000,
      .symbol = "LoaderCatchCallEnd", .name = "Startup/LoaderCatchCallStop", .task_name = "Startup", .opcode_name = "LoaderCatchCallEnd",
-     .message = "", .payload = &kRecord_Startup, .line = 3077},
+     .message = "", .payload = &kRecord_Startup, .line = 3103},
     {.id = 115, .version = 1, .level = 4, .opcode = 35, .task = 9, .keywords = 0x80000000,
      .symbol = "LoaderCatchCallEnd_V1", .name = "Startup/LoaderCatchCallStop", .task_name = "Startup", .opcode_name = "LoaderCatchCallEnd",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3078},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3104},
     {.id = 116, .version = 0, .level = 4, .opcode = 36, .task = 9, .keywords = 0x80000000,
      .symbol = "FusionInit", .name = "Startup/FusionInitStart", .task_name = "Startup", .opcode_name = "FusionInit",
-     .message = "", .payload = &kRecord_Startup, .line = 3079},
+     .message = "", .payload = &kRecord_Startup, .line = 3105},
     {.id = 116, .version = 1, .level = 4, .opcode = 36, .task = 9, .keywords = 0x80000000,
      .symbol = "FusionInit_V1", .name = "Startup/FusionInitStart", .task_name = "Startup", .opcode_name = "FusionInit",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3080},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3106},
     {.id = 117, .version = 0, .level = 4, .opcode = 37, .task = 9, .keywords = 0x80000000,
      .symbol = "FusionInitEnd", .name = "Startup/FusionInitStop", .task_name = "Startup", .opcode_name = "FusionInitEnd",
-     .message = "", .payload = &kRecord_Startup, .line = 3081},
+     .message = "", .payload = &kRecord_Startup, .line = 3107},
     {.id = 117, .version = 1, .level = 4, .opcode = 37, .task = 9, .keywords = 0x80000000,
      .symbol = "FusionInitEnd_V1", .name = "Startup/FusionInitStop", .task_name = "Startup", .opcode_name = "FusionInitEnd",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3082},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3108},
     {.id = 118, .version = 0, .level = 4, .opcode = 38, .task = 9, .keywords = 0x80000000,
      .symbol = "FusionAppCtx", .name = "Startup/FusionAppCtxStart", .task_name = "Startup", .opcode_name = "FusionAppCtx",
-     .message = "", .payload = &kRecord_Startup, .line = 3083},
+     .message = "", .payload = &kRecord_Startup, .line = 3109},
     {.id = 118, .version = 1, .level = 4, .opcode = 38, .task = 9, .keywords = 0x80000000,
      .symbol = "FusionAppCtx_V1", .name = "Startup/FusionAppCtxStart", .task_name = "Startup", .opcode_name = "FusionAppCtx",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3084},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3110},
     {.id = 119, .version = 0, .level = 4, .opcode = 39, .task = 9, .keywords = 0x80000000,
      .symbol = "FusionAppCtxEnd", .name = "Startup/FusionAppCtxStop", .task_name = "Startup", .opcode_name = "FusionAppCtxEnd",
-     .message = "", .payload = &kRecord_Startup, .line = 3085},
+     .message = "", .payload = &kRecord_Startup, .line = 3111},
     {.id = 119, .version = 1, .level = 4, .opcode = 39, .task = 9, .keywords = 0x80000000,
      .symbol = "FusionAppCtxEnd_V1", .name = "Startup/FusionAppCtxStop", .task_name = "Startup", .opcode_name = "FusionAppCtxEnd",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3086},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3112},
     {.id = 120, .version = 0, .level = 4, .opcode = 40, .task = 9, .keywords = 0x80000000,
      .symbol = "Fusion2EE", .name = "Startup/Fusion2EEStart", .task_name = "Startup", .opcode_name = "Fusion2EE",
-     .message = "", .payload = &kRecord_Startup, .line = 3087},
+     .message = "", .payload = &kRecord_Startup, .line = 3113},
     {.id = 120, .version = 1, .level = 4, .opcode = 40, .task = 9, .keywords = 0x80000000,
      .symbol = "Fusion2EE_V1", .name = "Startup/Fusion2EEStart", .task_name = "Startup", .opcode_name = "Fusion2EE",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3088},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3114},
     {.id = 121, .version = 0, .level = 4, .opcode = 41, .task = 9, .keywords = 0x80000000,
      .symbol = "Fusion2EEEnd", .name = "Startup/Fusion2EEStop", .task_name = "Startup", .opcode_name = "Fusion2EEEnd",
-     .message = "", .payload = &kRecord_Startup, .line = 3089},
+     .message = "", .payload = &kRecord_Startup, .line = 3115},
     {.id = 121, .version = 1, .level = 4, .opcode = 41, .task = 9, .keywords = 0x80000000,
      .symbol = "Fusion2EEEnd_V1", .name = "Startup/Fusion2EEStop", .task_name = "Startup", .opcode_name = "Fusion2EEEnd",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3090},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3116},
     {.id = 122, .version = 0, .level = 4, .opcode = 42, .task = 9, .keywords = 0x80000000,
      .symbol = "SecurityCatchCall", .name = "Startup/SecurityCatchCallStart", .task_name = "Startup", .opcode_name = "SecurityCatchCall",
-     .message = "", .payload = &kRecord_Startup, .line = 3091},
+     .message = "", .payload = &kRecord_Startup, .line = 3117},
     {.id = 122, .version = 1, .level = 4, .opcode = 42, .task = 9, .keywords = 0x80000000,
      .symbol = "SecurityCatchCall_V1", .name = "Startup/SecurityCatchCallStart", .task_name = "Startup", .opcode_name = "SecurityCatchCall",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3092},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3118},
     {.id = 123, .version = 0, .level = 4, .opcode = 43, .task = 9, .keywords = 0x80000000,
      .symbol = "SecurityCatchCallEnd", .name = "Startup/SecurityCatchCallStop", .task_name = "Startup", .opcode_name = "SecurityCatchCallEnd",
-     .message = "", .payload = &kRecord_Startup, .line = 3093},
+     .message = "", .payload = &kRecord_Startup, .line = 3119},
     {.id = 123, .version = 1, .level = 4, .opcode = 43, .task = 9, .keywords = 0x80000000,
      .symbol = "SecurityCatchCallEnd_V1", .name = "Startup/SecurityCatchCallStop", .task_name = "Startup", .opcode_name = "SecurityCatchCallEnd",
-     .message = "", .payload = &kRecord_Startup_V1, .line = 3094},
+     .message = "", .payload = &kRecord_Startup_V1, .line = 3120},
     {.id = 151, .version = 0, .level = 0, .opcode = 82, .task = 11, .keywords = 0x40000000,
      .symbol = "CLRStackWalkPrivate", .name = "ClrStack/Walk", .task_name = "CLRStackPrivate", .opcode_name = "CLRStackWalk",
-     .message = "", .payload = &kRecord_ClrStackWalk, .line = 3095},
+     .message = "", .payload = &kRecord_ClrStackWalk, .line = 3121},
     {.id = 158, .version = 0, .level = 4, .opcode = 10, .task = 20, .keywords = 0x20000000,
      .symbol = "ModuleRangeLoadPrivate", .name = "ClrPerfTrack/ModuleRangeLoad", .task_name = "CLRPerfTrackPrivate", .opcode_name = "ModuleRangeLoadPrivate",
-     .message = "", .payload = &kRecord_ModuleRangePrivate, .line = 3096},
+     .message = "", .payload = &kRecord_ModuleRangePrivate, .line = 3122},
     {.id = 159, .version = 0, .level = 4, .opcode = 51, .task = 10, .keywords = 0x2,
      .symbol = "BindingPolicyPhaseStart", .name = "Binding/PolicyPhaseStart", .task_name = "Binding", .opcode_name = "BindingPolicyPhaseStart",
-     .message = "", .payload = &kRecord_Binding, .line = 3097},
+     .message = "", .payload = &kRecord_Binding, .line = 3123},
     {.id = 160, .version = 0, .level = 4, .opcode = 52, .task = 10, .keywords = 0x2,
      .symbol = "BindingPolicyPhaseEnd", .name = "Binding/PolicyPhaseStop", .task_name = "Binding", .opcode_name = "BindingPolicyPhaseEnd",
-     .message = "", .payload = &kRecord_Binding, .line = 3098},
+     .message = "", .payload = &kRecord_Binding, .line = 3124},
     {.id = 161, .version = 0, .level = 4, .opcode = 53, .task = 10, .keywords = 0x2,
      .symbol = "BindingNgenPhaseStart", .name = "Binding/NgenPhaseStart", .task_name = "Binding", .opcode_name = "BindingNgenPhaseStart",
-     .message = "", .payload = &kRecord_Binding, .line = 3099},
+     .message = "", .payload = &kRecord_Binding, .line = 3125},
     {.id = 162, .version = 0, .level = 4, .opcode = 54, .task = 10, .keywords = 0x2,
      .symbol = "BindingNgenPhaseEnd", .name = "Binding/NgenPhaseStop", .task_name = "Binding", .opcode_name = "BindingNgenPhaseEnd",
-     .message = "", .payload = &kRecord_Binding, .line = 3100},
+     .message = "", .payload = &kRecord_Binding, .line = 3126},
     {.id = 163, .version = 0, .level = 4, .opcode = 55, .task = 10, .keywords = 0x2,
      .symbol = "BindingLookupAndProbingPhaseStart", .name = "Binding/LoopupAndProbingPhaseStart", .task_name = "Binding", .opcode_name = "BindingLookupAndProbingPhaseStart",
-     .message = "", .payload = &kRecord_Binding, .line = 3101},
+     .message = "", .payload = &kRecord_Binding, .line = 3127},
     {.id = 164, .version = 0, .level = 4, .opcode = 56, .task = 10, .keywords = 0x2,
      .symbol = "BindingLookupAndProbingPhaseEnd", .name = "Binding/LookupAndProbingPhaseStop", .task_name = "Binding", .opcode_name = "BindingLookupAndProbingPhaseEnd",
-     .message = "", .payload = &kRecord_Binding, .line = 3102},
+     .message = "", .payload = &kRecord_Binding, .line = 3128},
     {.id = 165, .version = 0, .level = 4, .opcode = 57, .task = 10, .keywords = 0x2,
      .symbol = "LoaderPhaseStart", .name = "Binding/LoaderPhaseStart", .task_name = "Binding", .opcode_name = "LoaderPhaseStart",
-     .message = "", .payload = &kRecord_Binding, .line = 3103},
+     .message = "", .payload = &kRecord_Binding, .line = 3129},
     {.id = 166, .version = 0, .level = 4, .opcode = 58, .task = 10, .keywords = 0x2,
      .symbol = "LoaderPhaseEnd", .name = "Binding/LoaderPhaseStop", .task_name = "Binding", .opcode_name = "LoaderPhaseEnd",
-     .message = "", .payload = &kRecord_Binding, .line = 3104},
+     .message = "", .payload = &kRecord_Binding, .line = 3130},
     {.id = 167, .version = 0, .level = 4, .opcode = 59, .task = 10, .keywords = 0x2,
      .symbol = "BindingPhaseStart", .name = "Binding/PhaseStart", .task_name = "Binding", .opcode_name = "BindingPhaseStart",
-     .message = "", .payload = &kRecord_Binding, .line = 3105},
+     .message = "", .payload = &kRecord_Binding, .line = 3131},
     {.id = 168, .version = 0, .level = 4, .opcode = 60, .task = 10, .keywords = 0x2,
      .symbol = "BindingPhaseEnd", .name = "Binding/PhaseStop", .task_name = "Binding", .opcode_name = "BindingPhaseEnd",
-     .message = "", .payload = &kRecord_Binding, .line = 3106},
+     .message = "", .payload = &kRecord_Binding, .line = 3132},
     {.id = 169, .version = 0, .level = 4, .opcode = 61, .task = 10, .keywords = 0x2,
      .symbol = "BindingDownloadPhaseStart", .name = "Binding/DownloadPhaseStart", .task_name = "Binding", .opcode_name = "BindingDownloadPhaseStart",
-     .message = "", .payload = &kRecord_Binding, .line = 3107},
+     .message = "", .payload = &kRecord_Binding, .line = 3133},
     {.id = 170, .version = 0, .level = 4, .opcode = 62, .task = 10, .keywords = 0x2,
      .symbol = "BindingDownloadPhaseEnd", .name = "Binding/DownloadPhaseStop", .task_name = "Binding", .opcode_name = "BindingDownloadPhaseEnd",
-     .message = "", .payload = &kRecord_Binding, .line = 3108},
+     .message = "", .payload = &kRecord_Binding, .line = 3134},
     {.id = 171, .version = 0, .level = 4, .opcode = 63, .task = 10, .keywords = 0x2,
      .symbol = "LoaderAssemblyInitPhaseStart", .name = "Binding/LoaderAssemblyInitPhaseStart", .task_name = "Binding", .opcode_name = "LoaderAssemblyInitPhaseStart",
-     .message = "", .payload = &kRecord_Binding, .line = 3109},
+     .message = "", .payload = &kRecord_Binding, .line = 3135},
     {.id = 172, .version = 0, .level = 4, .opcode = 64, .task = 10, .keywords = 0x2,
      .symbol = "LoaderAssemblyInitPhaseEnd", .name = "Binding/LoaderAssemblyInitPhaseStop", .task_name = "Binding", .opcode_name = "LoaderAssemblyInitPhaseEnd",
-     .message = "", .payload = &kRecord_Binding, .line = 3110},
+     .message = "", .payload = &kRecord_Binding, .line = 3136},
     {.id = 173, .version = 0, .level = 4, .opcode = 65, .task = 10, .keywords = 0x2,
      .symbol = "LoaderMappingPhaseStart", .name = "Binding/LoaderMappingPhaseStart", .task_name = "Binding", .opcode_name = "LoaderMappingPhaseStart",
-     .message = "", .payload = &kRecord_Binding, .line = 3111},
+     .message = "", .payload = &kRecord_Binding, .line = 3137},
     {.id = 174, .version = 0, .level = 4, .opcode = 66, .task = 10, .keywords = 0x2,
      .symbol = "LoaderMappingPhaseEnd", .name = "Binding/LoaderMappingPhaseStop", .task_name = "Binding", .opcode_name = "LoaderMappingPhaseEnd",
-     .message = "", .payload = &kRecord_Binding, .line = 3112},
+     .message = "", .payload = &kRecord_Binding, .line = 3138},
     {.id = 175, .version = 0, .level = 4, .opcode = 67, .task = 10, .keywords = 0x2,
      .symbol = "LoaderDeliverEventsPhaseStart", .name = "Binding/LoaderDeliverEventPhaseStart", .task_name = "Binding", .opcode_name = "LoaderDeliverEventsPhaseStart",
-     .message = "", .payload = &kRecord_Binding, .line = 3113},
+     .message = "", .payload = &kRecord_Binding, .line = 3139},
     {.id = 176, .version = 0, .level = 4, .opcode = 68, .task = 10, .keywords = 0x2,
      .symbol = "LoaderDeliverEventsPhaseEnd", .name = "Binding/LoaderDeliverEventsPhaseStop", .task_name = "Binding", .opcode_name = "LoaderDeliverEventsPhaseEnd",
-     .message = "", .payload = &kRecord_Binding, .line = 3114},
+     .message = "", .payload = &kRecord_Binding, .line = 3140},
     {.id = 177, .version = 0, .level = 4, .opcode = 10, .task = 12, .keywords = 0x400,
      .symbol = "EvidenceGenerated", .name = "EvidenceGeneration/EvidenceGenerated", .task_name = "EvidenceGeneratedTask", .opcode_name = "EvidenceGenerated",
-     .message = "", .payload = &kRecord_EvidenceGenerated, .line = 3115},
+     .message = "", .payload = &kRecord_EvidenceGenerated, .line = 3141},
     {.id = 178, .version = 0, .level = 4, .opcode = 83, .task = 14, .keywords = 0x400,
      .symbol = "ModuleTransparencyComputationStart", .name = "Transparency/ModuleTransparencyComputationStart", .task_name = "TransparencyComputation", .opcode_name = "ModuleTransparencyComputationStart",
-     .message = "", .payload = &kRecord_ModuleTransparencyCalculation, .line = 3116},
+     .message = "", .payload = &kRecord_ModuleTransparencyCalculation, .line = 3142},
     {.id = 179, .version = 0, .level = 4, .opcode = 84, .task = 14, .keywords = 0x400,
      .symbol = "ModuleTransparencyComputationEnd", .name = "Transparency/ModuleTransparencyComputationStop", .task_name = "TransparencyComputation", .opcode_name = "ModuleTransparencyComputationEnd",
-     .message = "", .payload = &kRecord_ModuleTransparencyCalculationResult, .line = 3117},
+     .message = "", .payload = &kRecord_ModuleTransparencyCalculationResult, .line = 3143},
     {.id = 180, .version = 0, .level = 4, .opcode = 85, .task = 14, .keywords = 0x400,
      .symbol = "TypeTransparencyComputationStart", .name = "Transparency/TypeTransparencyComputationStart", .task_name = "TransparencyComputation", .opcode_name = "TypeTransparencyComputationStart",
-     .message = "", .payload = &kRecord_TypeTransparencyCalculation, .line = 3118},
+     .message = "", .payload = &kRecord_TypeTransparencyCalculation, .line = 3144},
     {.id = 181, .version = 0, .level = 4, .opcode = 86, .task = 14, .keywords = 0x400,
      .symbol = "TypeTransparencyComputationEnd", .name = "Transparency/TypeTransparencyComputationStop", .task_name = "TransparencyComputation", .opcode_name = "TypeTransparencyComputationEnd",
-     .message = "", .payload = &kRecord_TypeTransparencyCalculationResult, .line = 3119},
+     .message = "", .payload = &kRecord_TypeTransparencyCalculationResult, .line = 3145},
     {.id = 182, .version = 0, .level = 4, .opcode = 87, .task = 14, .keywords = 0x400,
      .symbol = "MethodTransparencyComputationStart", .name = "Transparency/MethodTransparencyComputationStart", .task_name = "TransparencyComputation", .opcode_name = "MethodTransparencyComputationStart",
-     .message = "", .payload = &kRecord_MethodTransparencyCalculation, .line = 3120},
+     .message = "", .payload = &kRecord_MethodTransparencyCalculation, .line = 3146},
     {.id = 183, .version = 0, .level = 4, .opcode = 88, .task = 14, .keywords = 0x400,
      .symbol = "MethodTransparencyComputationEnd", .name = "Transparency/MethodTransparencyComputationStop", .task_name = "TransparencyComputation", .opcode_name = "MethodTransparencyComputationEnd",
-     .message = "", .payload = &kRecord_MethodTransparencyCalculationResult, .line = 3121},
+     .message = "", .payload = &kRecord_MethodTransparencyCalculationResult, .line = 3147},
     {.id = 184, .version = 0, .level = 4, .opcode = 89, .task = 14, .keywords = 0x400,
      .symbol = "FieldTransparencyComputationStart", .name = "Transparency/FieldTransparencyComputationStart", .task_name = "TransparencyComputation", .opcode_name = "FieldTransparencyComputationStart",
-     .message = "", .payload = &kRecord_FieldTransparencyCalculation, .line = 3122},
+     .message = "", .payload = &kRecord_FieldTransparencyCalculation, .line = 3148},
     {.id = 185, .version = 0, .level = 4, .opcode = 90, .task = 14, .keywords = 0x400,
      .symbol = "FieldTransparencyComputationEnd", .name = "Transparency/FieldTransparencyComputationStop", .task_name = "TransparencyComputation", .opcode_name = "FieldTransparencyComputationEnd",
-     .message = "", .payload = &kRecord_FieldTransparencyCalculationResult, .line = 3123},
+     .message = "", .payload = &kRecord_FieldTransparencyCalculationResult, .line = 3149},
     {.id = 186, .version = 0, .level = 4, .opcode = 91, .task = 14, .keywords = 0x400,
      .symbol = "TokenTransparencyComputationStart", .name = "Transparency/TokenTransparencyComputationStart", .task_name = "TransparencyComputation", .opcode_name = "TokenTransparencyComputationStart",
-     .message = "", .payload = &kRecord_TokenTransparencyCalculation, .line = 3124},
+     .message = "", .payload = &kRecord_TokenTransparencyCalculation, .line = 3150},
     {.id = 187, .version = 0, .level = 4, .opcode = 92, .task = 14, .keywords = 0x400,
      .symbol = "TokenTransparencyComputationEnd", .name = "Transparency/TokenTransparencyComputationStop", .task_name = "TransparencyComputation", .opcode_name = "TokenTransparencyComputationEnd",
-     .message = "", .payload = &kRecord_TokenTransparencyCalculationResult, .line = 3125},
+     .message = "", .payload = &kRecord_TokenTransparencyCalculationResult, .line = 3151},
     {.id = 188, .version = 0, .level = 4, .opcode = 69, .task = 13, .keywords = 0x8,
      .symbol = "NgenBindEvent", .name = "NgenBinder/NgenBind", .task_name = "CLRNgenBinder", .opcode_name = "NgenBind",
-     .message = "", .payload = &kRecord_NgenBindEvent, .line = 3126},
+     .message = "", .payload = &kRecord_NgenBindEvent, .line = 3152},
     {.id = 189, .version = 0, .level = 4, .opcode = 10, .task = 21, .keywords = 0x40000,
      .symbol = "JittedMethodRichDebugInfo", .name = "CLRMethodPrivate/JittedMethodRichDebugInfo", .task_name = "CLRMethodPrivate", .opcode_name = "JittedMethodRichDebugInfo",
-     .message = "", .payload = &kRecord_JittedMethodRichDebugInfo, .line = 3127},
+     .message = "", .payload = &kRecord_JittedMethodRichDebugInfo, .line = 3153},
     {.id = 191, .version = 0, .level = 1, .opcode = 52, .task = 2, .keywords = 0x0,
      .symbol = "FailFast", .name = "FailFast/FailFast", .task_name = "CLRFailFast", .opcode_name = "FailFast",
-     .message = "", .payload = &kRecord_FailFast, .line = 3128},
+     .message = "", .payload = &kRecord_FailFast, .line = 3154},
     {.id = 192, .version = 0, .level = 5, .opcode = 39, .task = 1, .keywords = 0x1,
      .symbol = "PrvFinalizeObject", .name = "GC/FinalizeObject", .task_name = "GarbageCollectionPrivate", .opcode_name = "PrvFinalizeObject",
-     .message = "", .payload = &kRecord_PrvFinalizeObject, .line = 3129},
+     .message = "", .payload = &kRecord_PrvFinalizeObject, .line = 3155},
     {.id = 193, .version = 0, .level = 5, .opcode = 40, .task = 1, .keywords = 0x2000,
      .symbol = "CCWRefCountChangeAnsi", .name = "GC/CCWRefCountChangeAnsi", .task_name = "GarbageCollectionPrivate", .opcode_name = "CCWRefCountChange",
-     .message = "", .payload = &kRecord_CCWRefCountChangeAnsi, .line = 3130},
+     .message = "", .payload = &kRecord_CCWRefCountChangeAnsi, .line = 3156},
     {.id = 194, .version = 0, .level = 5, .opcode = 42, .task = 1, .keywords = 0x4000,
      .symbol = "PrvSetGCHandle", .name = "GC/SetGCHandle", .task_name = "GarbageCollectionPrivate", .opcode_name = "SetGCHandle",
-     .message = "", .payload = &kRecord_PrvSetGCHandle, .line = 3131},
+     .message = "", .payload = &kRecord_PrvSetGCHandle, .line = 3157},
     {.id = 195, .version = 0, .level = 5, .opcode = 43, .task = 1, .keywords = 0x4000,
      .symbol = "PrvDestroyGCHandle", .name = "GC/DestoryGCHandle", .task_name = "GarbageCollectionPrivate", .opcode_name = "DestroyGCHandle",
-     .message = "", .payload = &kRecord_PrvDestroyGCHandle, .line = 3132},
+     .message = "", .payload = &kRecord_PrvDestroyGCHandle, .line = 3158},
     {.id = 196, .version = 0, .level = 4, .opcode = 70, .task = 10, .keywords = 0x2,
      .symbol = "FusionMessageEvent", .name = "Binding/FusionMessage", .task_name = "Binding", .opcode_name = "FusionMessage",
-     .message = "", .payload = &kRecord_FusionMessage, .line = 3133},
+     .message = "", .payload = &kRecord_FusionMessage, .line = 3159},
     {.id = 197, .version = 0, .level = 4, .opcode = 71, .task = 10, .keywords = 0x2,
      .symbol = "FusionErrorCodeEvent", .name = "Binding/FusionErrorCode", .task_name = "Binding", .opcode_name = "FusionErrorCode",
-     .message = "", .payload = &kRecord_FusionErrorCode, .line = 3134},
+     .message = "", .payload = &kRecord_FusionErrorCode, .line = 3160},
     {.id = 199, .version = 0, .level = 5, .opcode = 44, .task = 1, .keywords = 0x1,
      .symbol = "PinPlugAtGCTime", .name = "GC/PinPlugAtGCTime", .task_name = "GarbageCollectionPrivate", .opcode_name = "PinPlugAtGCTime",
-     .message = "", .payload = &kRecord_PinPlugAtGCTime, .line = 3135},
+     .message = "", .payload = &kRecord_PinPlugAtGCTime, .line = 3161},
     {.id = 200, .version = 0, .level = 5, .opcode = 40, .task = 1, .keywords = 0x2000,
      .symbol = "CCWRefCountChange", .name = "GC/CCWRefCountChange", .task_name = "GarbageCollectionPrivate", .opcode_name = "CCWRefCountChange",
-     .message = "", .payload = &kRecord_CCWRefCountChange, .line = 3136},
+     .message = "", .payload = &kRecord_CCWRefCountChange, .line = 3162},
     {.id = 201, .version = 0, .level = 4, .opcode = 10, .task = 17, .keywords = 0x20000,
      .symbol = "MulticoreJit", .name = "ClrMulticoreJit/Common", .task_name = "CLRMulticoreJit", .opcode_name = "Common",
-     .message = "", .payload = &kRecord_MulticoreJitPrivate, .line = 3138},
+     .message = "", .payload = &kRecord_MulticoreJitPrivate, .line = 3164},
     {.id = 202, .version = 0, .level = 4, .opcode = 11, .task = 17, .keywords = 0x20000,
      .symbol = "MulticoreJitMethodCodeReturned", .name = "ClrMulticoreJit/MethodCodeReturned", .task_name = "CLRMulticoreJit", .opcode_name = "MethodCodeReturned",
-     .message = "", .payload = &kRecord_MulticoreJitMethodCodeReturnedPrivate, .line = 3139},
+     .message = "", .payload = &kRecord_MulticoreJitMethodCodeReturnedPrivate, .line = 3165},
     {.id = 310, .version = 0, .level = 5, .opcode = 97, .task = 16, .keywords = 0x10,
      .symbol = "AllocRequest", .name = "LoaderHeap/LoaderHeapAllocRequest", .task_name = "LoaderHeapAllocation", .opcode_name = "AllocRequest",
-     .message = "", .payload = &kRecord_LoaderHeapPrivate, .line = 3137},
+     .message = "", .payload = &kRecord_LoaderHeapPrivate, .line = 3163},
     {.id = 400, .version = 0, .level = 4, .opcode = 11, .task = 22, .keywords = 0x20,
      .symbol = "IInspectableRuntimeClassName", .name = "ClrDynamicTypeUsage/IInspectableRuntimeClassName", .task_name = "DynamicTypeUsage", .opcode_name = "IInspectableRuntimeClassName",
-     .message = "", .payload = &kRecord_DynamicTypeUsePrivate, .line = 3140},
+     .message = "", .payload = &kRecord_DynamicTypeUsePrivate, .line = 3166},
     {.id = 401, .version = 0, .level = 4, .opcode = 12, .task = 22, .keywords = 0x20,
      .symbol = "WinRTUnbox", .name = "ClrDynamicTypeUsage/WinRTUnbox", .task_name = "DynamicTypeUsage", .opcode_name = "WinRTUnbox",
-     .message = "", .payload = &kRecord_DynamicTypeUseTwoParametersPrivate, .line = 3141},
+     .message = "", .payload = &kRecord_DynamicTypeUseTwoParametersPrivate, .line = 3167},
     {.id = 402, .version = 0, .level = 4, .opcode = 13, .task = 22, .keywords = 0x20,
      .symbol = "CreateRCW", .name = "ClrDynamicTypeUsage/CreateRCW", .task_name = "DynamicTypeUsage", .opcode_name = "CreateRCW",
-     .message = "", .payload = &kRecord_DynamicTypeUsePrivate, .line = 3142},
+     .message = "", .payload = &kRecord_DynamicTypeUsePrivate, .line = 3168},
     {.id = 403, .version = 0, .level = 4, .opcode = 14, .task = 22, .keywords = 0x20,
      .symbol = "RCWVariance", .name = "ClrDynamicTypeUsage/RCWVariance", .task_name = "DynamicTypeUsage", .opcode_name = "RCWVariance",
-     .message = "", .payload = &kRecord_DynamicTypeUsePrivateVariance, .line = 3143},
+     .message = "", .payload = &kRecord_DynamicTypeUsePrivateVariance, .line = 3169},
     {.id = 404, .version = 0, .level = 4, .opcode = 15, .task = 22, .keywords = 0x20,
      .symbol = "RCWIEnumerableCasting", .name = "ClrDynamicTypeUsage/RCWIEnumerableCasting", .task_name = "DynamicTypeUsage", .opcode_name = "RCWIEnumerableCasting",
-     .message = "", .payload = &kRecord_DynamicTypeUseTwoParametersPrivate, .line = 3144},
+     .message = "", .payload = &kRecord_DynamicTypeUseTwoParametersPrivate, .line = 3170},
     {.id = 405, .version = 0, .level = 4, .opcode = 16, .task = 22, .keywords = 0x20,
      .symbol = "CreateCCW", .name = "ClrDynamicTypeUsage/CreateCCW", .task_name = "DynamicTypeUsage", .opcode_name = "CreateCCW",
-     .message = "", .payload = &kRecord_DynamicTypeUsePrivate, .line = 3145},
+     .message = "", .payload = &kRecord_DynamicTypeUsePrivate, .line = 3171},
     {.id = 406, .version = 0, .level = 4, .opcode = 17, .task = 22, .keywords = 0x20,
      .symbol = "CCWVariance", .name = "ClrDynamicTypeUsage/CCWVariance", .task_name = "DynamicTypeUsage", .opcode_name = "CCWVariance",
-     .message = "", .payload = &kRecord_DynamicTypeUsePrivateVariance, .line = 3146},
+     .message = "", .payload = &kRecord_DynamicTypeUsePrivateVariance, .line = 3172},
     {.id = 407, .version = 0, .level = 4, .opcode = 18, .task = 22, .keywords = 0x20,
      .symbol = "ObjectVariantMarshallingToNative", .name = "ClrDynamicTypeUsage/ObjectVariantMarshallingToNative", .task_name = "DynamicTypeUsage", .opcode_name = "ObjectVariantMarshallingToNative",
-     .message = "", .payload = &kRecord_DynamicTypeUseStringAndIntPrivate, .line = 3147},
+     .message = "", .payload = &kRecord_DynamicTypeUseStringAndIntPrivate, .line = 3173},
     {.id = 408, .version = 0, .level = 4, .opcode = 19, .task = 22, .keywords = 0x20,
      .symbol = "GetTypeFromGUID", .name = "ClrDynamicTypeUsage/GetTypeFromGUID", .task_name = "DynamicTypeUsage", .opcode_name = "GetTypeFromGUID",
-     .message = "", .payload = &kRecord_DynamicTypeUseTwoParametersPrivate, .line = 3148},
+     .message = "", .payload = &kRecord_DynamicTypeUseTwoParametersPrivate, .line = 3174},
     {.id = 409, .version = 0, .level = 4, .opcode = 20, .task = 22, .keywords = 0x20,
      .symbol = "GetTypeFromProgID", .name = "ClrDynamicTypeUsage/GetTypeFromProgID", .task_name = "DynamicTypeUsage", .opcode_name = "GetTypeFromProgID",
-     .message = "", .payload = &kRecord_DynamicTypeUseTwoParametersPrivate, .line = 3149},
+     .message = "", .payload = &kRecord_DynamicTypeUseTwoParametersPrivate, .line = 3175},
     {.id = 410, .version = 0, .level = 4, .opcode = 21, .task = 22, .keywords = 0x20,
      .symbol = "ConvertToCallbackEtw", .name = "ClrDynamicTypeUsage/ConvertToCallbackEtw", .task_name = "DynamicTypeUsage", .opcode_name = "ConvertToCallbackEtw",
-     .message = "", .payload = &kRecord_DynamicTypeUseTwoParametersPrivate, .line = 3150},
+     .message = "", .payload = &kRecord_DynamicTypeUseTwoParametersPrivate, .line = 3176},
     {.id = 411, .version = 0, .level = 4, .opcode = 22, .task = 22, .keywords = 0x20,
      .symbol = "BeginCreateManagedReference", .name = "ClrDynamicTypeUsage/BeginCreateManagedReference", .task_name = "DynamicTypeUsage", .opcode_name = "BeginCreateManagedReference",
-     .message = "", .payload = &kRecord_DynamicTypeUseNoParametersPrivate, .line = 3151},
+     .message = "", .payload = &kRecord_DynamicTypeUseNoParametersPrivate, .line = 3177},
     {.id = 412, .version = 0, .level = 4, .opcode = 23, .task = 22, .keywords = 0x20,
      .symbol = "EndCreateManagedReference", .name = "ClrDynamicTypeUsage/EndCreateManagedReference", .task_name = "DynamicTypeUsage", .opcode_name = "EndCreateManagedReference",
-     .message = "", .payload = &kRecord_DynamicTypeUseNoParametersPrivate, .line = 3152},
+     .message = "", .payload = &kRecord_DynamicTypeUseNoParametersPrivate, .line = 3178},
     {.id = 413, .version = 0, .level = 4, .opcode = 24, .task = 22, .keywords = 0x20,
      .symbol = "ObjectVariantMarshallingToManaged", .name = "ClrDynamicTypeUsage/ObjectVariantMarshallingToManaged", .task_name = "DynamicTypeUsage", .opcode_name = "ObjectVariantMarshallingToManaged",
-     .message = "", .payload = &kRecord_DynamicTypeUseStringAndIntPrivate, .line = 3153},
+     .message = "", .payload = &kRecord_DynamicTypeUseStringAndIntPrivate, .line = 3179},
 };
 
 constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;
@@ -1888,6 +1918,14 @@ constexpr ::clretw::ProviderDesc provider{
 ::std::string to_string(ModuleRangeTypeMap value) {
   ::std::string s;
   kMap_ModuleRangeTypeMap.format(static_cast<::std::uint64_t>(value), s);
+  return s;
+}
+
+::std::string_view to_string(GCReasonMap value) noexcept { return kMap_GCReasonMap.find(static_cast<::std::uint64_t>(value)); }
+
+::std::string to_string(GCGlobalMechanismsMap value) {
+  ::std::string s;
+  kMap_GCGlobalMechanismsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 

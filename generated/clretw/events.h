@@ -9,6 +9,8 @@
 #include "clretw/dotnet_runtime_mono_profiler.h"
 #include "clretw/dotnet_core_sample_profiler.h"
 #include "clretw/windows_kernel.h"
+#include "clretw/kernel_trace_control.h"
+#include "clretw/kernel_trace_control_sys_config.h"
 #include "clretw/catalog.h"
 
 namespace clretw {
@@ -23,6 +25,8 @@ void for_each_event_version(F&& f) {
   ::clretw::dotnet_runtime_mono_profiler::for_each_event_version(f);
   ::clretw::dotnet_core_sample_profiler::for_each_event_version(f);
   ::clretw::windows_kernel::for_each_event_version(f);
+  ::clretw::kernel_trace_control::for_each_event_version(f);
+  ::clretw::kernel_trace_control_sys_config::for_each_event_version(f);
 }
 
 }  // namespace clretw

@@ -24,7 +24,7 @@ constexpr const ::clretw::MapDesc* kMaps[] = {
 // layout engine: {segment, offset, size} per field, {fixed bytes, variable
 // field} per segment).
 
-// "EventTraceHeader", line 62
+// "EventTraceHeader", line 158
 constexpr ::clretw::FieldDesc kFieldsEventTraceHeader[] = {
     {.name = "BufferSize", .type = ::clretw::InType::UInt32},
     {.name = "Version", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
@@ -65,10 +65,10 @@ constexpr ::clretw::RecordDesc kRecord_EventTraceHeader{
     .name = "EventTraceHeader",
     .fields = kFieldsEventTraceHeader,
     .layout = {{kPlacesEventTraceHeader[0], kSegmentsEventTraceHeader[0], 272}, {kPlacesEventTraceHeader[1], kSegmentsEventTraceHeader[1], 280}},
-    .line = 62,
+    .line = 158,
     .check = &::clretw::check_layout<::clretw::windows_kernel::templates::EventTraceHeader>};
 
-// "Process_V4", line 98
+// "Process_V4", line 194
 constexpr ::clretw::FieldDesc kFieldsProcess_V4[] = {
     {.name = "UniqueProcessKey", .type = ::clretw::InType::Pointer},
     {.name = "ProcessId", .type = ::clretw::InType::UInt32},
@@ -93,9 +93,9 @@ constexpr ::clretw::RecordDesc kRecord_Process_V4{
     .name = "Process_V4",
     .fields = kFieldsProcess_V4,
     .layout = {{kPlacesProcess_V4[0], kSegmentsProcess_V4[0], 36}, {kPlacesProcess_V4[1], kSegmentsProcess_V4[1], 52}},
-    .line = 98};
+    .line = 194};
 
-// "Thread_V3", line 115
+// "Thread_V3", line 211
 constexpr ::clretw::FieldDesc kFieldsThread_V3[] = {
     {.name = "ProcessId", .type = ::clretw::InType::UInt32},
     {.name = "TThreadId", .type = ::clretw::InType::UInt32},
@@ -120,9 +120,9 @@ constexpr ::clretw::RecordDesc kRecord_Thread_V3{
     .name = "Thread_V3",
     .fields = kFieldsThread_V3,
     .layout = {{kPlacesThread_V3[0], kSegmentsThread_V3[0], 44}, {kPlacesThread_V3[1], kSegmentsThread_V3[1], 72}},
-    .line = 115};
+    .line = 211};
 
-// "Image", line 133
+// "Image", line 229
 constexpr ::clretw::FieldDesc kFieldsImage[] = {
     {.name = "ImageBase", .type = ::clretw::InType::Pointer},
     {.name = "ImageSize", .type = ::clretw::InType::Pointer},
@@ -145,10 +145,806 @@ constexpr ::clretw::RecordDesc kRecord_Image{
     .name = "Image",
     .fields = kFieldsImage,
     .layout = {{kPlacesImage[0], kSegmentsImage[0], 44}, {kPlacesImage[1], kSegmentsImage[1], 56}},
-    .line = 133,
+    .line = 229,
     .check = &::clretw::check_layout<::clretw::windows_kernel::templates::Image>};
 
-// "SampledProfile", line 148
+// "HeaderExtension", line 245
+constexpr ::clretw::FieldDesc kFieldsHeaderExtension[] = {
+    {.name = "GroupMask1", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "GroupMask2", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "GroupMask3", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "GroupMask4", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "GroupMask5", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "GroupMask6", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "GroupMask7", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "GroupMask8", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "KernelEventVersion", .type = ::clretw::InType::UInt32},
+};
+constexpr ::clretw::FieldPlace kPlacesHeaderExtension[2][9] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}}};
+constexpr ::clretw::Segment kSegmentsHeaderExtension[2][1] = {{{36, ::clretw::kNoField}}, {{36, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_HeaderExtension{
+    .name = "HeaderExtension",
+    .fields = kFieldsHeaderExtension,
+    .layout = {{kPlacesHeaderExtension[0], kSegmentsHeaderExtension[0], 36}, {kPlacesHeaderExtension[1], kSegmentsHeaderExtension[1], 36}},
+    .line = 245};
+
+// "PartitionInfo", line 259
+constexpr ::clretw::FieldDesc kFieldsPartitionInfo[] = {
+    {.name = "PartitionId", .type = ::clretw::InType::Guid},
+    {.name = "ParentId", .type = ::clretw::InType::Guid},
+    {.name = "QpcOffsetFromRoot", .type = ::clretw::InType::Int64},
+    {.name = "PartitionType", .type = ::clretw::InType::UInt32},
+    {.name = "Reserved", .type = ::clretw::InType::UInt32},
+};
+constexpr ::clretw::FieldPlace kPlacesPartitionInfo[2][5] = {
+    {{0, 0, 16}, {0, 16, 16}, {0, 32, 8}, {0, 40, 4}, {0, 44, 4}},
+    {{0, 0, 16}, {0, 16, 16}, {0, 32, 8}, {0, 40, 4}, {0, 44, 4}}};
+constexpr ::clretw::Segment kSegmentsPartitionInfo[2][1] = {{{48, ::clretw::kNoField}}, {{48, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_PartitionInfo{
+    .name = "PartitionInfo",
+    .fields = kFieldsPartitionInfo,
+    .layout = {{kPlacesPartitionInfo[0], kSegmentsPartitionInfo[0], 48}, {kPlacesPartitionInfo[1], kSegmentsPartitionInfo[1], 48}},
+    .line = 259};
+
+// "DiskIo_V3", line 269
+constexpr ::clretw::FieldDesc kFieldsDiskIo_V3[] = {
+    {.name = "DiskNumber", .type = ::clretw::InType::UInt32},
+    {.name = "IrpFlags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "TransferSize", .type = ::clretw::InType::UInt32},
+    {.name = "Reserved", .type = ::clretw::InType::UInt32},
+    {.name = "ByteOffset", .type = ::clretw::InType::Int64},
+    {.name = "FileObject", .type = ::clretw::InType::Pointer},
+    {.name = "Irp", .type = ::clretw::InType::Pointer},
+    {.name = "HighResResponseTime", .type = ::clretw::InType::UInt64},
+    {.name = "IssuingThreadId", .type = ::clretw::InType::UInt32},
+};
+constexpr ::clretw::FieldPlace kPlacesDiskIo_V3[2][9] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 8}, {0, 40, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 4}}};
+constexpr ::clretw::Segment kSegmentsDiskIo_V3[2][1] = {{{44, ::clretw::kNoField}}, {{52, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_DiskIo_V3{
+    .name = "DiskIo_V3",
+    .fields = kFieldsDiskIo_V3,
+    .layout = {{kPlacesDiskIo_V3[0], kSegmentsDiskIo_V3[0], 44}, {kPlacesDiskIo_V3[1], kSegmentsDiskIo_V3[1], 52}},
+    .line = 269};
+
+// "DiskIoInit_V3", line 280
+constexpr ::clretw::FieldDesc kFieldsDiskIoInit_V3[] = {
+    {.name = "Irp", .type = ::clretw::InType::Pointer},
+    {.name = "IssuingThreadId", .type = ::clretw::InType::UInt32},
+};
+constexpr ::clretw::FieldPlace kPlacesDiskIoInit_V3[2][2] = {
+    {{0, 0, 4}, {0, 4, 4}},
+    {{0, 0, 8}, {0, 8, 4}}};
+constexpr ::clretw::Segment kSegmentsDiskIoInit_V3[2][1] = {{{8, ::clretw::kNoField}}, {{12, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_DiskIoInit_V3{
+    .name = "DiskIoInit_V3",
+    .fields = kFieldsDiskIoInit_V3,
+    .layout = {{kPlacesDiskIoInit_V3[0], kSegmentsDiskIoInit_V3[0], 8}, {kPlacesDiskIoInit_V3[1], kSegmentsDiskIoInit_V3[1], 12}},
+    .line = 280};
+
+// "DiskIoFlush_V3", line 284
+constexpr ::clretw::FieldDesc kFieldsDiskIoFlush_V3[] = {
+    {.name = "DiskNumber", .type = ::clretw::InType::UInt32},
+    {.name = "IrpFlags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "HighResResponseTime", .type = ::clretw::InType::UInt64},
+    {.name = "Irp", .type = ::clretw::InType::Pointer},
+    {.name = "IssuingThreadId", .type = ::clretw::InType::UInt32},
+};
+constexpr ::clretw::FieldPlace kPlacesDiskIoFlush_V3[2][5] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}}};
+constexpr ::clretw::Segment kSegmentsDiskIoFlush_V3[2][1] = {{{24, ::clretw::kNoField}}, {{28, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_DiskIoFlush_V3{
+    .name = "DiskIoFlush_V3",
+    .fields = kFieldsDiskIoFlush_V3,
+    .layout = {{kPlacesDiskIoFlush_V3[0], kSegmentsDiskIoFlush_V3[0], 24}, {kPlacesDiskIoFlush_V3[1], kSegmentsDiskIoFlush_V3[1], 28}},
+    .line = 284};
+
+// "PageFault", line 292
+constexpr ::clretw::FieldDesc kFieldsPageFault[] = {
+    {.name = "VirtualAddress", .type = ::clretw::InType::Pointer},
+    {.name = "ProgramCounter", .type = ::clretw::InType::Pointer},
+};
+constexpr ::clretw::FieldPlace kPlacesPageFault[2][2] = {
+    {{0, 0, 4}, {0, 4, 4}},
+    {{0, 0, 8}, {0, 8, 8}}};
+constexpr ::clretw::Segment kSegmentsPageFault[2][1] = {{{8, ::clretw::kNoField}}, {{16, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_PageFault{
+    .name = "PageFault",
+    .fields = kFieldsPageFault,
+    .layout = {{kPlacesPageFault[0], kSegmentsPageFault[0], 8}, {kPlacesPageFault[1], kSegmentsPageFault[1], 16}},
+    .line = 292};
+
+// "HardFault", line 298
+constexpr ::clretw::FieldDesc kFieldsHardFault[] = {
+    {.name = "InitialTime", .type = ::clretw::InType::Int64},
+    {.name = "ReadOffset", .type = ::clretw::InType::UInt64},
+    {.name = "VirtualAddress", .type = ::clretw::InType::Pointer},
+    {.name = "FileObject", .type = ::clretw::InType::Pointer},
+    {.name = "TThreadId", .type = ::clretw::InType::UInt32},
+    {.name = "ByteCount", .type = ::clretw::InType::UInt32},
+};
+constexpr ::clretw::FieldPlace kPlacesHardFault[2][6] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 4}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 4}, {0, 36, 4}}};
+constexpr ::clretw::Segment kSegmentsHardFault[2][1] = {{{32, ::clretw::kNoField}}, {{40, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_HardFault{
+    .name = "HardFault",
+    .fields = kFieldsHardFault,
+    .layout = {{kPlacesHardFault[0], kSegmentsHardFault[0], 32}, {kPlacesHardFault[1], kSegmentsHardFault[1], 40}},
+    .line = 298};
+
+// "VirtualAlloc", line 307
+constexpr ::clretw::FieldDesc kFieldsVirtualAlloc[] = {
+    {.name = "BaseAddress", .type = ::clretw::InType::Pointer},
+    {.name = "RegionSize", .type = ::clretw::InType::Pointer},
+    {.name = "ProcessId", .type = ::clretw::InType::UInt32},
+    {.name = "Flags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+};
+constexpr ::clretw::FieldPlace kPlacesVirtualAlloc[2][4] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}}};
+constexpr ::clretw::Segment kSegmentsVirtualAlloc[2][1] = {{{16, ::clretw::kNoField}}, {{24, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_VirtualAlloc{
+    .name = "VirtualAlloc",
+    .fields = kFieldsVirtualAlloc,
+    .layout = {{kPlacesVirtualAlloc[0], kSegmentsVirtualAlloc[0], 16}, {kPlacesVirtualAlloc[1], kSegmentsVirtualAlloc[1], 24}},
+    .line = 307};
+
+// "ProcessCounters", line 314
+constexpr ::clretw::FieldDesc kFieldsProcessCounters[] = {
+    {.name = "ProcessId", .type = ::clretw::InType::UInt32},
+    {.name = "PageFaultCount", .type = ::clretw::InType::UInt32},
+    {.name = "HandleCount", .type = ::clretw::InType::UInt32},
+    {.name = "Reserved", .type = ::clretw::InType::UInt32},
+    {.name = "PeakVirtualSize", .type = ::clretw::InType::Pointer},
+    {.name = "PeakWorkingSetSize", .type = ::clretw::InType::Pointer},
+    {.name = "PeakPagefileUsage", .type = ::clretw::InType::Pointer},
+    {.name = "QuotaPeakPagedPoolUsage", .type = ::clretw::InType::Pointer},
+    {.name = "QuotaPeakNonPagedPoolUsage", .type = ::clretw::InType::Pointer},
+    {.name = "VirtualSize", .type = ::clretw::InType::Pointer},
+    {.name = "WorkingSetSize", .type = ::clretw::InType::Pointer},
+    {.name = "PagefileUsage", .type = ::clretw::InType::Pointer},
+    {.name = "QuotaPagedPoolUsage", .type = ::clretw::InType::Pointer},
+    {.name = "QuotaNonPagedPoolUsage", .type = ::clretw::InType::Pointer},
+    {.name = "PrivatePageCount", .type = ::clretw::InType::Pointer},
+};
+constexpr ::clretw::FieldPlace kPlacesProcessCounters[2][15] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 4}, {0, 40, 4}, {0, 44, 4}, {0, 48, 4}, {0, 52, 4}, {0, 56, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 8}, {0, 56, 8}, {0, 64, 8}, {0, 72, 8}, {0, 80, 8}, {0, 88, 8}, {0, 96, 8}}};
+constexpr ::clretw::Segment kSegmentsProcessCounters[2][1] = {{{60, ::clretw::kNoField}}, {{104, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ProcessCounters{
+    .name = "ProcessCounters",
+    .fields = kFieldsProcessCounters,
+    .layout = {{kPlacesProcessCounters[0], kSegmentsProcessCounters[0], 60}, {kPlacesProcessCounters[1], kSegmentsProcessCounters[1], 104}},
+    .line = 314};
+
+// "FileIoName", line 333
+constexpr ::clretw::FieldDesc kFieldsFileIoName[] = {
+    {.name = "FileObject", .type = ::clretw::InType::Pointer},
+    {.name = "FileName", .type = ::clretw::InType::UnicodeString},
+};
+constexpr ::clretw::FieldPlace kPlacesFileIoName[2][2] = {
+    {{0, 0, 4}, {0, 4, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsFileIoName[2][2] = {{{4, 1}, {0, ::clretw::kNoField}}, {{8, 1}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_FileIoName{
+    .name = "FileIoName",
+    .fields = kFieldsFileIoName,
+    .layout = {{kPlacesFileIoName[0], kSegmentsFileIoName[0], 4}, {kPlacesFileIoName[1], kSegmentsFileIoName[1], 8}},
+    .line = 333,
+    .check = &::clretw::check_layout<::clretw::windows_kernel::templates::FileIoName>};
+
+// "FileIoCreate_V3", line 339
+constexpr ::clretw::FieldDesc kFieldsFileIoCreate_V3[] = {
+    {.name = "IrpPtr", .type = ::clretw::InType::Pointer},
+    {.name = "FileObject", .type = ::clretw::InType::Pointer},
+    {.name = "TTID", .type = ::clretw::InType::UInt32},
+    {.name = "CreateOptions", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "FileAttributes", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "ShareAccess", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "OpenPath", .type = ::clretw::InType::UnicodeString},
+};
+constexpr ::clretw::FieldPlace kPlacesFileIoCreate_V3[2][7] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 4}, {0, 32, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsFileIoCreate_V3[2][2] = {{{24, 6}, {0, ::clretw::kNoField}}, {{32, 6}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_FileIoCreate_V3{
+    .name = "FileIoCreate_V3",
+    .fields = kFieldsFileIoCreate_V3,
+    .layout = {{kPlacesFileIoCreate_V3[0], kSegmentsFileIoCreate_V3[0], 24}, {kPlacesFileIoCreate_V3[1], kSegmentsFileIoCreate_V3[1], 32}},
+    .line = 339,
+    .check = &::clretw::check_layout<::clretw::windows_kernel::templates::FileIoCreate_V3>};
+
+// "FileIoSimpleOp_V3", line 348
+constexpr ::clretw::FieldDesc kFieldsFileIoSimpleOp_V3[] = {
+    {.name = "IrpPtr", .type = ::clretw::InType::Pointer},
+    {.name = "FileObject", .type = ::clretw::InType::Pointer},
+    {.name = "FileKey", .type = ::clretw::InType::Pointer},
+    {.name = "TTID", .type = ::clretw::InType::UInt32},
+};
+constexpr ::clretw::FieldPlace kPlacesFileIoSimpleOp_V3[2][4] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}}};
+constexpr ::clretw::Segment kSegmentsFileIoSimpleOp_V3[2][1] = {{{16, ::clretw::kNoField}}, {{28, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_FileIoSimpleOp_V3{
+    .name = "FileIoSimpleOp_V3",
+    .fields = kFieldsFileIoSimpleOp_V3,
+    .layout = {{kPlacesFileIoSimpleOp_V3[0], kSegmentsFileIoSimpleOp_V3[0], 16}, {kPlacesFileIoSimpleOp_V3[1], kSegmentsFileIoSimpleOp_V3[1], 28}},
+    .line = 348};
+
+// "FileIoReadWrite_V3", line 354
+constexpr ::clretw::FieldDesc kFieldsFileIoReadWrite_V3[] = {
+    {.name = "Offset", .type = ::clretw::InType::UInt64},
+    {.name = "IrpPtr", .type = ::clretw::InType::Pointer},
+    {.name = "FileObject", .type = ::clretw::InType::Pointer},
+    {.name = "FileKey", .type = ::clretw::InType::Pointer},
+    {.name = "TTID", .type = ::clretw::InType::UInt32},
+    {.name = "IoSize", .type = ::clretw::InType::UInt32},
+    {.name = "IoFlags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+};
+constexpr ::clretw::FieldPlace kPlacesFileIoReadWrite_V3[2][7] = {
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 4}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 4}, {0, 36, 4}, {0, 40, 4}}};
+constexpr ::clretw::Segment kSegmentsFileIoReadWrite_V3[2][1] = {{{32, ::clretw::kNoField}}, {{44, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_FileIoReadWrite_V3{
+    .name = "FileIoReadWrite_V3",
+    .fields = kFieldsFileIoReadWrite_V3,
+    .layout = {{kPlacesFileIoReadWrite_V3[0], kSegmentsFileIoReadWrite_V3[0], 32}, {kPlacesFileIoReadWrite_V3[1], kSegmentsFileIoReadWrite_V3[1], 44}},
+    .line = 354};
+
+// "FileIoInfo_V3", line 363
+constexpr ::clretw::FieldDesc kFieldsFileIoInfo_V3[] = {
+    {.name = "IrpPtr", .type = ::clretw::InType::Pointer},
+    {.name = "FileObject", .type = ::clretw::InType::Pointer},
+    {.name = "FileKey", .type = ::clretw::InType::Pointer},
+    {.name = "ExtraInfo", .type = ::clretw::InType::Pointer},
+    {.name = "TTID", .type = ::clretw::InType::UInt32},
+    {.name = "InfoClass", .type = ::clretw::InType::UInt32},
+};
+constexpr ::clretw::FieldPlace kPlacesFileIoInfo_V3[2][6] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 4}, {0, 36, 4}}};
+constexpr ::clretw::Segment kSegmentsFileIoInfo_V3[2][1] = {{{24, ::clretw::kNoField}}, {{40, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_FileIoInfo_V3{
+    .name = "FileIoInfo_V3",
+    .fields = kFieldsFileIoInfo_V3,
+    .layout = {{kPlacesFileIoInfo_V3[0], kSegmentsFileIoInfo_V3[0], 24}, {kPlacesFileIoInfo_V3[1], kSegmentsFileIoInfo_V3[1], 40}},
+    .line = 363};
+
+// "FileIoDirEnum_V3", line 371
+constexpr ::clretw::FieldDesc kFieldsFileIoDirEnum_V3[] = {
+    {.name = "IrpPtr", .type = ::clretw::InType::Pointer},
+    {.name = "FileObject", .type = ::clretw::InType::Pointer},
+    {.name = "FileKey", .type = ::clretw::InType::Pointer},
+    {.name = "TTID", .type = ::clretw::InType::UInt32},
+    {.name = "Length", .type = ::clretw::InType::UInt32},
+    {.name = "InfoClass", .type = ::clretw::InType::UInt32},
+    {.name = "FileIndex", .type = ::clretw::InType::UInt32},
+    {.name = "FileName", .type = ::clretw::InType::UnicodeString},
+};
+constexpr ::clretw::FieldPlace kPlacesFileIoDirEnum_V3[2][8] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 4}, {0, 40, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsFileIoDirEnum_V3[2][2] = {{{28, 7}, {0, ::clretw::kNoField}}, {{40, 7}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_FileIoDirEnum_V3{
+    .name = "FileIoDirEnum_V3",
+    .fields = kFieldsFileIoDirEnum_V3,
+    .layout = {{kPlacesFileIoDirEnum_V3[0], kSegmentsFileIoDirEnum_V3[0], 28}, {kPlacesFileIoDirEnum_V3[1], kSegmentsFileIoDirEnum_V3[1], 40}},
+    .line = 371,
+    .check = &::clretw::check_layout<::clretw::windows_kernel::templates::FileIoDirEnum_V3>};
+
+// "FileIoOpEnd", line 381
+constexpr ::clretw::FieldDesc kFieldsFileIoOpEnd[] = {
+    {.name = "IrpPtr", .type = ::clretw::InType::Pointer},
+    {.name = "ExtraInfo", .type = ::clretw::InType::Pointer},
+    {.name = "NtStatus", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::NtStatus},
+};
+constexpr ::clretw::FieldPlace kPlacesFileIoOpEnd[2][3] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}}};
+constexpr ::clretw::Segment kSegmentsFileIoOpEnd[2][1] = {{{12, ::clretw::kNoField}}, {{20, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_FileIoOpEnd{
+    .name = "FileIoOpEnd",
+    .fields = kFieldsFileIoOpEnd,
+    .layout = {{kPlacesFileIoOpEnd[0], kSegmentsFileIoOpEnd[0], 12}, {kPlacesFileIoOpEnd[1], kSegmentsFileIoOpEnd[1], 20}},
+    .line = 381};
+
+// "CSwitch", line 388
+constexpr ::clretw::FieldDesc kFieldsCSwitch[] = {
+    {.name = "NewThreadId", .type = ::clretw::InType::UInt32},
+    {.name = "OldThreadId", .type = ::clretw::InType::UInt32},
+    {.name = "NewThreadPriority", .type = ::clretw::InType::Int8},
+    {.name = "OldThreadPriority", .type = ::clretw::InType::Int8},
+    {.name = "PreviousCState", .type = ::clretw::InType::UInt8},
+    {.name = "SpareByte", .type = ::clretw::InType::Int8},
+    {.name = "OldThreadWaitReason", .type = ::clretw::InType::Int8},
+    {.name = "OldThreadWaitMode", .type = ::clretw::InType::Int8},
+    {.name = "OldThreadState", .type = ::clretw::InType::Int8},
+    {.name = "OldThreadWaitIdealProcessor", .type = ::clretw::InType::Int8},
+    {.name = "NewThreadWaitTime", .type = ::clretw::InType::UInt32},
+    {.name = "Reserved", .type = ::clretw::InType::UInt32},
+};
+constexpr ::clretw::FieldPlace kPlacesCSwitch[2][12] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 1}, {0, 9, 1}, {0, 10, 1}, {0, 11, 1}, {0, 12, 1}, {0, 13, 1}, {0, 14, 1}, {0, 15, 1}, {0, 16, 4}, {0, 20, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 1}, {0, 9, 1}, {0, 10, 1}, {0, 11, 1}, {0, 12, 1}, {0, 13, 1}, {0, 14, 1}, {0, 15, 1}, {0, 16, 4}, {0, 20, 4}}};
+constexpr ::clretw::Segment kSegmentsCSwitch[2][1] = {{{24, ::clretw::kNoField}}, {{24, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_CSwitch{
+    .name = "CSwitch",
+    .fields = kFieldsCSwitch,
+    .layout = {{kPlacesCSwitch[0], kSegmentsCSwitch[0], 24}, {kPlacesCSwitch[1], kSegmentsCSwitch[1], 24}},
+    .line = 388};
+
+// "ReadyThread", line 403
+constexpr ::clretw::FieldDesc kFieldsReadyThread[] = {
+    {.name = "TThreadId", .type = ::clretw::InType::UInt32},
+    {.name = "AdjustReason", .type = ::clretw::InType::Int8},
+    {.name = "AdjustIncrement", .type = ::clretw::InType::Int8},
+    {.name = "Flag", .type = ::clretw::InType::Int8},
+    {.name = "Reserved", .type = ::clretw::InType::Int8},
+};
+constexpr ::clretw::FieldPlace kPlacesReadyThread[2][5] = {
+    {{0, 0, 4}, {0, 4, 1}, {0, 5, 1}, {0, 6, 1}, {0, 7, 1}},
+    {{0, 0, 4}, {0, 4, 1}, {0, 5, 1}, {0, 6, 1}, {0, 7, 1}}};
+constexpr ::clretw::Segment kSegmentsReadyThread[2][1] = {{{8, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ReadyThread{
+    .name = "ReadyThread",
+    .fields = kFieldsReadyThread,
+    .layout = {{kPlacesReadyThread[0], kSegmentsReadyThread[0], 8}, {kPlacesReadyThread[1], kSegmentsReadyThread[1], 8}},
+    .line = 403};
+
+// "ThreadSetName", line 410
+constexpr ::clretw::FieldDesc kFieldsThreadSetName[] = {
+    {.name = "ProcessId", .type = ::clretw::InType::UInt32},
+    {.name = "TThreadId", .type = ::clretw::InType::UInt32},
+    {.name = "ThreadName", .type = ::clretw::InType::UnicodeString},
+};
+constexpr ::clretw::FieldPlace kPlacesThreadSetName[2][3] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsThreadSetName[2][2] = {{{8, 2}, {0, ::clretw::kNoField}}, {{8, 2}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadSetName{
+    .name = "ThreadSetName",
+    .fields = kFieldsThreadSetName,
+    .layout = {{kPlacesThreadSetName[0], kSegmentsThreadSetName[0], 8}, {kPlacesThreadSetName[1], kSegmentsThreadSetName[1], 8}},
+    .line = 410,
+    .check = &::clretw::check_layout<::clretw::windows_kernel::templates::ThreadSetName>};
+
+// "TcpIpSend", line 419
+constexpr ::clretw::FieldDesc kFieldsTcpIpSend[] = {
+    {.name = "PID", .type = ::clretw::InType::UInt32},
+    {.name = "size", .type = ::clretw::InType::UInt32},
+    {.name = "daddr", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::IPv4},
+    {.name = "saddr", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::IPv4},
+    {.name = "dport", .type = ::clretw::InType::UInt16, .out = ::clretw::OutType::Port},
+    {.name = "sport", .type = ::clretw::InType::UInt16, .out = ::clretw::OutType::Port},
+    {.name = "startime", .type = ::clretw::InType::UInt32},
+    {.name = "endtime", .type = ::clretw::InType::UInt32},
+    {.name = "seqnum", .type = ::clretw::InType::UInt32},
+    {.name = "connid", .type = ::clretw::InType::Pointer},
+};
+constexpr ::clretw::FieldPlace kPlacesTcpIpSend[2][10] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 4}, {0, 28, 4}, {0, 32, 8}}};
+constexpr ::clretw::Segment kSegmentsTcpIpSend[2][1] = {{{36, ::clretw::kNoField}}, {{40, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_TcpIpSend{
+    .name = "TcpIpSend",
+    .fields = kFieldsTcpIpSend,
+    .layout = {{kPlacesTcpIpSend[0], kSegmentsTcpIpSend[0], 36}, {kPlacesTcpIpSend[1], kSegmentsTcpIpSend[1], 40}},
+    .line = 419};
+
+// "TcpIp", line 431
+constexpr ::clretw::FieldDesc kFieldsTcpIp[] = {
+    {.name = "PID", .type = ::clretw::InType::UInt32},
+    {.name = "size", .type = ::clretw::InType::UInt32},
+    {.name = "daddr", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::IPv4},
+    {.name = "saddr", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::IPv4},
+    {.name = "dport", .type = ::clretw::InType::UInt16, .out = ::clretw::OutType::Port},
+    {.name = "sport", .type = ::clretw::InType::UInt16, .out = ::clretw::OutType::Port},
+    {.name = "connid", .type = ::clretw::InType::Pointer},
+    {.name = "seqnum", .type = ::clretw::InType::UInt32},
+};
+constexpr ::clretw::FieldPlace kPlacesTcpIp[2][8] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 2}, {0, 18, 2}, {0, 20, 8}, {0, 28, 4}}};
+constexpr ::clretw::Segment kSegmentsTcpIp[2][1] = {{{28, ::clretw::kNoField}}, {{32, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_TcpIp{
+    .name = "TcpIp",
+    .fields = kFieldsTcpIp,
+    .layout = {{kPlacesTcpIp[0], kSegmentsTcpIp[0], 28}, {kPlacesTcpIp[1], kSegmentsTcpIp[1], 32}},
+    .line = 431};
+
+// "TcpIpV6Send", line 441
+constexpr ::clretw::FieldDesc kFieldsTcpIpV6Send[] = {
+    {.name = "PID", .type = ::clretw::InType::UInt32},
+    {.name = "size", .type = ::clretw::InType::UInt32},
+    {.name = "daddr", .type = ::clretw::InType::Binary, .out = ::clretw::OutType::IPv6, .length = {::clretw::Extent::Kind::constant, 16}},
+    {.name = "saddr", .type = ::clretw::InType::Binary, .out = ::clretw::OutType::IPv6, .length = {::clretw::Extent::Kind::constant, 16}},
+    {.name = "dport", .type = ::clretw::InType::UInt16, .out = ::clretw::OutType::Port},
+    {.name = "sport", .type = ::clretw::InType::UInt16, .out = ::clretw::OutType::Port},
+    {.name = "startime", .type = ::clretw::InType::UInt32},
+    {.name = "endtime", .type = ::clretw::InType::UInt32},
+    {.name = "seqnum", .type = ::clretw::InType::UInt32},
+    {.name = "connid", .type = ::clretw::InType::Pointer},
+};
+constexpr ::clretw::FieldPlace kPlacesTcpIpV6Send[2][10] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 16}, {0, 24, 16}, {0, 40, 2}, {0, 42, 2}, {0, 44, 4}, {0, 48, 4}, {0, 52, 4}, {0, 56, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 16}, {0, 24, 16}, {0, 40, 2}, {0, 42, 2}, {0, 44, 4}, {0, 48, 4}, {0, 52, 4}, {0, 56, 8}}};
+constexpr ::clretw::Segment kSegmentsTcpIpV6Send[2][1] = {{{60, ::clretw::kNoField}}, {{64, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_TcpIpV6Send{
+    .name = "TcpIpV6Send",
+    .fields = kFieldsTcpIpV6Send,
+    .layout = {{kPlacesTcpIpV6Send[0], kSegmentsTcpIpV6Send[0], 60}, {kPlacesTcpIpV6Send[1], kSegmentsTcpIpV6Send[1], 64}},
+    .line = 441};
+
+// "TcpIpV6", line 453
+constexpr ::clretw::FieldDesc kFieldsTcpIpV6[] = {
+    {.name = "PID", .type = ::clretw::InType::UInt32},
+    {.name = "size", .type = ::clretw::InType::UInt32},
+    {.name = "daddr", .type = ::clretw::InType::Binary, .out = ::clretw::OutType::IPv6, .length = {::clretw::Extent::Kind::constant, 16}},
+    {.name = "saddr", .type = ::clretw::InType::Binary, .out = ::clretw::OutType::IPv6, .length = {::clretw::Extent::Kind::constant, 16}},
+    {.name = "dport", .type = ::clretw::InType::UInt16, .out = ::clretw::OutType::Port},
+    {.name = "sport", .type = ::clretw::InType::UInt16, .out = ::clretw::OutType::Port},
+    {.name = "connid", .type = ::clretw::InType::Pointer},
+    {.name = "seqnum", .type = ::clretw::InType::UInt32},
+};
+constexpr ::clretw::FieldPlace kPlacesTcpIpV6[2][8] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 16}, {0, 24, 16}, {0, 40, 2}, {0, 42, 2}, {0, 44, 4}, {0, 48, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 16}, {0, 24, 16}, {0, 40, 2}, {0, 42, 2}, {0, 44, 8}, {0, 52, 4}}};
+constexpr ::clretw::Segment kSegmentsTcpIpV6[2][1] = {{{52, ::clretw::kNoField}}, {{56, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_TcpIpV6{
+    .name = "TcpIpV6",
+    .fields = kFieldsTcpIpV6,
+    .layout = {{kPlacesTcpIpV6[0], kSegmentsTcpIpV6[0], 52}, {kPlacesTcpIpV6[1], kSegmentsTcpIpV6[1], 56}},
+    .line = 453};
+
+// "UdpIp", line 463
+constexpr ::clretw::FieldDesc kFieldsUdpIp[] = {
+    {.name = "PID", .type = ::clretw::InType::UInt32},
+    {.name = "size", .type = ::clretw::InType::UInt32},
+    {.name = "daddr", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::IPv4},
+    {.name = "saddr", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::IPv4},
+    {.name = "dport", .type = ::clretw::InType::UInt16, .out = ::clretw::OutType::Port},
+    {.name = "sport", .type = ::clretw::InType::UInt16, .out = ::clretw::OutType::Port},
+    {.name = "seqnum", .type = ::clretw::InType::UInt32},
+    {.name = "connid", .type = ::clretw::InType::Pointer},
+};
+constexpr ::clretw::FieldPlace kPlacesUdpIp[2][8] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 8}}};
+constexpr ::clretw::Segment kSegmentsUdpIp[2][1] = {{{28, ::clretw::kNoField}}, {{32, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_UdpIp{
+    .name = "UdpIp",
+    .fields = kFieldsUdpIp,
+    .layout = {{kPlacesUdpIp[0], kSegmentsUdpIp[0], 28}, {kPlacesUdpIp[1], kSegmentsUdpIp[1], 32}},
+    .line = 463};
+
+// "UdpIpV6", line 473
+constexpr ::clretw::FieldDesc kFieldsUdpIpV6[] = {
+    {.name = "PID", .type = ::clretw::InType::UInt32},
+    {.name = "size", .type = ::clretw::InType::UInt32},
+    {.name = "daddr", .type = ::clretw::InType::Binary, .out = ::clretw::OutType::IPv6, .length = {::clretw::Extent::Kind::constant, 16}},
+    {.name = "saddr", .type = ::clretw::InType::Binary, .out = ::clretw::OutType::IPv6, .length = {::clretw::Extent::Kind::constant, 16}},
+    {.name = "dport", .type = ::clretw::InType::UInt16, .out = ::clretw::OutType::Port},
+    {.name = "sport", .type = ::clretw::InType::UInt16, .out = ::clretw::OutType::Port},
+    {.name = "seqnum", .type = ::clretw::InType::UInt32},
+    {.name = "connid", .type = ::clretw::InType::Pointer},
+};
+constexpr ::clretw::FieldPlace kPlacesUdpIpV6[2][8] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 16}, {0, 24, 16}, {0, 40, 2}, {0, 42, 2}, {0, 44, 4}, {0, 48, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 16}, {0, 24, 16}, {0, 40, 2}, {0, 42, 2}, {0, 44, 4}, {0, 48, 8}}};
+constexpr ::clretw::Segment kSegmentsUdpIpV6[2][1] = {{{52, ::clretw::kNoField}}, {{56, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_UdpIpV6{
+    .name = "UdpIpV6",
+    .fields = kFieldsUdpIpV6,
+    .layout = {{kPlacesUdpIpV6[0], kSegmentsUdpIpV6[0], 52}, {kPlacesUdpIpV6[1], kSegmentsUdpIpV6[1], 56}},
+    .line = 473};
+
+// "ConfigCPU_V3", line 485
+constexpr ::clretw::FieldDesc kFieldsConfigCPU_V3[] = {
+    {.name = "MHz", .type = ::clretw::InType::UInt32},
+    {.name = "NumberOfProcessors", .type = ::clretw::InType::UInt32},
+    {.name = "MemSize", .type = ::clretw::InType::UInt32},
+    {.name = "PageSize", .type = ::clretw::InType::UInt32},
+    {.name = "AllocationGranularity", .type = ::clretw::InType::UInt32},
+    {.name = "ComputerName", .type = ::clretw::InType::UnicodeString, .length = {::clretw::Extent::Kind::constant, 256}},
+    {.name = "DomainName", .type = ::clretw::InType::UnicodeString, .length = {::clretw::Extent::Kind::constant, 134}},
+    {.name = "HyperThreadingFlag", .type = ::clretw::InType::Pointer},
+    {.name = "HighestUserAddress", .type = ::clretw::InType::Pointer},
+    {.name = "ProcessorArchitecture", .type = ::clretw::InType::UInt16},
+    {.name = "ProcessorLevel", .type = ::clretw::InType::UInt16},
+    {.name = "ProcessorRevision", .type = ::clretw::InType::UInt16, .out = ::clretw::OutType::HexInt16},
+    {.name = "PaeEnabled", .type = ::clretw::InType::UInt8},
+    {.name = "NxEnabled", .type = ::clretw::InType::UInt8},
+    {.name = "MemorySpeed", .type = ::clretw::InType::UInt32},
+};
+constexpr ::clretw::FieldPlace kPlacesConfigCPU_V3[2][15] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 512}, {0, 532, 268}, {0, 800, 4}, {0, 804, 4}, {0, 808, 2}, {0, 810, 2}, {0, 812, 2}, {0, 814, 1}, {0, 815, 1}, {0, 816, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 512}, {0, 532, 268}, {0, 800, 8}, {0, 808, 8}, {0, 816, 2}, {0, 818, 2}, {0, 820, 2}, {0, 822, 1}, {0, 823, 1}, {0, 824, 4}}};
+constexpr ::clretw::Segment kSegmentsConfigCPU_V3[2][1] = {{{820, ::clretw::kNoField}}, {{828, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ConfigCPU_V3{
+    .name = "ConfigCPU_V3",
+    .fields = kFieldsConfigCPU_V3,
+    .layout = {{kPlacesConfigCPU_V3[0], kSegmentsConfigCPU_V3[0], 820}, {kPlacesConfigCPU_V3[1], kSegmentsConfigCPU_V3[1], 828}},
+    .line = 485};
+
+// "ConfigPhyDisk", line 502
+constexpr ::clretw::FieldDesc kFieldsConfigPhyDisk[] = {
+    {.name = "DiskNumber", .type = ::clretw::InType::UInt32},
+    {.name = "BytesPerSector", .type = ::clretw::InType::UInt32},
+    {.name = "SectorsPerTrack", .type = ::clretw::InType::UInt32},
+    {.name = "TracksPerCylinder", .type = ::clretw::InType::UInt32},
+    {.name = "Cylinders", .type = ::clretw::InType::UInt64},
+    {.name = "SCSIPort", .type = ::clretw::InType::UInt32},
+    {.name = "SCSIPath", .type = ::clretw::InType::UInt32},
+    {.name = "SCSITarget", .type = ::clretw::InType::UInt32},
+    {.name = "SCSILun", .type = ::clretw::InType::UInt32},
+    {.name = "Manufacturer", .type = ::clretw::InType::UnicodeString, .length = {::clretw::Extent::Kind::constant, 256}},
+    {.name = "PartitionCount", .type = ::clretw::InType::UInt32},
+    {.name = "WriteCacheEnabled", .type = ::clretw::InType::UInt8},
+    {.name = "Pad", .type = ::clretw::InType::UInt8},
+    {.name = "BootDriveLetter", .type = ::clretw::InType::UnicodeString, .length = {::clretw::Extent::Kind::constant, 3}},
+    {.name = "Spare", .type = ::clretw::InType::UnicodeString, .length = {::clretw::Extent::Kind::constant, 2}},
+};
+constexpr ::clretw::FieldPlace kPlacesConfigPhyDisk[2][15] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 4}, {0, 40, 512}, {0, 552, 4}, {0, 556, 1}, {0, 557, 1}, {0, 558, 6}, {0, 564, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 4}, {0, 40, 512}, {0, 552, 4}, {0, 556, 1}, {0, 557, 1}, {0, 558, 6}, {0, 564, 4}}};
+constexpr ::clretw::Segment kSegmentsConfigPhyDisk[2][1] = {{{568, ::clretw::kNoField}}, {{568, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ConfigPhyDisk{
+    .name = "ConfigPhyDisk",
+    .fields = kFieldsConfigPhyDisk,
+    .layout = {{kPlacesConfigPhyDisk[0], kSegmentsConfigPhyDisk[0], 568}, {kPlacesConfigPhyDisk[1], kSegmentsConfigPhyDisk[1], 568}},
+    .line = 502};
+
+// "ConfigLogDisk", line 519
+constexpr ::clretw::FieldDesc kFieldsConfigLogDisk[] = {
+    {.name = "StartOffset", .type = ::clretw::InType::UInt64},
+    {.name = "PartitionSize", .type = ::clretw::InType::UInt64},
+    {.name = "DiskNumber", .type = ::clretw::InType::UInt32},
+    {.name = "Size", .type = ::clretw::InType::UInt32},
+    {.name = "DriveType", .type = ::clretw::InType::UInt32},
+    {.name = "DriveLetterString", .type = ::clretw::InType::UnicodeString, .length = {::clretw::Extent::Kind::constant, 4}},
+    {.name = "Pad1", .type = ::clretw::InType::UInt32},
+    {.name = "PartitionNumber", .type = ::clretw::InType::UInt32},
+    {.name = "SectorsPerCluster", .type = ::clretw::InType::UInt32},
+    {.name = "BytesPerSector", .type = ::clretw::InType::UInt32},
+    {.name = "Pad2", .type = ::clretw::InType::UInt32},
+    {.name = "NumberOfFreeClusters", .type = ::clretw::InType::Int64},
+    {.name = "TotalNumberOfClusters", .type = ::clretw::InType::Int64},
+    {.name = "FileSystem", .type = ::clretw::InType::UnicodeString, .length = {::clretw::Extent::Kind::constant, 16}},
+    {.name = "VolumeExt", .type = ::clretw::InType::UInt32},
+    {.name = "Pad3", .type = ::clretw::InType::UInt32},
+};
+constexpr ::clretw::FieldPlace kPlacesConfigLogDisk[2][16] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 8}, {0, 36, 4}, {0, 40, 4}, {0, 44, 4}, {0, 48, 4}, {0, 52, 4}, {0, 56, 8}, {0, 64, 8}, {0, 72, 32}, {0, 104, 4}, {0, 108, 4}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 8}, {0, 36, 4}, {0, 40, 4}, {0, 44, 4}, {0, 48, 4}, {0, 52, 4}, {0, 56, 8}, {0, 64, 8}, {0, 72, 32}, {0, 104, 4}, {0, 108, 4}}};
+constexpr ::clretw::Segment kSegmentsConfigLogDisk[2][1] = {{{112, ::clretw::kNoField}}, {{112, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ConfigLogDisk{
+    .name = "ConfigLogDisk",
+    .fields = kFieldsConfigLogDisk,
+    .layout = {{kPlacesConfigLogDisk[0], kSegmentsConfigLogDisk[0], 112}, {kPlacesConfigLogDisk[1], kSegmentsConfigLogDisk[1], 112}},
+    .line = 519};
+
+// "ConfigNIC", line 537
+constexpr ::clretw::FieldDesc kFieldsConfigNIC[] = {
+    {.name = "PhysicalAddr", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "PhysicalAddrLen", .type = ::clretw::InType::UInt32},
+    {.name = "Ipv4Index", .type = ::clretw::InType::UInt32},
+    {.name = "Ipv6Index", .type = ::clretw::InType::UInt32},
+    {.name = "NICDescription", .type = ::clretw::InType::UnicodeString},
+    {.name = "IpAddresses", .type = ::clretw::InType::UnicodeString},
+    {.name = "DnsServerAddresses", .type = ::clretw::InType::UnicodeString},
+};
+constexpr ::clretw::FieldPlace kPlacesConfigNIC[2][7] = {
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsConfigNIC[2][4] = {{{20, 4}, {0, 5}, {0, 6}, {0, ::clretw::kNoField}}, {{20, 4}, {0, 5}, {0, 6}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ConfigNIC{
+    .name = "ConfigNIC",
+    .fields = kFieldsConfigNIC,
+    .layout = {{kPlacesConfigNIC[0], kSegmentsConfigNIC[0], 20}, {kPlacesConfigNIC[1], kSegmentsConfigNIC[1], 20}},
+    .line = 537,
+    .check = &::clretw::check_layout<::clretw::windows_kernel::templates::ConfigNIC>};
+
+// "ConfigServices_V3", line 548
+constexpr ::clretw::FieldDesc kFieldsConfigServices_V3[] = {
+    {.name = "ProcessId", .type = ::clretw::InType::UInt32},
+    {.name = "ServiceState", .type = ::clretw::InType::UInt32},
+    {.name = "SubProcessTag", .type = ::clretw::InType::UInt32},
+    {.name = "ServiceName", .type = ::clretw::InType::UnicodeString},
+    {.name = "DisplayName", .type = ::clretw::InType::UnicodeString},
+    {.name = "ProcessName", .type = ::clretw::InType::UnicodeString},
+    {.name = "LoadOrderGroup", .type = ::clretw::InType::UnicodeString},
+    {.name = "SvchostGroup", .type = ::clretw::InType::UnicodeString},
+};
+constexpr ::clretw::FieldPlace kPlacesConfigServices_V3[2][8] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsConfigServices_V3[2][6] = {{{12, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, ::clretw::kNoField}}, {{12, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ConfigServices_V3{
+    .name = "ConfigServices_V3",
+    .fields = kFieldsConfigServices_V3,
+    .layout = {{kPlacesConfigServices_V3[0], kSegmentsConfigServices_V3[0], 12}, {kPlacesConfigServices_V3[1], kSegmentsConfigServices_V3[1], 12}},
+    .line = 548,
+    .check = &::clretw::check_layout<::clretw::windows_kernel::templates::ConfigServices_V3>};
+
+// "ConfigPower", line 559
+constexpr ::clretw::FieldDesc kFieldsConfigPower[] = {
+    {.name = "S1", .type = ::clretw::InType::UInt8},
+    {.name = "S2", .type = ::clretw::InType::UInt8},
+    {.name = "S3", .type = ::clretw::InType::UInt8},
+    {.name = "S4", .type = ::clretw::InType::UInt8},
+    {.name = "S5", .type = ::clretw::InType::UInt8},
+    {.name = "Pad1", .type = ::clretw::InType::UInt8},
+    {.name = "Pad2", .type = ::clretw::InType::UInt8},
+    {.name = "Pad3", .type = ::clretw::InType::UInt8},
+};
+constexpr ::clretw::FieldPlace kPlacesConfigPower[2][8] = {
+    {{0, 0, 1}, {0, 1, 1}, {0, 2, 1}, {0, 3, 1}, {0, 4, 1}, {0, 5, 1}, {0, 6, 1}, {0, 7, 1}},
+    {{0, 0, 1}, {0, 1, 1}, {0, 2, 1}, {0, 3, 1}, {0, 4, 1}, {0, 5, 1}, {0, 6, 1}, {0, 7, 1}}};
+constexpr ::clretw::Segment kSegmentsConfigPower[2][1] = {{{8, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ConfigPower{
+    .name = "ConfigPower",
+    .fields = kFieldsConfigPower,
+    .layout = {{kPlacesConfigPower[0], kSegmentsConfigPower[0], 8}, {kPlacesConfigPower[1], kSegmentsConfigPower[1], 8}},
+    .line = 559};
+
+// "ConfigNetwork", line 569
+constexpr ::clretw::FieldDesc kFieldsConfigNetwork[] = {
+    {.name = "TcbTablePartitions", .type = ::clretw::InType::UInt32},
+    {.name = "MaxHashTableSize", .type = ::clretw::InType::UInt32},
+    {.name = "MaxUserPort", .type = ::clretw::InType::UInt32},
+    {.name = "TcpTimedWaitDelay", .type = ::clretw::InType::UInt32},
+};
+constexpr ::clretw::FieldPlace kPlacesConfigNetwork[2][4] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}}};
+constexpr ::clretw::Segment kSegmentsConfigNetwork[2][1] = {{{16, ::clretw::kNoField}}, {{16, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ConfigNetwork{
+    .name = "ConfigNetwork",
+    .fields = kFieldsConfigNetwork,
+    .layout = {{kPlacesConfigNetwork[0], kSegmentsConfigNetwork[0], 16}, {kPlacesConfigNetwork[1], kSegmentsConfigNetwork[1], 16}},
+    .line = 569};
+
+// "ConfigOpticalMedia", line 577
+constexpr ::clretw::FieldDesc kFieldsConfigOpticalMedia[] = {
+    {.name = "DiskNumber", .type = ::clretw::InType::UInt16},
+    {.name = "BusType", .type = ::clretw::InType::UInt16},
+    {.name = "DeviceType", .type = ::clretw::InType::UInt16},
+    {.name = "MediaType", .type = ::clretw::InType::UInt16},
+    {.name = "StartingOffset", .type = ::clretw::InType::UInt64},
+    {.name = "Size", .type = ::clretw::InType::UInt64},
+    {.name = "NumberOfFreeBlocks", .type = ::clretw::InType::UInt64},
+    {.name = "TotalNumberOfBlocks", .type = ::clretw::InType::UInt64},
+    {.name = "NextWritableAddress", .type = ::clretw::InType::UInt64},
+    {.name = "NumberOfSessions", .type = ::clretw::InType::UInt32},
+    {.name = "NumberOfTracks", .type = ::clretw::InType::UInt32},
+    {.name = "BytesPerSector", .type = ::clretw::InType::UInt32},
+    {.name = "DiscStatus", .type = ::clretw::InType::UInt16},
+    {.name = "LastSessionStatus", .type = ::clretw::InType::UInt16},
+    {.name = "DriveLetter", .type = ::clretw::InType::UnicodeString},
+    {.name = "FileSystemName", .type = ::clretw::InType::UnicodeString},
+    {.name = "DeviceName", .type = ::clretw::InType::AnsiString},
+    {.name = "ManufacturerName", .type = ::clretw::InType::AnsiString},
+};
+constexpr ::clretw::FieldPlace kPlacesConfigOpticalMedia[2][18] = {
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 4}, {0, 52, 4}, {0, 56, 4}, {0, 60, 2}, {0, 62, 2}, {0, 64, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 4}, {0, 52, 4}, {0, 56, 4}, {0, 60, 2}, {0, 62, 2}, {0, 64, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsConfigOpticalMedia[2][5] = {{{64, 14}, {0, 15}, {0, 16}, {0, 17}, {0, ::clretw::kNoField}}, {{64, 14}, {0, 15}, {0, 16}, {0, 17}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ConfigOpticalMedia{
+    .name = "ConfigOpticalMedia",
+    .fields = kFieldsConfigOpticalMedia,
+    .layout = {{kPlacesConfigOpticalMedia[0], kSegmentsConfigOpticalMedia[0], 64}, {kPlacesConfigOpticalMedia[1], kSegmentsConfigOpticalMedia[1], 64}},
+    .line = 577,
+    .check = &::clretw::check_layout<::clretw::windows_kernel::templates::ConfigOpticalMedia>};
+
+// "ConfigPnP_V4", line 599
+constexpr ::clretw::FieldDesc kFieldsConfigPnP_V4[] = {
+    {.name = "ClassGuid", .type = ::clretw::InType::Guid},
+    {.name = "UpperFilterCount", .type = ::clretw::InType::UInt32},
+    {.name = "LowerFilterCount", .type = ::clretw::InType::UInt32},
+    {.name = "DeviceID", .type = ::clretw::InType::UnicodeString},
+    {.name = "DeviceDescription", .type = ::clretw::InType::UnicodeString},
+    {.name = "FriendlyName", .type = ::clretw::InType::UnicodeString},
+    {.name = "PdoName", .type = ::clretw::InType::UnicodeString},
+    {.name = "ServiceName", .type = ::clretw::InType::UnicodeString},
+    {.name = "UpperFilters", .type = ::clretw::InType::UnicodeString, .count = {::clretw::Extent::Kind::field, 1}},
+    {.name = "LowerFilters", .type = ::clretw::InType::UnicodeString, .count = {::clretw::Extent::Kind::field, 2}},
+};
+constexpr ::clretw::FieldPlace kPlacesConfigPnP_V4[2][10] = {
+    {{0, 0, 16}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, ::clretw::kVariable}, {6, 0, ::clretw::kVariable}},
+    {{0, 0, 16}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, ::clretw::kVariable}, {6, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsConfigPnP_V4[2][8] = {{{24, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {0, 9}, {0, ::clretw::kNoField}}, {{24, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {0, 9}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ConfigPnP_V4{
+    .name = "ConfigPnP_V4",
+    .fields = kFieldsConfigPnP_V4,
+    .layout = {{kPlacesConfigPnP_V4[0], kSegmentsConfigPnP_V4[0], 24}, {kPlacesConfigPnP_V4[1], kSegmentsConfigPnP_V4[1], 24}},
+    .line = 599};
+
+// "ConfigIDEChannel", line 611
+constexpr ::clretw::FieldDesc kFieldsConfigIDEChannel[] = {
+    {.name = "TargetId", .type = ::clretw::InType::UInt32},
+    {.name = "DeviceType", .type = ::clretw::InType::UInt32},
+    {.name = "DeviceTimingMode", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "LocationInformationLen", .type = ::clretw::InType::UInt32},
+    {.name = "LocationInformation", .type = ::clretw::InType::UnicodeString},
+};
+constexpr ::clretw::FieldPlace kPlacesConfigIDEChannel[2][5] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsConfigIDEChannel[2][2] = {{{16, 4}, {0, ::clretw::kNoField}}, {{16, 4}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ConfigIDEChannel{
+    .name = "ConfigIDEChannel",
+    .fields = kFieldsConfigIDEChannel,
+    .layout = {{kPlacesConfigIDEChannel[0], kSegmentsConfigIDEChannel[0], 16}, {kPlacesConfigIDEChannel[1], kSegmentsConfigIDEChannel[1], 16}},
+    .line = 611,
+    .check = &::clretw::check_layout<::clretw::windows_kernel::templates::ConfigIDEChannel>};
+
+// "ConfigPlatform", line 618
+constexpr ::clretw::FieldDesc kFieldsConfigPlatform[] = {
+    {.name = "SystemManufacturer", .type = ::clretw::InType::UnicodeString},
+    {.name = "SystemProductName", .type = ::clretw::InType::UnicodeString},
+    {.name = "BiosDate", .type = ::clretw::InType::UnicodeString},
+    {.name = "BiosVersion", .type = ::clretw::InType::UnicodeString},
+};
+constexpr ::clretw::FieldPlace kPlacesConfigPlatform[2][4] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsConfigPlatform[2][5] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, ::clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ConfigPlatform{
+    .name = "ConfigPlatform",
+    .fields = kFieldsConfigPlatform,
+    .layout = {{kPlacesConfigPlatform[0], kSegmentsConfigPlatform[0], 0}, {kPlacesConfigPlatform[1], kSegmentsConfigPlatform[1], 0}},
+    .line = 618,
+    .check = &::clretw::check_layout<::clretw::windows_kernel::templates::ConfigPlatform>};
+
+// "ConfigDPI", line 624
+constexpr ::clretw::FieldDesc kFieldsConfigDPI[] = {
+    {.name = "MachineDPI", .type = ::clretw::InType::UInt32},
+    {.name = "UserDPI", .type = ::clretw::InType::UInt32},
+};
+constexpr ::clretw::FieldPlace kPlacesConfigDPI[2][2] = {
+    {{0, 0, 4}, {0, 4, 4}},
+    {{0, 0, 4}, {0, 4, 4}}};
+constexpr ::clretw::Segment kSegmentsConfigDPI[2][1] = {{{8, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ConfigDPI{
+    .name = "ConfigDPI",
+    .fields = kFieldsConfigDPI,
+    .layout = {{kPlacesConfigDPI[0], kSegmentsConfigDPI[0], 8}, {kPlacesConfigDPI[1], kSegmentsConfigDPI[1], 8}},
+    .line = 624};
+
+// "ImageKernelBase", line 629
+constexpr ::clretw::FieldDesc kFieldsImageKernelBase[] = {
+    {.name = "ImageBase", .type = ::clretw::InType::Pointer},
+};
+constexpr ::clretw::FieldPlace kPlacesImageKernelBase[2][1] = {
+    {{0, 0, 4}},
+    {{0, 0, 8}}};
+constexpr ::clretw::Segment kSegmentsImageKernelBase[2][1] = {{{4, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ImageKernelBase{
+    .name = "ImageKernelBase",
+    .fields = kFieldsImageKernelBase,
+    .layout = {{kPlacesImageKernelBase[0], kSegmentsImageKernelBase[0], 4}, {kPlacesImageKernelBase[1], kSegmentsImageKernelBase[1], 8}},
+    .line = 629};
+
+// "ImageHypercallPage", line 632
+constexpr ::clretw::FieldDesc kFieldsImageHypercallPage[] = {
+    {.name = "HypercallPageVa", .type = ::clretw::InType::Pointer},
+};
+constexpr ::clretw::FieldPlace kPlacesImageHypercallPage[2][1] = {
+    {{0, 0, 4}},
+    {{0, 0, 8}}};
+constexpr ::clretw::Segment kSegmentsImageHypercallPage[2][1] = {{{4, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ImageHypercallPage{
+    .name = "ImageHypercallPage",
+    .fields = kFieldsImageHypercallPage,
+    .layout = {{kPlacesImageHypercallPage[0], kSegmentsImageHypercallPage[0], 4}, {kPlacesImageHypercallPage[1], kSegmentsImageHypercallPage[1], 8}},
+    .line = 632};
+
+// "SampledProfile", line 636
 constexpr ::clretw::FieldDesc kFieldsSampledProfile[] = {
     {.name = "InstructionPointer", .type = ::clretw::InType::Pointer},
     {.name = "ThreadId", .type = ::clretw::InType::UInt32},
@@ -163,9 +959,9 @@ constexpr ::clretw::RecordDesc kRecord_SampledProfile{
     .name = "SampledProfile",
     .fields = kFieldsSampledProfile,
     .layout = {{kPlacesSampledProfile[0], kSegmentsSampledProfile[0], 12}, {kPlacesSampledProfile[1], kSegmentsSampledProfile[1], 16}},
-    .line = 148};
+    .line = 636};
 
-// "SampledProfileInterval_V2", line 157
+// "SampledProfileInterval_V2", line 645
 constexpr ::clretw::FieldDesc kFieldsSampledProfileInterval_V2[] = {
     {.name = "SampleSource", .type = ::clretw::InType::UInt32},
     {.name = "NewInterval", .type = ::clretw::InType::UInt32},
@@ -179,9 +975,9 @@ constexpr ::clretw::RecordDesc kRecord_SampledProfileInterval_V2{
     .name = "SampledProfileInterval_V2",
     .fields = kFieldsSampledProfileInterval_V2,
     .layout = {{kPlacesSampledProfileInterval_V2[0], kSegmentsSampledProfileInterval_V2[0], 12}, {kPlacesSampledProfileInterval_V2[1], kSegmentsSampledProfileInterval_V2[1], 12}},
-    .line = 157};
+    .line = 645};
 
-// "SampledProfileInterval", line 162
+// "SampledProfileInterval", line 650
 constexpr ::clretw::FieldDesc kFieldsSampledProfileInterval[] = {
     {.name = "SampleSource", .type = ::clretw::InType::UInt32},
     {.name = "NewInterval", .type = ::clretw::InType::UInt32},
@@ -196,10 +992,10 @@ constexpr ::clretw::RecordDesc kRecord_SampledProfileInterval{
     .name = "SampledProfileInterval",
     .fields = kFieldsSampledProfileInterval,
     .layout = {{kPlacesSampledProfileInterval[0], kSegmentsSampledProfileInterval[0], 12}, {kPlacesSampledProfileInterval[1], kSegmentsSampledProfileInterval[1], 12}},
-    .line = 162,
+    .line = 650,
     .check = &::clretw::check_layout<::clretw::windows_kernel::templates::SampledProfileInterval>};
 
-// "StackWalk", line 171
+// "StackWalk", line 659
 constexpr ::clretw::FieldDesc kFieldsStackWalk[] = {
     {.name = "EventTimeStamp", .type = ::clretw::InType::UInt64},
     {.name = "StackProcess", .type = ::clretw::InType::UInt32},
@@ -213,9 +1009,9 @@ constexpr ::clretw::RecordDesc kRecord_StackWalk{
     .name = "StackWalk",
     .fields = kFieldsStackWalk,
     .layout = {{kPlacesStackWalk[0], kSegmentsStackWalk[0], 16}, {kPlacesStackWalk[1], kSegmentsStackWalk[1], 16}},
-    .line = 171};
+    .line = 659};
 
-// "StackWalkKeyReference", line 179
+// "StackWalkKeyReference", line 667
 constexpr ::clretw::FieldDesc kFieldsStackWalkKeyReference[] = {
     {.name = "EventTimeStamp", .type = ::clretw::InType::UInt64},
     {.name = "StackProcess", .type = ::clretw::InType::UInt32},
@@ -230,9 +1026,9 @@ constexpr ::clretw::RecordDesc kRecord_StackWalkKeyReference{
     .name = "StackWalkKeyReference",
     .fields = kFieldsStackWalkKeyReference,
     .layout = {{kPlacesStackWalkKeyReference[0], kSegmentsStackWalkKeyReference[0], 20}, {kPlacesStackWalkKeyReference[1], kSegmentsStackWalkKeyReference[1], 24}},
-    .line = 179};
+    .line = 667};
 
-// "StackWalkKeyDefinition", line 190
+// "StackWalkKeyDefinition", line 678
 constexpr ::clretw::FieldDesc kFieldsStackWalkKeyDefinition[] = {
     {.name = "StackKey", .type = ::clretw::InType::Pointer},
 };
@@ -244,7 +1040,7 @@ constexpr ::clretw::RecordDesc kRecord_StackWalkKeyDefinition{
     .name = "StackWalkKeyDefinition",
     .fields = kFieldsStackWalkKeyDefinition,
     .layout = {{kPlacesStackWalkKeyDefinition[0], kSegmentsStackWalkKeyDefinition[0], 4}, {kPlacesStackWalkKeyDefinition[1], kSegmentsStackWalkKeyDefinition[1], 8}},
-    .line = 190};
+    .line = 678};
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
@@ -260,20 +1056,95 @@ constexpr ::clretw::LevelDesc kLevels[] = {
 
 constexpr ::clretw::TaskDesc kTasks[] = {
     {"EventTrace", 65534, ""},
+    {"DiskIO", 1, ""},
+    {"Memory", 2, ""},
     {"Process", 3, ""},
+    {"FileIO", 4, ""},
     {"Thread", 5, ""},
+    {"TcpIp", 6, ""},
+    {"UdpIp", 8, ""},
+    {"SystemConfig", 11, ""},
     {"PerfInfo", 15, ""},
     {"Image", 20, ""},
     {"StackWalk", 24, ""},
 };
 
 constexpr ::clretw::OpcodeDesc kOpcodes[] = {
+    {"EndExtension", 65534, 32, "EndExtension"},
+    {"PartitionInfo", 65534, 80, "PartitionInfo"},
+    {"DiskRead", 1, 10, "Read"},
+    {"DiskWrite", 1, 11, "Write"},
+    {"DiskReadInit", 1, 12, "ReadInit"},
+    {"DiskWriteInit", 1, 13, "WriteInit"},
+    {"DiskFlushBuffers", 1, 14, "FlushBuffers"},
+    {"DiskFlushInit", 1, 15, "FlushInit"},
+    {"TransitionFault", 2, 10, "TransitionFault"},
+    {"DemandZeroFault", 2, 11, "DemandZeroFault"},
+    {"CopyOnWrite", 2, 12, "CopyOnWrite"},
+    {"GuardPageFault", 2, 13, "GuardPageFault"},
+    {"HardPageFault", 2, 14, "HardPageFault"},
+    {"AccessViolation", 2, 15, "AccessViolation"},
+    {"HardFault", 2, 32, "HardFault"},
+    {"VirtualAlloc", 2, 98, "VirtualAlloc"},
+    {"VirtualFree", 2, 99, "VirtualFree"},
+    {"ProcessPerfCtr", 3, 32, "PerfCtr"},
+    {"ProcessPerfCtrRundown", 3, 33, "PerfCtrRundown"},
     {"ProcessDefunct", 3, 39, "Defunct"},
+    {"FileCreateName", 4, 32, "FileCreate"},
+    {"FileDeleteName", 4, 35, "FileDelete"},
+    {"FileRundown", 4, 36, "FileRundown"},
+    {"FileOpCreate", 4, 64, "Create"},
+    {"FileOpCleanup", 4, 65, "Cleanup"},
+    {"FileOpClose", 4, 66, "Close"},
+    {"FileOpRead", 4, 67, "Read"},
+    {"FileOpWrite", 4, 68, "Write"},
+    {"FileOpSetInfo", 4, 69, "SetInfo"},
+    {"FileOpDelete", 4, 70, "Delete"},
+    {"FileOpRename", 4, 71, "Rename"},
+    {"FileOpDirEnum", 4, 72, "DirEnum"},
+    {"FileOpFlush", 4, 73, "Flush"},
+    {"FileOpQueryInfo", 4, 74, "QueryInfo"},
+    {"FileOpFSControl", 4, 75, "FSControl"},
+    {"FileOpEnd", 4, 76, "OperationEnd"},
+    {"FileOpDirNotify", 4, 77, "DirNotify"},
+    {"CSwitch", 5, 36, "CSwitch"},
+    {"ReadyThread", 5, 50, "ReadyThread"},
+    {"ThreadSetName", 5, 72, "SetName"},
+    {"TcpSend", 6, 10, "Send"},
+    {"TcpRecv", 6, 11, "Recv"},
+    {"TcpDisconnect", 6, 13, "Disconnect"},
+    {"TcpRetransmit", 6, 14, "Retransmit"},
+    {"TcpReconnect", 6, 16, "Reconnect"},
+    {"TcpCopy", 6, 18, "TCPCopy"},
+    {"TcpSendIPV6", 6, 26, "SendIPV6"},
+    {"TcpRecvIPV6", 6, 27, "RecvIPV6"},
+    {"TcpDisconnectIPV6", 6, 29, "DisconnectIPV6"},
+    {"TcpRetransmitIPV6", 6, 30, "RetransmitIPV6"},
+    {"TcpReconnectIPV6", 6, 32, "ReconnectIPV6"},
+    {"TcpCopyIPV6", 6, 34, "TCPCopyIPV6"},
+    {"UdpSend", 8, 10, "Send"},
+    {"UdpRecv", 8, 11, "Recv"},
+    {"UdpSendIPV6", 8, 26, "SendIPV6"},
+    {"UdpRecvIPV6", 8, 27, "RecvIPV6"},
+    {"ConfigCPU", 11, 10, "CPU"},
+    {"ConfigPhyDisk", 11, 11, "PhyDisk"},
+    {"ConfigLogDisk", 11, 12, "LogDisk"},
+    {"ConfigNIC", 11, 13, "NIC"},
+    {"ConfigServices", 11, 15, "Services"},
+    {"ConfigPower", 11, 16, "Power"},
+    {"ConfigNetwork", 11, 17, "Network"},
+    {"ConfigOpticalMedia", 11, 18, "OpticalMedia"},
+    {"ConfigPnP", 11, 22, "PnP"},
+    {"ConfigIDEChannel", 11, 23, "IDEChannel"},
+    {"ConfigPlatform", 11, 25, "Platform"},
+    {"ConfigDPI", 11, 28, "DPI"},
     {"SampledProfile", 15, 46, "Sample"},
     {"SampledProfileSetInterval", 15, 72, "SetInterval"},
     {"SampledProfileCollectionStart", 15, 73, "CollectionStart"},
     {"SampledProfileCollectionEnd", 15, 74, "CollectionEnd"},
     {"ImageLoad", 20, 10, "Load"},
+    {"ImageKernelBase", 20, 33, "KernelBase"},
+    {"ImageHypercallPage", 20, 34, "HypercallPage"},
     {"StackWalkStack", 24, 32, "Stack"},
     {"StackWalkKeyCreate", 24, 34, "KeyCreate"},
     {"StackWalkKeyDelete", 24, 35, "KeyDelete"},
@@ -285,111 +1156,329 @@ constexpr ::clretw::OpcodeDesc kOpcodes[] = {
 constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 0, .version = 2, .level = 0, .opcode = 0, .task = 65534, .keywords = 0x0,
      .symbol = "EventTraceHeader", .name = "EventTrace", .task_name = "EventTrace", .opcode_name = "win:Info",
-     .message = "", .payload = &kRecord_EventTraceHeader, .line = 195},
+     .message = "", .payload = &kRecord_EventTraceHeader, .line = 683},
+    {.id = 5, .version = 2, .level = 0, .opcode = 5, .task = 65534, .keywords = 0x0,
+     .symbol = "EventTraceExtension", .name = "EventTrace/Extension", .task_name = "EventTrace", .opcode_name = "win:Extension",
+     .message = "", .payload = &kRecord_HeaderExtension, .line = 717},
+    {.id = 8, .version = 2, .level = 0, .opcode = 8, .task = 65534, .keywords = 0x0,
+     .symbol = "EventTraceRundownComplete", .name = "EventTrace/Suspend", .task_name = "EventTrace", .opcode_name = "win:Suspend",
+     .message = "", .line = 720},
+    {.id = 32, .version = 2, .level = 0, .opcode = 32, .task = 65534, .keywords = 0x0,
+     .symbol = "EventTraceEndExtension", .name = "EventTrace/EndExtension", .task_name = "EventTrace", .opcode_name = "EndExtension",
+     .message = "", .payload = &kRecord_HeaderExtension, .line = 721},
+    {.id = 80, .version = 2, .level = 0, .opcode = 80, .task = 65534, .keywords = 0x0,
+     .symbol = "EventTracePartitionInfo", .name = "EventTrace/PartitionInfo", .task_name = "EventTrace", .opcode_name = "PartitionInfo",
+     .message = "", .payload = &kRecord_PartitionInfo, .line = 722},
+    {.id = 266, .version = 3, .level = 0, .opcode = 10, .task = 1, .keywords = 0x0,
+     .symbol = "DiskRead", .name = "DiskIO/Read", .task_name = "DiskIO", .opcode_name = "DiskRead",
+     .message = "", .payload = &kRecord_DiskIo_V3, .line = 723},
+    {.id = 267, .version = 3, .level = 0, .opcode = 11, .task = 1, .keywords = 0x0,
+     .symbol = "DiskWrite", .name = "DiskIO/Write", .task_name = "DiskIO", .opcode_name = "DiskWrite",
+     .message = "", .payload = &kRecord_DiskIo_V3, .line = 724},
+    {.id = 268, .version = 3, .level = 0, .opcode = 12, .task = 1, .keywords = 0x0,
+     .symbol = "DiskReadInit", .name = "DiskIO/ReadInit", .task_name = "DiskIO", .opcode_name = "DiskReadInit",
+     .message = "", .payload = &kRecord_DiskIoInit_V3, .line = 725},
+    {.id = 269, .version = 3, .level = 0, .opcode = 13, .task = 1, .keywords = 0x0,
+     .symbol = "DiskWriteInit", .name = "DiskIO/WriteInit", .task_name = "DiskIO", .opcode_name = "DiskWriteInit",
+     .message = "", .payload = &kRecord_DiskIoInit_V3, .line = 726},
+    {.id = 270, .version = 3, .level = 0, .opcode = 14, .task = 1, .keywords = 0x0,
+     .symbol = "DiskFlushBuffers", .name = "DiskIO/FlushBuffers", .task_name = "DiskIO", .opcode_name = "DiskFlushBuffers",
+     .message = "", .payload = &kRecord_DiskIoFlush_V3, .line = 727},
+    {.id = 271, .version = 3, .level = 0, .opcode = 15, .task = 1, .keywords = 0x0,
+     .symbol = "DiskFlushInit", .name = "DiskIO/FlushInit", .task_name = "DiskIO", .opcode_name = "DiskFlushInit",
+     .message = "", .payload = &kRecord_DiskIoInit_V3, .line = 728},
+    {.id = 522, .version = 2, .level = 0, .opcode = 10, .task = 2, .keywords = 0x0,
+     .symbol = "TransitionFault", .name = "Memory/TransitionFault", .task_name = "Memory", .opcode_name = "TransitionFault",
+     .message = "", .payload = &kRecord_PageFault, .line = 729},
+    {.id = 523, .version = 2, .level = 0, .opcode = 11, .task = 2, .keywords = 0x0,
+     .symbol = "DemandZeroFault", .name = "Memory/DemandZeroFault", .task_name = "Memory", .opcode_name = "DemandZeroFault",
+     .message = "", .payload = &kRecord_PageFault, .line = 730},
+    {.id = 524, .version = 2, .level = 0, .opcode = 12, .task = 2, .keywords = 0x0,
+     .symbol = "CopyOnWrite", .name = "Memory/CopyOnWrite", .task_name = "Memory", .opcode_name = "CopyOnWrite",
+     .message = "", .payload = &kRecord_PageFault, .line = 731},
+    {.id = 525, .version = 2, .level = 0, .opcode = 13, .task = 2, .keywords = 0x0,
+     .symbol = "GuardPageFault", .name = "Memory/GuardPageFault", .task_name = "Memory", .opcode_name = "GuardPageFault",
+     .message = "", .payload = &kRecord_PageFault, .line = 732},
+    {.id = 526, .version = 2, .level = 0, .opcode = 14, .task = 2, .keywords = 0x0,
+     .symbol = "HardPageFault", .name = "Memory/HardPageFault", .task_name = "Memory", .opcode_name = "HardPageFault",
+     .message = "", .payload = &kRecord_PageFault, .line = 733},
+    {.id = 527, .version = 2, .level = 0, .opcode = 15, .task = 2, .keywords = 0x0,
+     .symbol = "AccessViolation", .name = "Memory/AccessViolation", .task_name = "Memory", .opcode_name = "AccessViolation",
+     .message = "", .payload = &kRecord_PageFault, .line = 734},
+    {.id = 544, .version = 2, .level = 0, .opcode = 32, .task = 2, .keywords = 0x0,
+     .symbol = "HardFault", .name = "Memory/HardFault", .task_name = "Memory", .opcode_name = "HardFault",
+     .message = "", .payload = &kRecord_HardFault, .line = 735},
+    {.id = 610, .version = 2, .level = 0, .opcode = 98, .task = 2, .keywords = 0x0,
+     .symbol = "VirtualAlloc", .name = "Memory/VirtualAlloc", .task_name = "Memory", .opcode_name = "VirtualAlloc",
+     .message = "", .payload = &kRecord_VirtualAlloc, .line = 736},
+    {.id = 611, .version = 2, .level = 0, .opcode = 99, .task = 2, .keywords = 0x0,
+     .symbol = "VirtualFree", .name = "Memory/VirtualFree", .task_name = "Memory", .opcode_name = "VirtualFree",
+     .message = "", .payload = &kRecord_VirtualAlloc, .line = 737},
     {.id = 769, .version = 4, .level = 0, .opcode = 1, .task = 3, .keywords = 0x0,
      .symbol = "ProcessStart", .name = "Process/Start", .task_name = "Process", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_Process_V4, .line = 196},
+     .message = "", .payload = &kRecord_Process_V4, .line = 684},
     {.id = 770, .version = 4, .level = 0, .opcode = 2, .task = 3, .keywords = 0x0,
      .symbol = "ProcessStop", .name = "Process/Stop", .task_name = "Process", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_Process_V4, .line = 197},
+     .message = "", .payload = &kRecord_Process_V4, .line = 685},
     {.id = 771, .version = 4, .level = 0, .opcode = 3, .task = 3, .keywords = 0x0,
      .symbol = "ProcessDCStart", .name = "Process/DCStart", .task_name = "Process", .opcode_name = "win:DC_Start",
-     .message = "", .payload = &kRecord_Process_V4, .line = 198},
+     .message = "", .payload = &kRecord_Process_V4, .line = 686},
     {.id = 772, .version = 4, .level = 0, .opcode = 4, .task = 3, .keywords = 0x0,
      .symbol = "ProcessDCStop", .name = "Process/DCStop", .task_name = "Process", .opcode_name = "win:DC_Stop",
-     .message = "", .payload = &kRecord_Process_V4, .line = 199},
+     .message = "", .payload = &kRecord_Process_V4, .line = 687},
     {.id = 778, .version = 2, .level = 0, .opcode = 10, .task = 20, .keywords = 0x0,
      .symbol = "ImageLoadProcessGroup_V2", .name = "Image/Load", .task_name = "Image", .opcode_name = "ImageLoad",
-     .message = "", .payload = &kRecord_Image, .line = 219},
+     .message = "", .payload = &kRecord_Image, .line = 707},
     {.id = 778, .version = 3, .level = 0, .opcode = 10, .task = 20, .keywords = 0x0,
      .symbol = "ImageLoadProcessGroup", .name = "Image/Load", .task_name = "Image", .opcode_name = "ImageLoad",
-     .message = "", .payload = &kRecord_Image, .line = 220},
+     .message = "", .payload = &kRecord_Image, .line = 708},
+    {.id = 800, .version = 2, .level = 0, .opcode = 32, .task = 3, .keywords = 0x0,
+     .symbol = "ProcessPerfCtr", .name = "Process/PerfCtr", .task_name = "Process", .opcode_name = "ProcessPerfCtr",
+     .message = "", .payload = &kRecord_ProcessCounters, .line = 738},
+    {.id = 801, .version = 2, .level = 0, .opcode = 33, .task = 3, .keywords = 0x0,
+     .symbol = "ProcessPerfCtrRundown", .name = "Process/PerfCtrRundown", .task_name = "Process", .opcode_name = "ProcessPerfCtrRundown",
+     .message = "", .payload = &kRecord_ProcessCounters, .line = 739},
     {.id = 807, .version = 4, .level = 0, .opcode = 39, .task = 3, .keywords = 0x0,
      .symbol = "ProcessDefunct", .name = "Process/Defunct", .task_name = "Process", .opcode_name = "ProcessDefunct",
-     .message = "", .payload = &kRecord_Process_V4, .line = 200},
+     .message = "", .payload = &kRecord_Process_V4, .line = 688},
+    {.id = 1024, .version = 2, .level = 0, .opcode = 0, .task = 4, .keywords = 0x0,
+     .symbol = "FileIOName", .name = "FileIO", .task_name = "FileIO", .opcode_name = "win:Info",
+     .message = "", .payload = &kRecord_FileIoName, .line = 740},
+    {.id = 1056, .version = 2, .level = 0, .opcode = 32, .task = 4, .keywords = 0x0,
+     .symbol = "FileCreateName", .name = "FileIO/FileCreate", .task_name = "FileIO", .opcode_name = "FileCreateName",
+     .message = "", .payload = &kRecord_FileIoName, .line = 741},
+    {.id = 1059, .version = 2, .level = 0, .opcode = 35, .task = 4, .keywords = 0x0,
+     .symbol = "FileDeleteName", .name = "FileIO/FileDelete", .task_name = "FileIO", .opcode_name = "FileDeleteName",
+     .message = "", .payload = &kRecord_FileIoName, .line = 742},
+    {.id = 1060, .version = 2, .level = 0, .opcode = 36, .task = 4, .keywords = 0x0,
+     .symbol = "FileRundown", .name = "FileIO/FileRundown", .task_name = "FileIO", .opcode_name = "FileRundown",
+     .message = "", .payload = &kRecord_FileIoName, .line = 743},
+    {.id = 1088, .version = 3, .level = 0, .opcode = 64, .task = 4, .keywords = 0x0,
+     .symbol = "FileOpCreate", .name = "FileIO/Create", .task_name = "FileIO", .opcode_name = "FileOpCreate",
+     .message = "", .payload = &kRecord_FileIoCreate_V3, .line = 744},
+    {.id = 1089, .version = 3, .level = 0, .opcode = 65, .task = 4, .keywords = 0x0,
+     .symbol = "FileOpCleanup", .name = "FileIO/Cleanup", .task_name = "FileIO", .opcode_name = "FileOpCleanup",
+     .message = "", .payload = &kRecord_FileIoSimpleOp_V3, .line = 745},
+    {.id = 1090, .version = 3, .level = 0, .opcode = 66, .task = 4, .keywords = 0x0,
+     .symbol = "FileOpClose", .name = "FileIO/Close", .task_name = "FileIO", .opcode_name = "FileOpClose",
+     .message = "", .payload = &kRecord_FileIoSimpleOp_V3, .line = 746},
+    {.id = 1091, .version = 3, .level = 0, .opcode = 67, .task = 4, .keywords = 0x0,
+     .symbol = "FileOpRead", .name = "FileIO/Read", .task_name = "FileIO", .opcode_name = "FileOpRead",
+     .message = "", .payload = &kRecord_FileIoReadWrite_V3, .line = 747},
+    {.id = 1092, .version = 3, .level = 0, .opcode = 68, .task = 4, .keywords = 0x0,
+     .symbol = "FileOpWrite", .name = "FileIO/Write", .task_name = "FileIO", .opcode_name = "FileOpWrite",
+     .message = "", .payload = &kRecord_FileIoReadWrite_V3, .line = 748},
+    {.id = 1093, .version = 3, .level = 0, .opcode = 69, .task = 4, .keywords = 0x0,
+     .symbol = "FileOpSetInfo", .name = "FileIO/SetInfo", .task_name = "FileIO", .opcode_name = "FileOpSetInfo",
+     .message = "", .payload = &kRecord_FileIoInfo_V3, .line = 749},
+    {.id = 1094, .version = 3, .level = 0, .opcode = 70, .task = 4, .keywords = 0x0,
+     .symbol = "FileOpDelete", .name = "FileIO/Delete", .task_name = "FileIO", .opcode_name = "FileOpDelete",
+     .message = "", .payload = &kRecord_FileIoInfo_V3, .line = 750},
+    {.id = 1095, .version = 3, .level = 0, .opcode = 71, .task = 4, .keywords = 0x0,
+     .symbol = "FileOpRename", .name = "FileIO/Rename", .task_name = "FileIO", .opcode_name = "FileOpRename",
+     .message = "", .payload = &kRecord_FileIoInfo_V3, .line = 751},
+    {.id = 1096, .version = 3, .level = 0, .opcode = 72, .task = 4, .keywords = 0x0,
+     .symbol = "FileOpDirEnum", .name = "FileIO/DirEnum", .task_name = "FileIO", .opcode_name = "FileOpDirEnum",
+     .message = "", .payload = &kRecord_FileIoDirEnum_V3, .line = 752},
+    {.id = 1097, .version = 3, .level = 0, .opcode = 73, .task = 4, .keywords = 0x0,
+     .symbol = "FileOpFlush", .name = "FileIO/Flush", .task_name = "FileIO", .opcode_name = "FileOpFlush",
+     .message = "", .payload = &kRecord_FileIoSimpleOp_V3, .line = 753},
+    {.id = 1098, .version = 3, .level = 0, .opcode = 74, .task = 4, .keywords = 0x0,
+     .symbol = "FileOpQueryInfo", .name = "FileIO/QueryInfo", .task_name = "FileIO", .opcode_name = "FileOpQueryInfo",
+     .message = "", .payload = &kRecord_FileIoInfo_V3, .line = 754},
+    {.id = 1099, .version = 3, .level = 0, .opcode = 75, .task = 4, .keywords = 0x0,
+     .symbol = "FileOpFSControl", .name = "FileIO/FSControl", .task_name = "FileIO", .opcode_name = "FileOpFSControl",
+     .message = "", .payload = &kRecord_FileIoInfo_V3, .line = 755},
+    {.id = 1100, .version = 2, .level = 0, .opcode = 76, .task = 4, .keywords = 0x0,
+     .symbol = "FileOpEnd", .name = "FileIO/OperationEnd", .task_name = "FileIO", .opcode_name = "FileOpEnd",
+     .message = "", .payload = &kRecord_FileIoOpEnd, .line = 757},
+    {.id = 1101, .version = 3, .level = 0, .opcode = 77, .task = 4, .keywords = 0x0,
+     .symbol = "FileOpDirNotify", .name = "FileIO/DirNotify", .task_name = "FileIO", .opcode_name = "FileOpDirNotify",
+     .message = "", .payload = &kRecord_FileIoDirEnum_V3, .line = 756},
     {.id = 1281, .version = 3, .level = 0, .opcode = 1, .task = 5, .keywords = 0x0,
      .symbol = "ThreadStart", .name = "Thread/Start", .task_name = "Thread", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_Thread_V3, .line = 201},
+     .message = "", .payload = &kRecord_Thread_V3, .line = 689},
     {.id = 1282, .version = 3, .level = 0, .opcode = 2, .task = 5, .keywords = 0x0,
      .symbol = "ThreadStop", .name = "Thread/Stop", .task_name = "Thread", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_Thread_V3, .line = 202},
+     .message = "", .payload = &kRecord_Thread_V3, .line = 690},
     {.id = 1283, .version = 3, .level = 0, .opcode = 3, .task = 5, .keywords = 0x0,
      .symbol = "ThreadDCStart", .name = "Thread/DCStart", .task_name = "Thread", .opcode_name = "win:DC_Start",
-     .message = "", .payload = &kRecord_Thread_V3, .line = 203},
+     .message = "", .payload = &kRecord_Thread_V3, .line = 691},
     {.id = 1284, .version = 3, .level = 0, .opcode = 4, .task = 5, .keywords = 0x0,
      .symbol = "ThreadDCStop", .name = "Thread/DCStop", .task_name = "Thread", .opcode_name = "win:DC_Stop",
-     .message = "", .payload = &kRecord_Thread_V3, .line = 204},
+     .message = "", .payload = &kRecord_Thread_V3, .line = 692},
+    {.id = 1316, .version = 2, .level = 0, .opcode = 36, .task = 5, .keywords = 0x0,
+     .symbol = "CSwitch", .name = "Thread/CSwitch", .task_name = "Thread", .opcode_name = "CSwitch",
+     .message = "", .payload = &kRecord_CSwitch, .line = 758},
+    {.id = 1330, .version = 2, .level = 0, .opcode = 50, .task = 5, .keywords = 0x0,
+     .symbol = "ReadyThread", .name = "Thread/ReadyThread", .task_name = "Thread", .opcode_name = "ReadyThread",
+     .message = "", .payload = &kRecord_ReadyThread, .line = 759},
+    {.id = 1352, .version = 2, .level = 0, .opcode = 72, .task = 5, .keywords = 0x0,
+     .symbol = "ThreadSetName", .name = "Thread/SetName", .task_name = "Thread", .opcode_name = "ThreadSetName",
+     .message = "", .payload = &kRecord_ThreadSetName, .line = 760},
+    {.id = 1546, .version = 2, .level = 0, .opcode = 10, .task = 6, .keywords = 0x0,
+     .symbol = "TcpSend", .name = "TcpIp/Send", .task_name = "TcpIp", .opcode_name = "TcpSend",
+     .message = "", .payload = &kRecord_TcpIpSend, .line = 761},
+    {.id = 1547, .version = 2, .level = 0, .opcode = 11, .task = 6, .keywords = 0x0,
+     .symbol = "TcpRecv", .name = "TcpIp/Recv", .task_name = "TcpIp", .opcode_name = "TcpRecv",
+     .message = "", .payload = &kRecord_TcpIp, .line = 762},
+    {.id = 1549, .version = 2, .level = 0, .opcode = 13, .task = 6, .keywords = 0x0,
+     .symbol = "TcpDisconnect", .name = "TcpIp/Disconnect", .task_name = "TcpIp", .opcode_name = "TcpDisconnect",
+     .message = "", .payload = &kRecord_TcpIp, .line = 763},
+    {.id = 1550, .version = 2, .level = 0, .opcode = 14, .task = 6, .keywords = 0x0,
+     .symbol = "TcpRetransmit", .name = "TcpIp/Retransmit", .task_name = "TcpIp", .opcode_name = "TcpRetransmit",
+     .message = "", .payload = &kRecord_TcpIp, .line = 764},
+    {.id = 1552, .version = 2, .level = 0, .opcode = 16, .task = 6, .keywords = 0x0,
+     .symbol = "TcpReconnect", .name = "TcpIp/Reconnect", .task_name = "TcpIp", .opcode_name = "TcpReconnect",
+     .message = "", .payload = &kRecord_TcpIp, .line = 765},
+    {.id = 1554, .version = 2, .level = 0, .opcode = 18, .task = 6, .keywords = 0x0,
+     .symbol = "TcpCopy", .name = "TcpIp/TCPCopy", .task_name = "TcpIp", .opcode_name = "TcpCopy",
+     .message = "", .payload = &kRecord_TcpIp, .line = 766},
+    {.id = 1562, .version = 2, .level = 0, .opcode = 26, .task = 6, .keywords = 0x0,
+     .symbol = "TcpSendIPV6", .name = "TcpIp/SendIPV6", .task_name = "TcpIp", .opcode_name = "TcpSendIPV6",
+     .message = "", .payload = &kRecord_TcpIpV6Send, .line = 767},
+    {.id = 1563, .version = 2, .level = 0, .opcode = 27, .task = 6, .keywords = 0x0,
+     .symbol = "TcpRecvIPV6", .name = "TcpIp/RecvIPV6", .task_name = "TcpIp", .opcode_name = "TcpRecvIPV6",
+     .message = "", .payload = &kRecord_TcpIpV6, .line = 768},
+    {.id = 1565, .version = 2, .level = 0, .opcode = 29, .task = 6, .keywords = 0x0,
+     .symbol = "TcpDisconnectIPV6", .name = "TcpIp/DisconnectIPV6", .task_name = "TcpIp", .opcode_name = "TcpDisconnectIPV6",
+     .message = "", .payload = &kRecord_TcpIpV6, .line = 769},
+    {.id = 1566, .version = 2, .level = 0, .opcode = 30, .task = 6, .keywords = 0x0,
+     .symbol = "TcpRetransmitIPV6", .name = "TcpIp/RetransmitIPV6", .task_name = "TcpIp", .opcode_name = "TcpRetransmitIPV6",
+     .message = "", .payload = &kRecord_TcpIpV6, .line = 770},
+    {.id = 1568, .version = 2, .level = 0, .opcode = 32, .task = 6, .keywords = 0x0,
+     .symbol = "TcpReconnectIPV6", .name = "TcpIp/ReconnectIPV6", .task_name = "TcpIp", .opcode_name = "TcpReconnectIPV6",
+     .message = "", .payload = &kRecord_TcpIpV6, .line = 771},
+    {.id = 1570, .version = 2, .level = 0, .opcode = 34, .task = 6, .keywords = 0x0,
+     .symbol = "TcpCopyIPV6", .name = "TcpIp/TCPCopyIPV6", .task_name = "TcpIp", .opcode_name = "TcpCopyIPV6",
+     .message = "", .payload = &kRecord_TcpIpV6, .line = 772},
+    {.id = 2058, .version = 2, .level = 0, .opcode = 10, .task = 8, .keywords = 0x0,
+     .symbol = "UdpSend", .name = "UdpIp/Send", .task_name = "UdpIp", .opcode_name = "UdpSend",
+     .message = "", .payload = &kRecord_UdpIp, .line = 773},
+    {.id = 2059, .version = 2, .level = 0, .opcode = 11, .task = 8, .keywords = 0x0,
+     .symbol = "UdpRecv", .name = "UdpIp/Recv", .task_name = "UdpIp", .opcode_name = "UdpRecv",
+     .message = "", .payload = &kRecord_UdpIp, .line = 774},
+    {.id = 2074, .version = 2, .level = 0, .opcode = 26, .task = 8, .keywords = 0x0,
+     .symbol = "UdpSendIPV6", .name = "UdpIp/SendIPV6", .task_name = "UdpIp", .opcode_name = "UdpSendIPV6",
+     .message = "", .payload = &kRecord_UdpIpV6, .line = 775},
+    {.id = 2075, .version = 2, .level = 0, .opcode = 27, .task = 8, .keywords = 0x0,
+     .symbol = "UdpRecvIPV6", .name = "UdpIp/RecvIPV6", .task_name = "UdpIp", .opcode_name = "UdpRecvIPV6",
+     .message = "", .payload = &kRecord_UdpIpV6, .line = 776},
+    {.id = 2826, .version = 3, .level = 0, .opcode = 10, .task = 11, .keywords = 0x0,
+     .symbol = "ConfigCPU", .name = "SystemConfig/CPU", .task_name = "SystemConfig", .opcode_name = "ConfigCPU",
+     .message = "", .payload = &kRecord_ConfigCPU_V3, .line = 777},
+    {.id = 2827, .version = 2, .level = 0, .opcode = 11, .task = 11, .keywords = 0x0,
+     .symbol = "ConfigPhyDisk", .name = "SystemConfig/PhyDisk", .task_name = "SystemConfig", .opcode_name = "ConfigPhyDisk",
+     .message = "", .payload = &kRecord_ConfigPhyDisk, .line = 778},
+    {.id = 2828, .version = 2, .level = 0, .opcode = 12, .task = 11, .keywords = 0x0,
+     .symbol = "ConfigLogDisk", .name = "SystemConfig/LogDisk", .task_name = "SystemConfig", .opcode_name = "ConfigLogDisk",
+     .message = "", .payload = &kRecord_ConfigLogDisk, .line = 779},
+    {.id = 2829, .version = 2, .level = 0, .opcode = 13, .task = 11, .keywords = 0x0,
+     .symbol = "ConfigNIC", .name = "SystemConfig/NIC", .task_name = "SystemConfig", .opcode_name = "ConfigNIC",
+     .message = "", .payload = &kRecord_ConfigNIC, .line = 780},
+    {.id = 2831, .version = 3, .level = 0, .opcode = 15, .task = 11, .keywords = 0x0,
+     .symbol = "ConfigServices", .name = "SystemConfig/Services", .task_name = "SystemConfig", .opcode_name = "ConfigServices",
+     .message = "", .payload = &kRecord_ConfigServices_V3, .line = 781},
+    {.id = 2832, .version = 2, .level = 0, .opcode = 16, .task = 11, .keywords = 0x0,
+     .symbol = "ConfigPower", .name = "SystemConfig/Power", .task_name = "SystemConfig", .opcode_name = "ConfigPower",
+     .message = "", .payload = &kRecord_ConfigPower, .line = 782},
+    {.id = 2833, .version = 2, .level = 0, .opcode = 17, .task = 11, .keywords = 0x0,
+     .symbol = "ConfigNetwork", .name = "SystemConfig/Network", .task_name = "SystemConfig", .opcode_name = "ConfigNetwork",
+     .message = "", .payload = &kRecord_ConfigNetwork, .line = 783},
+    {.id = 2834, .version = 2, .level = 0, .opcode = 18, .task = 11, .keywords = 0x0,
+     .symbol = "ConfigOpticalMedia", .name = "SystemConfig/OpticalMedia", .task_name = "SystemConfig", .opcode_name = "ConfigOpticalMedia",
+     .message = "", .payload = &kRecord_ConfigOpticalMedia, .line = 784},
+    {.id = 2838, .version = 4, .level = 0, .opcode = 22, .task = 11, .keywords = 0x0,
+     .symbol = "ConfigPnP", .name = "SystemConfig/PnP", .task_name = "SystemConfig", .opcode_name = "ConfigPnP",
+     .message = "", .payload = &kRecord_ConfigPnP_V4, .line = 785},
+    {.id = 2839, .version = 2, .level = 0, .opcode = 23, .task = 11, .keywords = 0x0,
+     .symbol = "ConfigIDEChannel", .name = "SystemConfig/IDEChannel", .task_name = "SystemConfig", .opcode_name = "ConfigIDEChannel",
+     .message = "", .payload = &kRecord_ConfigIDEChannel, .line = 786},
+    {.id = 2841, .version = 2, .level = 0, .opcode = 25, .task = 11, .keywords = 0x0,
+     .symbol = "ConfigPlatform", .name = "SystemConfig/Platform", .task_name = "SystemConfig", .opcode_name = "ConfigPlatform",
+     .message = "", .payload = &kRecord_ConfigPlatform, .line = 787},
+    {.id = 2844, .version = 2, .level = 0, .opcode = 28, .task = 11, .keywords = 0x0,
+     .symbol = "ConfigDPI", .name = "SystemConfig/DPI", .task_name = "SystemConfig", .opcode_name = "ConfigDPI",
+     .message = "", .payload = &kRecord_ConfigDPI, .line = 788},
     {.id = 3886, .version = 2, .level = 0, .opcode = 46, .task = 15, .keywords = 0x0,
      .symbol = "SampledProfile", .name = "PerfInfo/Sample", .task_name = "PerfInfo", .opcode_name = "SampledProfile",
-     .message = "", .payload = &kRecord_SampledProfile, .line = 205},
+     .message = "", .payload = &kRecord_SampledProfile, .line = 693},
     {.id = 3912, .version = 2, .level = 0, .opcode = 72, .task = 15, .keywords = 0x0,
      .symbol = "SampledProfileSetInterval_V2", .name = "PerfInfo/SetInterval", .task_name = "PerfInfo", .opcode_name = "SampledProfileSetInterval",
-     .message = "", .payload = &kRecord_SampledProfileInterval_V2, .line = 206},
+     .message = "", .payload = &kRecord_SampledProfileInterval_V2, .line = 694},
     {.id = 3912, .version = 3, .level = 0, .opcode = 72, .task = 15, .keywords = 0x0,
      .symbol = "SampledProfileSetInterval", .name = "PerfInfo/SetInterval", .task_name = "PerfInfo", .opcode_name = "SampledProfileSetInterval",
-     .message = "", .payload = &kRecord_SampledProfileInterval, .line = 207},
+     .message = "", .payload = &kRecord_SampledProfileInterval, .line = 695},
     {.id = 3913, .version = 2, .level = 0, .opcode = 73, .task = 15, .keywords = 0x0,
      .symbol = "SampledProfileCollectionStart_V2", .name = "PerfInfo/CollectionStart", .task_name = "PerfInfo", .opcode_name = "SampledProfileCollectionStart",
-     .message = "", .payload = &kRecord_SampledProfileInterval_V2, .line = 208},
+     .message = "", .payload = &kRecord_SampledProfileInterval_V2, .line = 696},
     {.id = 3913, .version = 3, .level = 0, .opcode = 73, .task = 15, .keywords = 0x0,
      .symbol = "SampledProfileCollectionStart", .name = "PerfInfo/CollectionStart", .task_name = "PerfInfo", .opcode_name = "SampledProfileCollectionStart",
-     .message = "", .payload = &kRecord_SampledProfileInterval, .line = 209},
+     .message = "", .payload = &kRecord_SampledProfileInterval, .line = 697},
     {.id = 3914, .version = 2, .level = 0, .opcode = 74, .task = 15, .keywords = 0x0,
      .symbol = "SampledProfileCollectionEnd_V2", .name = "PerfInfo/CollectionEnd", .task_name = "PerfInfo", .opcode_name = "SampledProfileCollectionEnd",
-     .message = "", .payload = &kRecord_SampledProfileInterval_V2, .line = 210},
+     .message = "", .payload = &kRecord_SampledProfileInterval_V2, .line = 698},
     {.id = 3914, .version = 3, .level = 0, .opcode = 74, .task = 15, .keywords = 0x0,
      .symbol = "SampledProfileCollectionEnd", .name = "PerfInfo/CollectionEnd", .task_name = "PerfInfo", .opcode_name = "SampledProfileCollectionEnd",
-     .message = "", .payload = &kRecord_SampledProfileInterval, .line = 211},
+     .message = "", .payload = &kRecord_SampledProfileInterval, .line = 699},
     {.id = 5122, .version = 2, .level = 0, .opcode = 2, .task = 20, .keywords = 0x0,
      .symbol = "ImageUnload_V2", .name = "Image/Stop", .task_name = "Image", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_Image, .line = 212},
+     .message = "", .payload = &kRecord_Image, .line = 700},
     {.id = 5122, .version = 3, .level = 0, .opcode = 2, .task = 20, .keywords = 0x0,
      .symbol = "ImageUnload", .name = "Image/Stop", .task_name = "Image", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_Image, .line = 213},
+     .message = "", .payload = &kRecord_Image, .line = 701},
     {.id = 5123, .version = 2, .level = 0, .opcode = 3, .task = 20, .keywords = 0x0,
      .symbol = "ImageDCStart_V2", .name = "Image/DCStart", .task_name = "Image", .opcode_name = "win:DC_Start",
-     .message = "", .payload = &kRecord_Image, .line = 214},
+     .message = "", .payload = &kRecord_Image, .line = 702},
     {.id = 5123, .version = 3, .level = 0, .opcode = 3, .task = 20, .keywords = 0x0,
      .symbol = "ImageDCStart", .name = "Image/DCStart", .task_name = "Image", .opcode_name = "win:DC_Start",
-     .message = "", .payload = &kRecord_Image, .line = 215},
+     .message = "", .payload = &kRecord_Image, .line = 703},
     {.id = 5124, .version = 2, .level = 0, .opcode = 4, .task = 20, .keywords = 0x0,
      .symbol = "ImageDCStop_V2", .name = "Image/DCStop", .task_name = "Image", .opcode_name = "win:DC_Stop",
-     .message = "", .payload = &kRecord_Image, .line = 216},
+     .message = "", .payload = &kRecord_Image, .line = 704},
     {.id = 5124, .version = 3, .level = 0, .opcode = 4, .task = 20, .keywords = 0x0,
      .symbol = "ImageDCStop", .name = "Image/DCStop", .task_name = "Image", .opcode_name = "win:DC_Stop",
-     .message = "", .payload = &kRecord_Image, .line = 217},
+     .message = "", .payload = &kRecord_Image, .line = 705},
     {.id = 5130, .version = 2, .level = 0, .opcode = 10, .task = 20, .keywords = 0x0,
      .symbol = "ImageLoad_V2", .name = "Image/Load", .task_name = "Image", .opcode_name = "ImageLoad",
-     .message = "", .payload = &kRecord_Image, .line = 221},
+     .message = "", .payload = &kRecord_Image, .line = 709},
     {.id = 5130, .version = 3, .level = 0, .opcode = 10, .task = 20, .keywords = 0x0,
      .symbol = "ImageLoad", .name = "Image/Load", .task_name = "Image", .opcode_name = "ImageLoad",
-     .message = "", .payload = &kRecord_Image, .line = 222},
+     .message = "", .payload = &kRecord_Image, .line = 710},
+    {.id = 5153, .version = 2, .level = 0, .opcode = 33, .task = 20, .keywords = 0x0,
+     .symbol = "ImageKernelBase", .name = "Image/KernelBase", .task_name = "Image", .opcode_name = "ImageKernelBase",
+     .message = "", .payload = &kRecord_ImageKernelBase, .line = 789},
+    {.id = 5154, .version = 2, .level = 0, .opcode = 34, .task = 20, .keywords = 0x0,
+     .symbol = "ImageHypercallPage", .name = "Image/HypercallPage", .task_name = "Image", .opcode_name = "ImageHypercallPage",
+     .message = "", .payload = &kRecord_ImageHypercallPage, .line = 790},
     {.id = 6176, .version = 2, .level = 0, .opcode = 32, .task = 24, .keywords = 0x0,
      .symbol = "StackWalkStack", .name = "StackWalk/Stack", .task_name = "StackWalk", .opcode_name = "StackWalkStack",
-     .message = "", .payload = &kRecord_StackWalk, .line = 223},
+     .message = "", .payload = &kRecord_StackWalk, .line = 711},
     {.id = 6178, .version = 2, .level = 0, .opcode = 34, .task = 24, .keywords = 0x0,
      .symbol = "StackWalkKeyCreate", .name = "StackWalk/KeyCreate", .task_name = "StackWalk", .opcode_name = "StackWalkKeyCreate",
-     .message = "", .payload = &kRecord_StackWalkKeyDefinition, .line = 224},
+     .message = "", .payload = &kRecord_StackWalkKeyDefinition, .line = 712},
     {.id = 6179, .version = 2, .level = 0, .opcode = 35, .task = 24, .keywords = 0x0,
      .symbol = "StackWalkKeyDelete", .name = "StackWalk/KeyDelete", .task_name = "StackWalk", .opcode_name = "StackWalkKeyDelete",
-     .message = "", .payload = &kRecord_StackWalkKeyDefinition, .line = 225},
+     .message = "", .payload = &kRecord_StackWalkKeyDefinition, .line = 713},
     {.id = 6180, .version = 2, .level = 0, .opcode = 36, .task = 24, .keywords = 0x0,
      .symbol = "StackWalkKeyRundown", .name = "StackWalk/KeyRundown", .task_name = "StackWalk", .opcode_name = "StackWalkKeyRundown",
-     .message = "", .payload = &kRecord_StackWalkKeyDefinition, .line = 226},
+     .message = "", .payload = &kRecord_StackWalkKeyDefinition, .line = 714},
     {.id = 6181, .version = 2, .level = 0, .opcode = 37, .task = 24, .keywords = 0x0,
      .symbol = "StackWalkStackKeyKernel", .name = "StackWalk/StackKeyKernel", .task_name = "StackWalk", .opcode_name = "StackWalkStackKeyKernel",
-     .message = "", .payload = &kRecord_StackWalkKeyReference, .line = 227},
+     .message = "", .payload = &kRecord_StackWalkKeyReference, .line = 715},
     {.id = 6182, .version = 2, .level = 0, .opcode = 38, .task = 24, .keywords = 0x0,
      .symbol = "StackWalkStackKeyUser", .name = "StackWalk/StackKeyUser", .task_name = "StackWalk", .opcode_name = "StackWalkStackKeyUser",
-     .message = "", .payload = &kRecord_StackWalkKeyReference, .line = 228},
+     .message = "", .payload = &kRecord_StackWalkKeyReference, .line = 716},
 };
 
 constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;
 constexpr ::std::uint16_t kFirstVersion[] = {
-    0, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    0, kNone, kNone, kNone, kNone, 1, kNone, kNone, 2, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    3, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    4, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -400,6 +1489,7 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 5, 6, 7, 8, 9, 10,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -415,10 +1505,13 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 11, 12, 13, 14, 15, 16,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    17, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, 18, 19, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -428,15 +1521,15 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, 20, 21, 22, 23, kNone, kNone, kNone, kNone, kNone, 24, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    26, 27, kNone, kNone, kNone, kNone, kNone, 28, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, 1, 2, 3, 4, kNone, kNone, kNone, kNone, kNone, 5, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, 7, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -444,8 +1537,11 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    29, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    30, kNone, kNone, 31, 32, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -457,7 +1553,11 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, 47, 48, 49, 50, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, 51, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, 52, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 53, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -466,10 +1566,12 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, 8, 9, 10, 11, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 54, 55, kNone, 56, 57, kNone,
+    58, kNone, 59, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 60, 61, kNone, 62, 63, kNone,
+    64, kNone, 65, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -499,6 +1601,8 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 66, 67, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 68, 69, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -545,6 +1649,8 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 70, 71, 72, 73, kNone, 74,
+    75, 76, 77, kNone, kNone, kNone, 78, 79, kNone, 80, kNone, kNone, 81, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -609,7 +1715,9 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 82, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 83, 85, 87, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -628,9 +1736,7 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 12, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 13, 15, 17, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -687,7 +1793,9 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, 89, 91, 93, kNone, kNone, kNone, kNone, kNone, 95, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, 97, 98, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -706,7 +1814,6 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, 19, 21, 23, kNone, kNone, kNone, kNone, kNone, 25, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -752,27 +1859,7 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    27, kNone, 28, 29, 30, 31, 32,
+    99, kNone, 100, 101, 102, 103, 104,
 };
 
 }  // namespace
@@ -812,6 +1899,123 @@ auto templates::Thread_V3::encode(unsigned ps) const -> ::clretw::Result<::std::
 const ::clretw::RecordDesc& templates::Image::record() noexcept { return ::clretw::windows_kernel::kRecord_Image; }
 auto templates::Image::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<Image> { return ::clretw::decode_payload<Image>(p, ps); }
 auto templates::Image::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::HeaderExtension::record() noexcept { return ::clretw::windows_kernel::kRecord_HeaderExtension; }
+auto templates::HeaderExtension::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<HeaderExtension> { return ::clretw::decode_payload<HeaderExtension>(p, ps); }
+auto templates::HeaderExtension::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::PartitionInfo::record() noexcept { return ::clretw::windows_kernel::kRecord_PartitionInfo; }
+auto templates::PartitionInfo::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<PartitionInfo> { return ::clretw::decode_payload<PartitionInfo>(p, ps); }
+auto templates::PartitionInfo::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::DiskIo_V3::record() noexcept { return ::clretw::windows_kernel::kRecord_DiskIo_V3; }
+auto templates::DiskIo_V3::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<DiskIo_V3> { return ::clretw::decode_payload<DiskIo_V3>(p, ps); }
+auto templates::DiskIo_V3::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::DiskIoInit_V3::record() noexcept { return ::clretw::windows_kernel::kRecord_DiskIoInit_V3; }
+auto templates::DiskIoInit_V3::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<DiskIoInit_V3> { return ::clretw::decode_payload<DiskIoInit_V3>(p, ps); }
+auto templates::DiskIoInit_V3::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::DiskIoFlush_V3::record() noexcept { return ::clretw::windows_kernel::kRecord_DiskIoFlush_V3; }
+auto templates::DiskIoFlush_V3::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<DiskIoFlush_V3> { return ::clretw::decode_payload<DiskIoFlush_V3>(p, ps); }
+auto templates::DiskIoFlush_V3::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::PageFault::record() noexcept { return ::clretw::windows_kernel::kRecord_PageFault; }
+auto templates::PageFault::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<PageFault> { return ::clretw::decode_payload<PageFault>(p, ps); }
+auto templates::PageFault::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::HardFault::record() noexcept { return ::clretw::windows_kernel::kRecord_HardFault; }
+auto templates::HardFault::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<HardFault> { return ::clretw::decode_payload<HardFault>(p, ps); }
+auto templates::HardFault::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::VirtualAlloc::record() noexcept { return ::clretw::windows_kernel::kRecord_VirtualAlloc; }
+auto templates::VirtualAlloc::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<VirtualAlloc> { return ::clretw::decode_payload<VirtualAlloc>(p, ps); }
+auto templates::VirtualAlloc::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::ProcessCounters::record() noexcept { return ::clretw::windows_kernel::kRecord_ProcessCounters; }
+auto templates::ProcessCounters::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ProcessCounters> { return ::clretw::decode_payload<ProcessCounters>(p, ps); }
+auto templates::ProcessCounters::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::FileIoName::record() noexcept { return ::clretw::windows_kernel::kRecord_FileIoName; }
+auto templates::FileIoName::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<FileIoName> { return ::clretw::decode_payload<FileIoName>(p, ps); }
+auto templates::FileIoName::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::FileIoCreate_V3::record() noexcept { return ::clretw::windows_kernel::kRecord_FileIoCreate_V3; }
+auto templates::FileIoCreate_V3::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<FileIoCreate_V3> { return ::clretw::decode_payload<FileIoCreate_V3>(p, ps); }
+auto templates::FileIoCreate_V3::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::FileIoSimpleOp_V3::record() noexcept { return ::clretw::windows_kernel::kRecord_FileIoSimpleOp_V3; }
+auto templates::FileIoSimpleOp_V3::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<FileIoSimpleOp_V3> { return ::clretw::decode_payload<FileIoSimpleOp_V3>(p, ps); }
+auto templates::FileIoSimpleOp_V3::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::FileIoReadWrite_V3::record() noexcept { return ::clretw::windows_kernel::kRecord_FileIoReadWrite_V3; }
+auto templates::FileIoReadWrite_V3::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<FileIoReadWrite_V3> { return ::clretw::decode_payload<FileIoReadWrite_V3>(p, ps); }
+auto templates::FileIoReadWrite_V3::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::FileIoInfo_V3::record() noexcept { return ::clretw::windows_kernel::kRecord_FileIoInfo_V3; }
+auto templates::FileIoInfo_V3::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<FileIoInfo_V3> { return ::clretw::decode_payload<FileIoInfo_V3>(p, ps); }
+auto templates::FileIoInfo_V3::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::FileIoDirEnum_V3::record() noexcept { return ::clretw::windows_kernel::kRecord_FileIoDirEnum_V3; }
+auto templates::FileIoDirEnum_V3::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<FileIoDirEnum_V3> { return ::clretw::decode_payload<FileIoDirEnum_V3>(p, ps); }
+auto templates::FileIoDirEnum_V3::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::FileIoOpEnd::record() noexcept { return ::clretw::windows_kernel::kRecord_FileIoOpEnd; }
+auto templates::FileIoOpEnd::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<FileIoOpEnd> { return ::clretw::decode_payload<FileIoOpEnd>(p, ps); }
+auto templates::FileIoOpEnd::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::CSwitch::record() noexcept { return ::clretw::windows_kernel::kRecord_CSwitch; }
+auto templates::CSwitch::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<CSwitch> { return ::clretw::decode_payload<CSwitch>(p, ps); }
+auto templates::CSwitch::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::ReadyThread::record() noexcept { return ::clretw::windows_kernel::kRecord_ReadyThread; }
+auto templates::ReadyThread::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ReadyThread> { return ::clretw::decode_payload<ReadyThread>(p, ps); }
+auto templates::ReadyThread::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::ThreadSetName::record() noexcept { return ::clretw::windows_kernel::kRecord_ThreadSetName; }
+auto templates::ThreadSetName::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ThreadSetName> { return ::clretw::decode_payload<ThreadSetName>(p, ps); }
+auto templates::ThreadSetName::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::TcpIpSend::record() noexcept { return ::clretw::windows_kernel::kRecord_TcpIpSend; }
+auto templates::TcpIpSend::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<TcpIpSend> { return ::clretw::decode_payload<TcpIpSend>(p, ps); }
+auto templates::TcpIpSend::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::TcpIp::record() noexcept { return ::clretw::windows_kernel::kRecord_TcpIp; }
+auto templates::TcpIp::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<TcpIp> { return ::clretw::decode_payload<TcpIp>(p, ps); }
+auto templates::TcpIp::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::TcpIpV6Send::record() noexcept { return ::clretw::windows_kernel::kRecord_TcpIpV6Send; }
+auto templates::TcpIpV6Send::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<TcpIpV6Send> { return ::clretw::decode_payload<TcpIpV6Send>(p, ps); }
+auto templates::TcpIpV6Send::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::TcpIpV6::record() noexcept { return ::clretw::windows_kernel::kRecord_TcpIpV6; }
+auto templates::TcpIpV6::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<TcpIpV6> { return ::clretw::decode_payload<TcpIpV6>(p, ps); }
+auto templates::TcpIpV6::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::UdpIp::record() noexcept { return ::clretw::windows_kernel::kRecord_UdpIp; }
+auto templates::UdpIp::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<UdpIp> { return ::clretw::decode_payload<UdpIp>(p, ps); }
+auto templates::UdpIp::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::UdpIpV6::record() noexcept { return ::clretw::windows_kernel::kRecord_UdpIpV6; }
+auto templates::UdpIpV6::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<UdpIpV6> { return ::clretw::decode_payload<UdpIpV6>(p, ps); }
+auto templates::UdpIpV6::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::ConfigCPU_V3::record() noexcept { return ::clretw::windows_kernel::kRecord_ConfigCPU_V3; }
+auto templates::ConfigCPU_V3::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ConfigCPU_V3> { return ::clretw::decode_payload<ConfigCPU_V3>(p, ps); }
+auto templates::ConfigCPU_V3::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::ConfigPhyDisk::record() noexcept { return ::clretw::windows_kernel::kRecord_ConfigPhyDisk; }
+auto templates::ConfigPhyDisk::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ConfigPhyDisk> { return ::clretw::decode_payload<ConfigPhyDisk>(p, ps); }
+auto templates::ConfigPhyDisk::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::ConfigLogDisk::record() noexcept { return ::clretw::windows_kernel::kRecord_ConfigLogDisk; }
+auto templates::ConfigLogDisk::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ConfigLogDisk> { return ::clretw::decode_payload<ConfigLogDisk>(p, ps); }
+auto templates::ConfigLogDisk::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::ConfigNIC::record() noexcept { return ::clretw::windows_kernel::kRecord_ConfigNIC; }
+auto templates::ConfigNIC::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ConfigNIC> { return ::clretw::decode_payload<ConfigNIC>(p, ps); }
+auto templates::ConfigNIC::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::ConfigServices_V3::record() noexcept { return ::clretw::windows_kernel::kRecord_ConfigServices_V3; }
+auto templates::ConfigServices_V3::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ConfigServices_V3> { return ::clretw::decode_payload<ConfigServices_V3>(p, ps); }
+auto templates::ConfigServices_V3::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::ConfigPower::record() noexcept { return ::clretw::windows_kernel::kRecord_ConfigPower; }
+auto templates::ConfigPower::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ConfigPower> { return ::clretw::decode_payload<ConfigPower>(p, ps); }
+auto templates::ConfigPower::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::ConfigNetwork::record() noexcept { return ::clretw::windows_kernel::kRecord_ConfigNetwork; }
+auto templates::ConfigNetwork::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ConfigNetwork> { return ::clretw::decode_payload<ConfigNetwork>(p, ps); }
+auto templates::ConfigNetwork::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::ConfigOpticalMedia::record() noexcept { return ::clretw::windows_kernel::kRecord_ConfigOpticalMedia; }
+auto templates::ConfigOpticalMedia::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ConfigOpticalMedia> { return ::clretw::decode_payload<ConfigOpticalMedia>(p, ps); }
+auto templates::ConfigOpticalMedia::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::ConfigPnP_V4::record() noexcept { return ::clretw::windows_kernel::kRecord_ConfigPnP_V4; }
+auto templates::ConfigPnP_V4::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ConfigPnP_V4> { return ::clretw::decode_payload<ConfigPnP_V4>(p, ps); }
+auto templates::ConfigPnP_V4::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::ConfigIDEChannel::record() noexcept { return ::clretw::windows_kernel::kRecord_ConfigIDEChannel; }
+auto templates::ConfigIDEChannel::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ConfigIDEChannel> { return ::clretw::decode_payload<ConfigIDEChannel>(p, ps); }
+auto templates::ConfigIDEChannel::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::ConfigPlatform::record() noexcept { return ::clretw::windows_kernel::kRecord_ConfigPlatform; }
+auto templates::ConfigPlatform::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ConfigPlatform> { return ::clretw::decode_payload<ConfigPlatform>(p, ps); }
+auto templates::ConfigPlatform::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::ConfigDPI::record() noexcept { return ::clretw::windows_kernel::kRecord_ConfigDPI; }
+auto templates::ConfigDPI::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ConfigDPI> { return ::clretw::decode_payload<ConfigDPI>(p, ps); }
+auto templates::ConfigDPI::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::ImageKernelBase::record() noexcept { return ::clretw::windows_kernel::kRecord_ImageKernelBase; }
+auto templates::ImageKernelBase::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ImageKernelBase> { return ::clretw::decode_payload<ImageKernelBase>(p, ps); }
+auto templates::ImageKernelBase::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::ImageHypercallPage::record() noexcept { return ::clretw::windows_kernel::kRecord_ImageHypercallPage; }
+auto templates::ImageHypercallPage::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ImageHypercallPage> { return ::clretw::decode_payload<ImageHypercallPage>(p, ps); }
+auto templates::ImageHypercallPage::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::SampledProfile::record() noexcept { return ::clretw::windows_kernel::kRecord_SampledProfile; }
 auto templates::SampledProfile::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<SampledProfile> { return ::clretw::decode_payload<SampledProfile>(p, ps); }
 auto templates::SampledProfile::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
@@ -844,6 +2048,234 @@ void EventTraceHeaderView::verify_generic_into(::clretw::Result<EventTraceHeader
 }
 ::clretw::Result<EventTraceHeaderView> EventTraceHeaderView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<EventTraceHeaderView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::EventTraceHeader::id, ::clretw::windows_kernel::EventTraceHeader::name);
+}
+
+const ::clretw::ViewVersion EventTraceExtensionView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_HeaderExtension}, };
+::clretw::Result<EventTraceExtensionView> EventTraceExtensionView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EventTraceExtensionView>(versions_, payload, version, pointer_size);
+}
+void EventTraceExtensionView::verify_generic_into(::clretw::Result<EventTraceExtensionView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<EventTraceExtensionView> EventTraceExtensionView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<EventTraceExtensionView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::EventTraceExtension::id, ::clretw::windows_kernel::EventTraceExtension::name);
+}
+
+const ::clretw::ViewVersion EventTraceRundownCompleteView::versions_[1] = {{2, nullptr}, };
+::clretw::Result<EventTraceRundownCompleteView> EventTraceRundownCompleteView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EventTraceRundownCompleteView>(versions_, payload, version, pointer_size);
+}
+void EventTraceRundownCompleteView::verify_generic_into(::clretw::Result<EventTraceRundownCompleteView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<EventTraceRundownCompleteView> EventTraceRundownCompleteView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<EventTraceRundownCompleteView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::EventTraceRundownComplete::id, ::clretw::windows_kernel::EventTraceRundownComplete::name);
+}
+
+const ::clretw::ViewVersion EventTraceEndExtensionView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_HeaderExtension}, };
+::clretw::Result<EventTraceEndExtensionView> EventTraceEndExtensionView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EventTraceEndExtensionView>(versions_, payload, version, pointer_size);
+}
+void EventTraceEndExtensionView::verify_generic_into(::clretw::Result<EventTraceEndExtensionView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<EventTraceEndExtensionView> EventTraceEndExtensionView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<EventTraceEndExtensionView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::EventTraceEndExtension::id, ::clretw::windows_kernel::EventTraceEndExtension::name);
+}
+
+const ::clretw::ViewVersion EventTracePartitionInfoView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_PartitionInfo}, };
+::clretw::Result<EventTracePartitionInfoView> EventTracePartitionInfoView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EventTracePartitionInfoView>(versions_, payload, version, pointer_size);
+}
+void EventTracePartitionInfoView::verify_generic_into(::clretw::Result<EventTracePartitionInfoView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<EventTracePartitionInfoView> EventTracePartitionInfoView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<EventTracePartitionInfoView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::EventTracePartitionInfo::id, ::clretw::windows_kernel::EventTracePartitionInfo::name);
+}
+
+const ::clretw::ViewVersion DiskReadView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_DiskIo_V3}, };
+::clretw::Result<DiskReadView> DiskReadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DiskReadView>(versions_, payload, version, pointer_size);
+}
+void DiskReadView::verify_generic_into(::clretw::Result<DiskReadView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<DiskReadView> DiskReadView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<DiskReadView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::DiskRead::id, ::clretw::windows_kernel::DiskRead::name);
+}
+
+const ::clretw::ViewVersion DiskWriteView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_DiskIo_V3}, };
+::clretw::Result<DiskWriteView> DiskWriteView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DiskWriteView>(versions_, payload, version, pointer_size);
+}
+void DiskWriteView::verify_generic_into(::clretw::Result<DiskWriteView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<DiskWriteView> DiskWriteView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<DiskWriteView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::DiskWrite::id, ::clretw::windows_kernel::DiskWrite::name);
+}
+
+const ::clretw::ViewVersion DiskReadInitView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_DiskIoInit_V3}, };
+::clretw::Result<DiskReadInitView> DiskReadInitView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DiskReadInitView>(versions_, payload, version, pointer_size);
+}
+void DiskReadInitView::verify_generic_into(::clretw::Result<DiskReadInitView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<DiskReadInitView> DiskReadInitView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<DiskReadInitView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::DiskReadInit::id, ::clretw::windows_kernel::DiskReadInit::name);
+}
+
+const ::clretw::ViewVersion DiskWriteInitView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_DiskIoInit_V3}, };
+::clretw::Result<DiskWriteInitView> DiskWriteInitView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DiskWriteInitView>(versions_, payload, version, pointer_size);
+}
+void DiskWriteInitView::verify_generic_into(::clretw::Result<DiskWriteInitView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<DiskWriteInitView> DiskWriteInitView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<DiskWriteInitView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::DiskWriteInit::id, ::clretw::windows_kernel::DiskWriteInit::name);
+}
+
+const ::clretw::ViewVersion DiskFlushBuffersView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_DiskIoFlush_V3}, };
+::clretw::Result<DiskFlushBuffersView> DiskFlushBuffersView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DiskFlushBuffersView>(versions_, payload, version, pointer_size);
+}
+void DiskFlushBuffersView::verify_generic_into(::clretw::Result<DiskFlushBuffersView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<DiskFlushBuffersView> DiskFlushBuffersView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<DiskFlushBuffersView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::DiskFlushBuffers::id, ::clretw::windows_kernel::DiskFlushBuffers::name);
+}
+
+const ::clretw::ViewVersion DiskFlushInitView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_DiskIoInit_V3}, };
+::clretw::Result<DiskFlushInitView> DiskFlushInitView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DiskFlushInitView>(versions_, payload, version, pointer_size);
+}
+void DiskFlushInitView::verify_generic_into(::clretw::Result<DiskFlushInitView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<DiskFlushInitView> DiskFlushInitView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<DiskFlushInitView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::DiskFlushInit::id, ::clretw::windows_kernel::DiskFlushInit::name);
+}
+
+const ::clretw::ViewVersion TransitionFaultView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_PageFault}, };
+::clretw::Result<TransitionFaultView> TransitionFaultView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TransitionFaultView>(versions_, payload, version, pointer_size);
+}
+void TransitionFaultView::verify_generic_into(::clretw::Result<TransitionFaultView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<TransitionFaultView> TransitionFaultView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TransitionFaultView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TransitionFault::id, ::clretw::windows_kernel::TransitionFault::name);
+}
+
+const ::clretw::ViewVersion DemandZeroFaultView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_PageFault}, };
+::clretw::Result<DemandZeroFaultView> DemandZeroFaultView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DemandZeroFaultView>(versions_, payload, version, pointer_size);
+}
+void DemandZeroFaultView::verify_generic_into(::clretw::Result<DemandZeroFaultView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<DemandZeroFaultView> DemandZeroFaultView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<DemandZeroFaultView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::DemandZeroFault::id, ::clretw::windows_kernel::DemandZeroFault::name);
+}
+
+const ::clretw::ViewVersion CopyOnWriteView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_PageFault}, };
+::clretw::Result<CopyOnWriteView> CopyOnWriteView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CopyOnWriteView>(versions_, payload, version, pointer_size);
+}
+void CopyOnWriteView::verify_generic_into(::clretw::Result<CopyOnWriteView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<CopyOnWriteView> CopyOnWriteView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<CopyOnWriteView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::CopyOnWrite::id, ::clretw::windows_kernel::CopyOnWrite::name);
+}
+
+const ::clretw::ViewVersion GuardPageFaultView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_PageFault}, };
+::clretw::Result<GuardPageFaultView> GuardPageFaultView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GuardPageFaultView>(versions_, payload, version, pointer_size);
+}
+void GuardPageFaultView::verify_generic_into(::clretw::Result<GuardPageFaultView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<GuardPageFaultView> GuardPageFaultView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GuardPageFaultView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::GuardPageFault::id, ::clretw::windows_kernel::GuardPageFault::name);
+}
+
+const ::clretw::ViewVersion HardPageFaultView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_PageFault}, };
+::clretw::Result<HardPageFaultView> HardPageFaultView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<HardPageFaultView>(versions_, payload, version, pointer_size);
+}
+void HardPageFaultView::verify_generic_into(::clretw::Result<HardPageFaultView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<HardPageFaultView> HardPageFaultView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<HardPageFaultView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::HardPageFault::id, ::clretw::windows_kernel::HardPageFault::name);
+}
+
+const ::clretw::ViewVersion AccessViolationView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_PageFault}, };
+::clretw::Result<AccessViolationView> AccessViolationView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AccessViolationView>(versions_, payload, version, pointer_size);
+}
+void AccessViolationView::verify_generic_into(::clretw::Result<AccessViolationView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<AccessViolationView> AccessViolationView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<AccessViolationView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::AccessViolation::id, ::clretw::windows_kernel::AccessViolation::name);
+}
+
+const ::clretw::ViewVersion HardFaultView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_HardFault}, };
+::clretw::Result<HardFaultView> HardFaultView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<HardFaultView>(versions_, payload, version, pointer_size);
+}
+void HardFaultView::verify_generic_into(::clretw::Result<HardFaultView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<HardFaultView> HardFaultView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<HardFaultView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::HardFault::id, ::clretw::windows_kernel::HardFault::name);
+}
+
+const ::clretw::ViewVersion VirtualAllocView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_VirtualAlloc}, };
+::clretw::Result<VirtualAllocView> VirtualAllocView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<VirtualAllocView>(versions_, payload, version, pointer_size);
+}
+void VirtualAllocView::verify_generic_into(::clretw::Result<VirtualAllocView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<VirtualAllocView> VirtualAllocView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<VirtualAllocView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::VirtualAlloc::id, ::clretw::windows_kernel::VirtualAlloc::name);
+}
+
+const ::clretw::ViewVersion VirtualFreeView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_VirtualAlloc}, };
+::clretw::Result<VirtualFreeView> VirtualFreeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<VirtualFreeView>(versions_, payload, version, pointer_size);
+}
+void VirtualFreeView::verify_generic_into(::clretw::Result<VirtualFreeView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<VirtualFreeView> VirtualFreeView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<VirtualFreeView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::VirtualFree::id, ::clretw::windows_kernel::VirtualFree::name);
 }
 
 const ::clretw::ViewVersion ProcessStartView::versions_[1] = {{4, &::clretw::windows_kernel::kRecord_Process_V4}, };
@@ -906,6 +2338,30 @@ void ImageLoadProcessGroupView::verify_generic_into(::clretw::Result<ImageLoadPr
   return make<ImageLoadProcessGroupView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ImageLoadProcessGroup::id, ::clretw::windows_kernel::ImageLoadProcessGroup::name);
 }
 
+const ::clretw::ViewVersion ProcessPerfCtrView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_ProcessCounters}, };
+::clretw::Result<ProcessPerfCtrView> ProcessPerfCtrView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ProcessPerfCtrView>(versions_, payload, version, pointer_size);
+}
+void ProcessPerfCtrView::verify_generic_into(::clretw::Result<ProcessPerfCtrView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<ProcessPerfCtrView> ProcessPerfCtrView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ProcessPerfCtrView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ProcessPerfCtr::id, ::clretw::windows_kernel::ProcessPerfCtr::name);
+}
+
+const ::clretw::ViewVersion ProcessPerfCtrRundownView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_ProcessCounters}, };
+::clretw::Result<ProcessPerfCtrRundownView> ProcessPerfCtrRundownView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ProcessPerfCtrRundownView>(versions_, payload, version, pointer_size);
+}
+void ProcessPerfCtrRundownView::verify_generic_into(::clretw::Result<ProcessPerfCtrRundownView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<ProcessPerfCtrRundownView> ProcessPerfCtrRundownView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ProcessPerfCtrRundownView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ProcessPerfCtrRundown::id, ::clretw::windows_kernel::ProcessPerfCtrRundown::name);
+}
+
 const ::clretw::ViewVersion ProcessDefunctView::versions_[1] = {{4, &::clretw::windows_kernel::kRecord_Process_V4}, };
 ::clretw::Result<ProcessDefunctView> ProcessDefunctView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ProcessDefunctView>(versions_, payload, version, pointer_size);
@@ -916,6 +2372,222 @@ void ProcessDefunctView::verify_generic_into(::clretw::Result<ProcessDefunctView
 }
 ::clretw::Result<ProcessDefunctView> ProcessDefunctView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ProcessDefunctView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ProcessDefunct::id, ::clretw::windows_kernel::ProcessDefunct::name);
+}
+
+const ::clretw::ViewVersion FileIONameView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_FileIoName}, };
+::clretw::Result<FileIONameView> FileIONameView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FileIONameView>(versions_, payload, version, pointer_size);
+}
+void FileIONameView::verify_generic_into(::clretw::Result<FileIONameView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<FileIONameView> FileIONameView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FileIONameView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::FileIOName::id, ::clretw::windows_kernel::FileIOName::name);
+}
+
+const ::clretw::ViewVersion FileCreateNameView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_FileIoName}, };
+::clretw::Result<FileCreateNameView> FileCreateNameView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FileCreateNameView>(versions_, payload, version, pointer_size);
+}
+void FileCreateNameView::verify_generic_into(::clretw::Result<FileCreateNameView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<FileCreateNameView> FileCreateNameView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FileCreateNameView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::FileCreateName::id, ::clretw::windows_kernel::FileCreateName::name);
+}
+
+const ::clretw::ViewVersion FileDeleteNameView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_FileIoName}, };
+::clretw::Result<FileDeleteNameView> FileDeleteNameView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FileDeleteNameView>(versions_, payload, version, pointer_size);
+}
+void FileDeleteNameView::verify_generic_into(::clretw::Result<FileDeleteNameView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<FileDeleteNameView> FileDeleteNameView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FileDeleteNameView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::FileDeleteName::id, ::clretw::windows_kernel::FileDeleteName::name);
+}
+
+const ::clretw::ViewVersion FileRundownView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_FileIoName}, };
+::clretw::Result<FileRundownView> FileRundownView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FileRundownView>(versions_, payload, version, pointer_size);
+}
+void FileRundownView::verify_generic_into(::clretw::Result<FileRundownView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<FileRundownView> FileRundownView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FileRundownView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::FileRundown::id, ::clretw::windows_kernel::FileRundown::name);
+}
+
+const ::clretw::ViewVersion FileOpCreateView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_FileIoCreate_V3}, };
+::clretw::Result<FileOpCreateView> FileOpCreateView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FileOpCreateView>(versions_, payload, version, pointer_size);
+}
+void FileOpCreateView::verify_generic_into(::clretw::Result<FileOpCreateView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<FileOpCreateView> FileOpCreateView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FileOpCreateView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::FileOpCreate::id, ::clretw::windows_kernel::FileOpCreate::name);
+}
+
+const ::clretw::ViewVersion FileOpCleanupView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_FileIoSimpleOp_V3}, };
+::clretw::Result<FileOpCleanupView> FileOpCleanupView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FileOpCleanupView>(versions_, payload, version, pointer_size);
+}
+void FileOpCleanupView::verify_generic_into(::clretw::Result<FileOpCleanupView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<FileOpCleanupView> FileOpCleanupView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FileOpCleanupView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::FileOpCleanup::id, ::clretw::windows_kernel::FileOpCleanup::name);
+}
+
+const ::clretw::ViewVersion FileOpCloseView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_FileIoSimpleOp_V3}, };
+::clretw::Result<FileOpCloseView> FileOpCloseView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FileOpCloseView>(versions_, payload, version, pointer_size);
+}
+void FileOpCloseView::verify_generic_into(::clretw::Result<FileOpCloseView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<FileOpCloseView> FileOpCloseView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FileOpCloseView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::FileOpClose::id, ::clretw::windows_kernel::FileOpClose::name);
+}
+
+const ::clretw::ViewVersion FileOpReadView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_FileIoReadWrite_V3}, };
+::clretw::Result<FileOpReadView> FileOpReadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FileOpReadView>(versions_, payload, version, pointer_size);
+}
+void FileOpReadView::verify_generic_into(::clretw::Result<FileOpReadView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<FileOpReadView> FileOpReadView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FileOpReadView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::FileOpRead::id, ::clretw::windows_kernel::FileOpRead::name);
+}
+
+const ::clretw::ViewVersion FileOpWriteView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_FileIoReadWrite_V3}, };
+::clretw::Result<FileOpWriteView> FileOpWriteView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FileOpWriteView>(versions_, payload, version, pointer_size);
+}
+void FileOpWriteView::verify_generic_into(::clretw::Result<FileOpWriteView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<FileOpWriteView> FileOpWriteView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FileOpWriteView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::FileOpWrite::id, ::clretw::windows_kernel::FileOpWrite::name);
+}
+
+const ::clretw::ViewVersion FileOpSetInfoView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_FileIoInfo_V3}, };
+::clretw::Result<FileOpSetInfoView> FileOpSetInfoView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FileOpSetInfoView>(versions_, payload, version, pointer_size);
+}
+void FileOpSetInfoView::verify_generic_into(::clretw::Result<FileOpSetInfoView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<FileOpSetInfoView> FileOpSetInfoView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FileOpSetInfoView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::FileOpSetInfo::id, ::clretw::windows_kernel::FileOpSetInfo::name);
+}
+
+const ::clretw::ViewVersion FileOpDeleteView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_FileIoInfo_V3}, };
+::clretw::Result<FileOpDeleteView> FileOpDeleteView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FileOpDeleteView>(versions_, payload, version, pointer_size);
+}
+void FileOpDeleteView::verify_generic_into(::clretw::Result<FileOpDeleteView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<FileOpDeleteView> FileOpDeleteView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FileOpDeleteView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::FileOpDelete::id, ::clretw::windows_kernel::FileOpDelete::name);
+}
+
+const ::clretw::ViewVersion FileOpRenameView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_FileIoInfo_V3}, };
+::clretw::Result<FileOpRenameView> FileOpRenameView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FileOpRenameView>(versions_, payload, version, pointer_size);
+}
+void FileOpRenameView::verify_generic_into(::clretw::Result<FileOpRenameView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<FileOpRenameView> FileOpRenameView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FileOpRenameView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::FileOpRename::id, ::clretw::windows_kernel::FileOpRename::name);
+}
+
+const ::clretw::ViewVersion FileOpDirEnumView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_FileIoDirEnum_V3}, };
+::clretw::Result<FileOpDirEnumView> FileOpDirEnumView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FileOpDirEnumView>(versions_, payload, version, pointer_size);
+}
+void FileOpDirEnumView::verify_generic_into(::clretw::Result<FileOpDirEnumView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<FileOpDirEnumView> FileOpDirEnumView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FileOpDirEnumView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::FileOpDirEnum::id, ::clretw::windows_kernel::FileOpDirEnum::name);
+}
+
+const ::clretw::ViewVersion FileOpFlushView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_FileIoSimpleOp_V3}, };
+::clretw::Result<FileOpFlushView> FileOpFlushView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FileOpFlushView>(versions_, payload, version, pointer_size);
+}
+void FileOpFlushView::verify_generic_into(::clretw::Result<FileOpFlushView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<FileOpFlushView> FileOpFlushView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FileOpFlushView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::FileOpFlush::id, ::clretw::windows_kernel::FileOpFlush::name);
+}
+
+const ::clretw::ViewVersion FileOpQueryInfoView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_FileIoInfo_V3}, };
+::clretw::Result<FileOpQueryInfoView> FileOpQueryInfoView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FileOpQueryInfoView>(versions_, payload, version, pointer_size);
+}
+void FileOpQueryInfoView::verify_generic_into(::clretw::Result<FileOpQueryInfoView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<FileOpQueryInfoView> FileOpQueryInfoView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FileOpQueryInfoView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::FileOpQueryInfo::id, ::clretw::windows_kernel::FileOpQueryInfo::name);
+}
+
+const ::clretw::ViewVersion FileOpFSControlView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_FileIoInfo_V3}, };
+::clretw::Result<FileOpFSControlView> FileOpFSControlView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FileOpFSControlView>(versions_, payload, version, pointer_size);
+}
+void FileOpFSControlView::verify_generic_into(::clretw::Result<FileOpFSControlView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<FileOpFSControlView> FileOpFSControlView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FileOpFSControlView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::FileOpFSControl::id, ::clretw::windows_kernel::FileOpFSControl::name);
+}
+
+const ::clretw::ViewVersion FileOpEndView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_FileIoOpEnd}, };
+::clretw::Result<FileOpEndView> FileOpEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FileOpEndView>(versions_, payload, version, pointer_size);
+}
+void FileOpEndView::verify_generic_into(::clretw::Result<FileOpEndView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<FileOpEndView> FileOpEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FileOpEndView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::FileOpEnd::id, ::clretw::windows_kernel::FileOpEnd::name);
+}
+
+const ::clretw::ViewVersion FileOpDirNotifyView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_FileIoDirEnum_V3}, };
+::clretw::Result<FileOpDirNotifyView> FileOpDirNotifyView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FileOpDirNotifyView>(versions_, payload, version, pointer_size);
+}
+void FileOpDirNotifyView::verify_generic_into(::clretw::Result<FileOpDirNotifyView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<FileOpDirNotifyView> FileOpDirNotifyView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FileOpDirNotifyView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::FileOpDirNotify::id, ::clretw::windows_kernel::FileOpDirNotify::name);
 }
 
 const ::clretw::ViewVersion ThreadStartView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_Thread_V3}, };
@@ -964,6 +2636,378 @@ void ThreadDCStopView::verify_generic_into(::clretw::Result<ThreadDCStopView>& o
 }
 ::clretw::Result<ThreadDCStopView> ThreadDCStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ThreadDCStopView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ThreadDCStop::id, ::clretw::windows_kernel::ThreadDCStop::name);
+}
+
+const ::clretw::ViewVersion CSwitchView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_CSwitch}, };
+::clretw::Result<CSwitchView> CSwitchView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CSwitchView>(versions_, payload, version, pointer_size);
+}
+void CSwitchView::verify_generic_into(::clretw::Result<CSwitchView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<CSwitchView> CSwitchView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<CSwitchView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::CSwitch::id, ::clretw::windows_kernel::CSwitch::name);
+}
+
+const ::clretw::ViewVersion ReadyThreadView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_ReadyThread}, };
+::clretw::Result<ReadyThreadView> ReadyThreadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ReadyThreadView>(versions_, payload, version, pointer_size);
+}
+void ReadyThreadView::verify_generic_into(::clretw::Result<ReadyThreadView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<ReadyThreadView> ReadyThreadView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ReadyThreadView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ReadyThread::id, ::clretw::windows_kernel::ReadyThread::name);
+}
+
+const ::clretw::ViewVersion ThreadSetNameView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_ThreadSetName}, };
+::clretw::Result<ThreadSetNameView> ThreadSetNameView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadSetNameView>(versions_, payload, version, pointer_size);
+}
+void ThreadSetNameView::verify_generic_into(::clretw::Result<ThreadSetNameView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<ThreadSetNameView> ThreadSetNameView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadSetNameView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ThreadSetName::id, ::clretw::windows_kernel::ThreadSetName::name);
+}
+
+const ::clretw::ViewVersion TcpSendView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIpSend}, };
+::clretw::Result<TcpSendView> TcpSendView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TcpSendView>(versions_, payload, version, pointer_size);
+}
+void TcpSendView::verify_generic_into(::clretw::Result<TcpSendView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<TcpSendView> TcpSendView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TcpSendView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpSend::id, ::clretw::windows_kernel::TcpSend::name);
+}
+
+const ::clretw::ViewVersion TcpRecvView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIp}, };
+::clretw::Result<TcpRecvView> TcpRecvView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TcpRecvView>(versions_, payload, version, pointer_size);
+}
+void TcpRecvView::verify_generic_into(::clretw::Result<TcpRecvView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<TcpRecvView> TcpRecvView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TcpRecvView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpRecv::id, ::clretw::windows_kernel::TcpRecv::name);
+}
+
+const ::clretw::ViewVersion TcpDisconnectView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIp}, };
+::clretw::Result<TcpDisconnectView> TcpDisconnectView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TcpDisconnectView>(versions_, payload, version, pointer_size);
+}
+void TcpDisconnectView::verify_generic_into(::clretw::Result<TcpDisconnectView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<TcpDisconnectView> TcpDisconnectView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TcpDisconnectView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpDisconnect::id, ::clretw::windows_kernel::TcpDisconnect::name);
+}
+
+const ::clretw::ViewVersion TcpRetransmitView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIp}, };
+::clretw::Result<TcpRetransmitView> TcpRetransmitView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TcpRetransmitView>(versions_, payload, version, pointer_size);
+}
+void TcpRetransmitView::verify_generic_into(::clretw::Result<TcpRetransmitView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<TcpRetransmitView> TcpRetransmitView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TcpRetransmitView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpRetransmit::id, ::clretw::windows_kernel::TcpRetransmit::name);
+}
+
+const ::clretw::ViewVersion TcpReconnectView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIp}, };
+::clretw::Result<TcpReconnectView> TcpReconnectView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TcpReconnectView>(versions_, payload, version, pointer_size);
+}
+void TcpReconnectView::verify_generic_into(::clretw::Result<TcpReconnectView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<TcpReconnectView> TcpReconnectView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TcpReconnectView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpReconnect::id, ::clretw::windows_kernel::TcpReconnect::name);
+}
+
+const ::clretw::ViewVersion TcpCopyView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIp}, };
+::clretw::Result<TcpCopyView> TcpCopyView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TcpCopyView>(versions_, payload, version, pointer_size);
+}
+void TcpCopyView::verify_generic_into(::clretw::Result<TcpCopyView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<TcpCopyView> TcpCopyView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TcpCopyView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpCopy::id, ::clretw::windows_kernel::TcpCopy::name);
+}
+
+const ::clretw::ViewVersion TcpSendIPV6View::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIpV6Send}, };
+::clretw::Result<TcpSendIPV6View> TcpSendIPV6View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TcpSendIPV6View>(versions_, payload, version, pointer_size);
+}
+void TcpSendIPV6View::verify_generic_into(::clretw::Result<TcpSendIPV6View>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<TcpSendIPV6View> TcpSendIPV6View::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TcpSendIPV6View>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpSendIPV6::id, ::clretw::windows_kernel::TcpSendIPV6::name);
+}
+
+const ::clretw::ViewVersion TcpRecvIPV6View::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIpV6}, };
+::clretw::Result<TcpRecvIPV6View> TcpRecvIPV6View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TcpRecvIPV6View>(versions_, payload, version, pointer_size);
+}
+void TcpRecvIPV6View::verify_generic_into(::clretw::Result<TcpRecvIPV6View>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<TcpRecvIPV6View> TcpRecvIPV6View::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TcpRecvIPV6View>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpRecvIPV6::id, ::clretw::windows_kernel::TcpRecvIPV6::name);
+}
+
+const ::clretw::ViewVersion TcpDisconnectIPV6View::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIpV6}, };
+::clretw::Result<TcpDisconnectIPV6View> TcpDisconnectIPV6View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TcpDisconnectIPV6View>(versions_, payload, version, pointer_size);
+}
+void TcpDisconnectIPV6View::verify_generic_into(::clretw::Result<TcpDisconnectIPV6View>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<TcpDisconnectIPV6View> TcpDisconnectIPV6View::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TcpDisconnectIPV6View>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpDisconnectIPV6::id, ::clretw::windows_kernel::TcpDisconnectIPV6::name);
+}
+
+const ::clretw::ViewVersion TcpRetransmitIPV6View::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIpV6}, };
+::clretw::Result<TcpRetransmitIPV6View> TcpRetransmitIPV6View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TcpRetransmitIPV6View>(versions_, payload, version, pointer_size);
+}
+void TcpRetransmitIPV6View::verify_generic_into(::clretw::Result<TcpRetransmitIPV6View>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<TcpRetransmitIPV6View> TcpRetransmitIPV6View::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TcpRetransmitIPV6View>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpRetransmitIPV6::id, ::clretw::windows_kernel::TcpRetransmitIPV6::name);
+}
+
+const ::clretw::ViewVersion TcpReconnectIPV6View::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIpV6}, };
+::clretw::Result<TcpReconnectIPV6View> TcpReconnectIPV6View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TcpReconnectIPV6View>(versions_, payload, version, pointer_size);
+}
+void TcpReconnectIPV6View::verify_generic_into(::clretw::Result<TcpReconnectIPV6View>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<TcpReconnectIPV6View> TcpReconnectIPV6View::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TcpReconnectIPV6View>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpReconnectIPV6::id, ::clretw::windows_kernel::TcpReconnectIPV6::name);
+}
+
+const ::clretw::ViewVersion TcpCopyIPV6View::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIpV6}, };
+::clretw::Result<TcpCopyIPV6View> TcpCopyIPV6View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TcpCopyIPV6View>(versions_, payload, version, pointer_size);
+}
+void TcpCopyIPV6View::verify_generic_into(::clretw::Result<TcpCopyIPV6View>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<TcpCopyIPV6View> TcpCopyIPV6View::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TcpCopyIPV6View>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpCopyIPV6::id, ::clretw::windows_kernel::TcpCopyIPV6::name);
+}
+
+const ::clretw::ViewVersion UdpSendView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_UdpIp}, };
+::clretw::Result<UdpSendView> UdpSendView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<UdpSendView>(versions_, payload, version, pointer_size);
+}
+void UdpSendView::verify_generic_into(::clretw::Result<UdpSendView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<UdpSendView> UdpSendView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<UdpSendView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::UdpSend::id, ::clretw::windows_kernel::UdpSend::name);
+}
+
+const ::clretw::ViewVersion UdpRecvView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_UdpIp}, };
+::clretw::Result<UdpRecvView> UdpRecvView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<UdpRecvView>(versions_, payload, version, pointer_size);
+}
+void UdpRecvView::verify_generic_into(::clretw::Result<UdpRecvView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<UdpRecvView> UdpRecvView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<UdpRecvView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::UdpRecv::id, ::clretw::windows_kernel::UdpRecv::name);
+}
+
+const ::clretw::ViewVersion UdpSendIPV6View::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_UdpIpV6}, };
+::clretw::Result<UdpSendIPV6View> UdpSendIPV6View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<UdpSendIPV6View>(versions_, payload, version, pointer_size);
+}
+void UdpSendIPV6View::verify_generic_into(::clretw::Result<UdpSendIPV6View>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<UdpSendIPV6View> UdpSendIPV6View::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<UdpSendIPV6View>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::UdpSendIPV6::id, ::clretw::windows_kernel::UdpSendIPV6::name);
+}
+
+const ::clretw::ViewVersion UdpRecvIPV6View::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_UdpIpV6}, };
+::clretw::Result<UdpRecvIPV6View> UdpRecvIPV6View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<UdpRecvIPV6View>(versions_, payload, version, pointer_size);
+}
+void UdpRecvIPV6View::verify_generic_into(::clretw::Result<UdpRecvIPV6View>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<UdpRecvIPV6View> UdpRecvIPV6View::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<UdpRecvIPV6View>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::UdpRecvIPV6::id, ::clretw::windows_kernel::UdpRecvIPV6::name);
+}
+
+const ::clretw::ViewVersion ConfigCPUView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_ConfigCPU_V3}, };
+::clretw::Result<ConfigCPUView> ConfigCPUView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ConfigCPUView>(versions_, payload, version, pointer_size);
+}
+void ConfigCPUView::verify_generic_into(::clretw::Result<ConfigCPUView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<ConfigCPUView> ConfigCPUView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ConfigCPUView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ConfigCPU::id, ::clretw::windows_kernel::ConfigCPU::name);
+}
+
+const ::clretw::ViewVersion ConfigPhyDiskView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_ConfigPhyDisk}, };
+::clretw::Result<ConfigPhyDiskView> ConfigPhyDiskView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ConfigPhyDiskView>(versions_, payload, version, pointer_size);
+}
+void ConfigPhyDiskView::verify_generic_into(::clretw::Result<ConfigPhyDiskView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<ConfigPhyDiskView> ConfigPhyDiskView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ConfigPhyDiskView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ConfigPhyDisk::id, ::clretw::windows_kernel::ConfigPhyDisk::name);
+}
+
+const ::clretw::ViewVersion ConfigLogDiskView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_ConfigLogDisk}, };
+::clretw::Result<ConfigLogDiskView> ConfigLogDiskView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ConfigLogDiskView>(versions_, payload, version, pointer_size);
+}
+void ConfigLogDiskView::verify_generic_into(::clretw::Result<ConfigLogDiskView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<ConfigLogDiskView> ConfigLogDiskView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ConfigLogDiskView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ConfigLogDisk::id, ::clretw::windows_kernel::ConfigLogDisk::name);
+}
+
+const ::clretw::ViewVersion ConfigNICView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_ConfigNIC}, };
+::clretw::Result<ConfigNICView> ConfigNICView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ConfigNICView>(versions_, payload, version, pointer_size);
+}
+void ConfigNICView::verify_generic_into(::clretw::Result<ConfigNICView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<ConfigNICView> ConfigNICView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ConfigNICView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ConfigNIC::id, ::clretw::windows_kernel::ConfigNIC::name);
+}
+
+const ::clretw::ViewVersion ConfigServicesView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_ConfigServices_V3}, };
+::clretw::Result<ConfigServicesView> ConfigServicesView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ConfigServicesView>(versions_, payload, version, pointer_size);
+}
+void ConfigServicesView::verify_generic_into(::clretw::Result<ConfigServicesView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<ConfigServicesView> ConfigServicesView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ConfigServicesView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ConfigServices::id, ::clretw::windows_kernel::ConfigServices::name);
+}
+
+const ::clretw::ViewVersion ConfigPowerView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_ConfigPower}, };
+::clretw::Result<ConfigPowerView> ConfigPowerView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ConfigPowerView>(versions_, payload, version, pointer_size);
+}
+void ConfigPowerView::verify_generic_into(::clretw::Result<ConfigPowerView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<ConfigPowerView> ConfigPowerView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ConfigPowerView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ConfigPower::id, ::clretw::windows_kernel::ConfigPower::name);
+}
+
+const ::clretw::ViewVersion ConfigNetworkView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_ConfigNetwork}, };
+::clretw::Result<ConfigNetworkView> ConfigNetworkView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ConfigNetworkView>(versions_, payload, version, pointer_size);
+}
+void ConfigNetworkView::verify_generic_into(::clretw::Result<ConfigNetworkView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<ConfigNetworkView> ConfigNetworkView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ConfigNetworkView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ConfigNetwork::id, ::clretw::windows_kernel::ConfigNetwork::name);
+}
+
+const ::clretw::ViewVersion ConfigOpticalMediaView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_ConfigOpticalMedia}, };
+::clretw::Result<ConfigOpticalMediaView> ConfigOpticalMediaView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ConfigOpticalMediaView>(versions_, payload, version, pointer_size);
+}
+void ConfigOpticalMediaView::verify_generic_into(::clretw::Result<ConfigOpticalMediaView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<ConfigOpticalMediaView> ConfigOpticalMediaView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ConfigOpticalMediaView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ConfigOpticalMedia::id, ::clretw::windows_kernel::ConfigOpticalMedia::name);
+}
+
+const ::clretw::ViewVersion ConfigPnPView::versions_[1] = {{4, &::clretw::windows_kernel::kRecord_ConfigPnP_V4}, };
+::clretw::Result<ConfigPnPView> ConfigPnPView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ConfigPnPView>(versions_, payload, version, pointer_size);
+}
+void ConfigPnPView::verify_generic_into(::clretw::Result<ConfigPnPView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<ConfigPnPView> ConfigPnPView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ConfigPnPView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ConfigPnP::id, ::clretw::windows_kernel::ConfigPnP::name);
+}
+
+const ::clretw::ViewVersion ConfigIDEChannelView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_ConfigIDEChannel}, };
+::clretw::Result<ConfigIDEChannelView> ConfigIDEChannelView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ConfigIDEChannelView>(versions_, payload, version, pointer_size);
+}
+void ConfigIDEChannelView::verify_generic_into(::clretw::Result<ConfigIDEChannelView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<ConfigIDEChannelView> ConfigIDEChannelView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ConfigIDEChannelView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ConfigIDEChannel::id, ::clretw::windows_kernel::ConfigIDEChannel::name);
+}
+
+const ::clretw::ViewVersion ConfigPlatformView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_ConfigPlatform}, };
+::clretw::Result<ConfigPlatformView> ConfigPlatformView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ConfigPlatformView>(versions_, payload, version, pointer_size);
+}
+void ConfigPlatformView::verify_generic_into(::clretw::Result<ConfigPlatformView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<ConfigPlatformView> ConfigPlatformView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ConfigPlatformView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ConfigPlatform::id, ::clretw::windows_kernel::ConfigPlatform::name);
+}
+
+const ::clretw::ViewVersion ConfigDPIView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_ConfigDPI}, };
+::clretw::Result<ConfigDPIView> ConfigDPIView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ConfigDPIView>(versions_, payload, version, pointer_size);
+}
+void ConfigDPIView::verify_generic_into(::clretw::Result<ConfigDPIView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<ConfigDPIView> ConfigDPIView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ConfigDPIView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ConfigDPI::id, ::clretw::windows_kernel::ConfigDPI::name);
 }
 
 const ::clretw::ViewVersion SampledProfileView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_SampledProfile}, };
@@ -1060,6 +3104,30 @@ void ImageLoadView::verify_generic_into(::clretw::Result<ImageLoadView>& out, ::
 }
 ::clretw::Result<ImageLoadView> ImageLoadView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<ImageLoadView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ImageLoad::id, ::clretw::windows_kernel::ImageLoad::name);
+}
+
+const ::clretw::ViewVersion ImageKernelBaseView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_ImageKernelBase}, };
+::clretw::Result<ImageKernelBaseView> ImageKernelBaseView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ImageKernelBaseView>(versions_, payload, version, pointer_size);
+}
+void ImageKernelBaseView::verify_generic_into(::clretw::Result<ImageKernelBaseView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<ImageKernelBaseView> ImageKernelBaseView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ImageKernelBaseView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ImageKernelBase::id, ::clretw::windows_kernel::ImageKernelBase::name);
+}
+
+const ::clretw::ViewVersion ImageHypercallPageView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_ImageHypercallPage}, };
+::clretw::Result<ImageHypercallPageView> ImageHypercallPageView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ImageHypercallPageView>(versions_, payload, version, pointer_size);
+}
+void ImageHypercallPageView::verify_generic_into(::clretw::Result<ImageHypercallPageView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<ImageHypercallPageView> ImageHypercallPageView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ImageHypercallPageView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ImageHypercallPage::id, ::clretw::windows_kernel::ImageHypercallPage::name);
 }
 
 const ::clretw::ViewVersion StackWalkStackView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_StackWalk}, };

@@ -7,9 +7,16 @@
 #include "clretw/windows_kernel/types.h"
 #include "clretw/windows_kernel/shared.h"
 #include "clretw/windows_kernel/other.h"
+#include "clretw/windows_kernel/event_trace.h"
+#include "clretw/windows_kernel/disk_io.h"
+#include "clretw/windows_kernel/memory.h"
 #include "clretw/windows_kernel/process.h"
 #include "clretw/windows_kernel/image.h"
+#include "clretw/windows_kernel/file_io.h"
 #include "clretw/windows_kernel/thread.h"
+#include "clretw/windows_kernel/tcp_ip.h"
+#include "clretw/windows_kernel/udp_ip.h"
+#include "clretw/windows_kernel/system_config.h"
 #include "clretw/windows_kernel/perf_info.h"
 #include "clretw/windows_kernel/stack_walk.h"
 
@@ -19,17 +26,87 @@ namespace clretw::windows_kernel {
 template <class F>
 void for_each_event_version([[maybe_unused]] F&& f) {
   f.template operator()<::clretw::windows_kernel::EventTraceHeader, ::clretw::windows_kernel::payload::EventTraceHeader>(2);
+  f.template operator()<::clretw::windows_kernel::EventTraceExtension, ::clretw::windows_kernel::payload::EventTraceExtension>(2);
+  f.template operator()<::clretw::windows_kernel::EventTraceRundownComplete, ::clretw::windows_kernel::payload::EventTraceRundownComplete>(2);
+  f.template operator()<::clretw::windows_kernel::EventTraceEndExtension, ::clretw::windows_kernel::payload::EventTraceEndExtension>(2);
+  f.template operator()<::clretw::windows_kernel::EventTracePartitionInfo, ::clretw::windows_kernel::payload::EventTracePartitionInfo>(2);
+  f.template operator()<::clretw::windows_kernel::DiskRead, ::clretw::windows_kernel::payload::DiskRead>(3);
+  f.template operator()<::clretw::windows_kernel::DiskWrite, ::clretw::windows_kernel::payload::DiskWrite>(3);
+  f.template operator()<::clretw::windows_kernel::DiskReadInit, ::clretw::windows_kernel::payload::DiskReadInit>(3);
+  f.template operator()<::clretw::windows_kernel::DiskWriteInit, ::clretw::windows_kernel::payload::DiskWriteInit>(3);
+  f.template operator()<::clretw::windows_kernel::DiskFlushBuffers, ::clretw::windows_kernel::payload::DiskFlushBuffers>(3);
+  f.template operator()<::clretw::windows_kernel::DiskFlushInit, ::clretw::windows_kernel::payload::DiskFlushInit>(3);
+  f.template operator()<::clretw::windows_kernel::TransitionFault, ::clretw::windows_kernel::payload::TransitionFault>(2);
+  f.template operator()<::clretw::windows_kernel::DemandZeroFault, ::clretw::windows_kernel::payload::DemandZeroFault>(2);
+  f.template operator()<::clretw::windows_kernel::CopyOnWrite, ::clretw::windows_kernel::payload::CopyOnWrite>(2);
+  f.template operator()<::clretw::windows_kernel::GuardPageFault, ::clretw::windows_kernel::payload::GuardPageFault>(2);
+  f.template operator()<::clretw::windows_kernel::HardPageFault, ::clretw::windows_kernel::payload::HardPageFault>(2);
+  f.template operator()<::clretw::windows_kernel::AccessViolation, ::clretw::windows_kernel::payload::AccessViolation>(2);
+  f.template operator()<::clretw::windows_kernel::HardFault, ::clretw::windows_kernel::payload::HardFault>(2);
+  f.template operator()<::clretw::windows_kernel::VirtualAlloc, ::clretw::windows_kernel::payload::VirtualAlloc>(2);
+  f.template operator()<::clretw::windows_kernel::VirtualFree, ::clretw::windows_kernel::payload::VirtualFree>(2);
   f.template operator()<::clretw::windows_kernel::ProcessStart, ::clretw::windows_kernel::payload::ProcessStart>(4);
   f.template operator()<::clretw::windows_kernel::ProcessStop, ::clretw::windows_kernel::payload::ProcessStop>(4);
   f.template operator()<::clretw::windows_kernel::ProcessDCStart, ::clretw::windows_kernel::payload::ProcessDCStart>(4);
   f.template operator()<::clretw::windows_kernel::ProcessDCStop, ::clretw::windows_kernel::payload::ProcessDCStop>(4);
   f.template operator()<::clretw::windows_kernel::ImageLoadProcessGroup, ::clretw::windows_kernel::payload::ImageLoadProcessGroup_V2>(2);
   f.template operator()<::clretw::windows_kernel::ImageLoadProcessGroup, ::clretw::windows_kernel::payload::ImageLoadProcessGroup>(3);
+  f.template operator()<::clretw::windows_kernel::ProcessPerfCtr, ::clretw::windows_kernel::payload::ProcessPerfCtr>(2);
+  f.template operator()<::clretw::windows_kernel::ProcessPerfCtrRundown, ::clretw::windows_kernel::payload::ProcessPerfCtrRundown>(2);
   f.template operator()<::clretw::windows_kernel::ProcessDefunct, ::clretw::windows_kernel::payload::ProcessDefunct>(4);
+  f.template operator()<::clretw::windows_kernel::FileIOName, ::clretw::windows_kernel::payload::FileIOName>(2);
+  f.template operator()<::clretw::windows_kernel::FileCreateName, ::clretw::windows_kernel::payload::FileCreateName>(2);
+  f.template operator()<::clretw::windows_kernel::FileDeleteName, ::clretw::windows_kernel::payload::FileDeleteName>(2);
+  f.template operator()<::clretw::windows_kernel::FileRundown, ::clretw::windows_kernel::payload::FileRundown>(2);
+  f.template operator()<::clretw::windows_kernel::FileOpCreate, ::clretw::windows_kernel::payload::FileOpCreate>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpCleanup, ::clretw::windows_kernel::payload::FileOpCleanup>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpClose, ::clretw::windows_kernel::payload::FileOpClose>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpRead, ::clretw::windows_kernel::payload::FileOpRead>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpWrite, ::clretw::windows_kernel::payload::FileOpWrite>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpSetInfo, ::clretw::windows_kernel::payload::FileOpSetInfo>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpDelete, ::clretw::windows_kernel::payload::FileOpDelete>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpRename, ::clretw::windows_kernel::payload::FileOpRename>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpDirEnum, ::clretw::windows_kernel::payload::FileOpDirEnum>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpFlush, ::clretw::windows_kernel::payload::FileOpFlush>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpQueryInfo, ::clretw::windows_kernel::payload::FileOpQueryInfo>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpFSControl, ::clretw::windows_kernel::payload::FileOpFSControl>(3);
+  f.template operator()<::clretw::windows_kernel::FileOpEnd, ::clretw::windows_kernel::payload::FileOpEnd>(2);
+  f.template operator()<::clretw::windows_kernel::FileOpDirNotify, ::clretw::windows_kernel::payload::FileOpDirNotify>(3);
   f.template operator()<::clretw::windows_kernel::ThreadStart, ::clretw::windows_kernel::payload::ThreadStart>(3);
   f.template operator()<::clretw::windows_kernel::ThreadStop, ::clretw::windows_kernel::payload::ThreadStop>(3);
   f.template operator()<::clretw::windows_kernel::ThreadDCStart, ::clretw::windows_kernel::payload::ThreadDCStart>(3);
   f.template operator()<::clretw::windows_kernel::ThreadDCStop, ::clretw::windows_kernel::payload::ThreadDCStop>(3);
+  f.template operator()<::clretw::windows_kernel::CSwitch, ::clretw::windows_kernel::payload::CSwitch>(2);
+  f.template operator()<::clretw::windows_kernel::ReadyThread, ::clretw::windows_kernel::payload::ReadyThread>(2);
+  f.template operator()<::clretw::windows_kernel::ThreadSetName, ::clretw::windows_kernel::payload::ThreadSetName>(2);
+  f.template operator()<::clretw::windows_kernel::TcpSend, ::clretw::windows_kernel::payload::TcpSend>(2);
+  f.template operator()<::clretw::windows_kernel::TcpRecv, ::clretw::windows_kernel::payload::TcpRecv>(2);
+  f.template operator()<::clretw::windows_kernel::TcpDisconnect, ::clretw::windows_kernel::payload::TcpDisconnect>(2);
+  f.template operator()<::clretw::windows_kernel::TcpRetransmit, ::clretw::windows_kernel::payload::TcpRetransmit>(2);
+  f.template operator()<::clretw::windows_kernel::TcpReconnect, ::clretw::windows_kernel::payload::TcpReconnect>(2);
+  f.template operator()<::clretw::windows_kernel::TcpCopy, ::clretw::windows_kernel::payload::TcpCopy>(2);
+  f.template operator()<::clretw::windows_kernel::TcpSendIPV6, ::clretw::windows_kernel::payload::TcpSendIPV6>(2);
+  f.template operator()<::clretw::windows_kernel::TcpRecvIPV6, ::clretw::windows_kernel::payload::TcpRecvIPV6>(2);
+  f.template operator()<::clretw::windows_kernel::TcpDisconnectIPV6, ::clretw::windows_kernel::payload::TcpDisconnectIPV6>(2);
+  f.template operator()<::clretw::windows_kernel::TcpRetransmitIPV6, ::clretw::windows_kernel::payload::TcpRetransmitIPV6>(2);
+  f.template operator()<::clretw::windows_kernel::TcpReconnectIPV6, ::clretw::windows_kernel::payload::TcpReconnectIPV6>(2);
+  f.template operator()<::clretw::windows_kernel::TcpCopyIPV6, ::clretw::windows_kernel::payload::TcpCopyIPV6>(2);
+  f.template operator()<::clretw::windows_kernel::UdpSend, ::clretw::windows_kernel::payload::UdpSend>(2);
+  f.template operator()<::clretw::windows_kernel::UdpRecv, ::clretw::windows_kernel::payload::UdpRecv>(2);
+  f.template operator()<::clretw::windows_kernel::UdpSendIPV6, ::clretw::windows_kernel::payload::UdpSendIPV6>(2);
+  f.template operator()<::clretw::windows_kernel::UdpRecvIPV6, ::clretw::windows_kernel::payload::UdpRecvIPV6>(2);
+  f.template operator()<::clretw::windows_kernel::ConfigCPU, ::clretw::windows_kernel::payload::ConfigCPU>(3);
+  f.template operator()<::clretw::windows_kernel::ConfigPhyDisk, ::clretw::windows_kernel::payload::ConfigPhyDisk>(2);
+  f.template operator()<::clretw::windows_kernel::ConfigLogDisk, ::clretw::windows_kernel::payload::ConfigLogDisk>(2);
+  f.template operator()<::clretw::windows_kernel::ConfigNIC, ::clretw::windows_kernel::payload::ConfigNIC>(2);
+  f.template operator()<::clretw::windows_kernel::ConfigServices, ::clretw::windows_kernel::payload::ConfigServices>(3);
+  f.template operator()<::clretw::windows_kernel::ConfigPower, ::clretw::windows_kernel::payload::ConfigPower>(2);
+  f.template operator()<::clretw::windows_kernel::ConfigNetwork, ::clretw::windows_kernel::payload::ConfigNetwork>(2);
+  f.template operator()<::clretw::windows_kernel::ConfigOpticalMedia, ::clretw::windows_kernel::payload::ConfigOpticalMedia>(2);
+  f.template operator()<::clretw::windows_kernel::ConfigPnP, ::clretw::windows_kernel::payload::ConfigPnP>(4);
+  f.template operator()<::clretw::windows_kernel::ConfigIDEChannel, ::clretw::windows_kernel::payload::ConfigIDEChannel>(2);
+  f.template operator()<::clretw::windows_kernel::ConfigPlatform, ::clretw::windows_kernel::payload::ConfigPlatform>(2);
+  f.template operator()<::clretw::windows_kernel::ConfigDPI, ::clretw::windows_kernel::payload::ConfigDPI>(2);
   f.template operator()<::clretw::windows_kernel::SampledProfile, ::clretw::windows_kernel::payload::SampledProfile>(2);
   f.template operator()<::clretw::windows_kernel::SampledProfileSetInterval, ::clretw::windows_kernel::payload::SampledProfileSetInterval_V2>(2);
   f.template operator()<::clretw::windows_kernel::SampledProfileSetInterval, ::clretw::windows_kernel::payload::SampledProfileSetInterval>(3);
@@ -45,6 +122,8 @@ void for_each_event_version([[maybe_unused]] F&& f) {
   f.template operator()<::clretw::windows_kernel::ImageDCStop, ::clretw::windows_kernel::payload::ImageDCStop>(3);
   f.template operator()<::clretw::windows_kernel::ImageLoad, ::clretw::windows_kernel::payload::ImageLoad_V2>(2);
   f.template operator()<::clretw::windows_kernel::ImageLoad, ::clretw::windows_kernel::payload::ImageLoad>(3);
+  f.template operator()<::clretw::windows_kernel::ImageKernelBase, ::clretw::windows_kernel::payload::ImageKernelBase>(2);
+  f.template operator()<::clretw::windows_kernel::ImageHypercallPage, ::clretw::windows_kernel::payload::ImageHypercallPage>(2);
   f.template operator()<::clretw::windows_kernel::StackWalkStack, ::clretw::windows_kernel::payload::StackWalkStack>(2);
   f.template operator()<::clretw::windows_kernel::StackWalkKeyCreate, ::clretw::windows_kernel::payload::StackWalkKeyCreate>(2);
   f.template operator()<::clretw::windows_kernel::StackWalkKeyDelete, ::clretw::windows_kernel::payload::StackWalkKeyDelete>(2);

@@ -25,6 +25,10 @@ Checks, per trace:
   PerfInfo/Sample, SetInterval, CollectionStart, CollectionEnd; StackWalk/Stack and the stack key events) are
   compared the same way, EVENT and COUNT lines, with the rules below. The
   header's PointerSize and NumberOfProcessors are also checked against the first line of clretw-dump --stats.
+- The other kernel events the manifest describes (KERNEL_PAYLOAD: DiskIO, Memory/HardFault, TcpIp, UdpIp,
+  SystemConfig, process counters, the header's extensions, KernelTraceControl's ImageID events and the merge's
+  SysConfig): COUNT lines, and every EVENT line's payload fields by name (KERNEL_FIELD_RENAMES) or as TraceEvent
+  computes them (kernel_payload_field); PID, TID and PName are not compared for them.
 - Every compared line's PName: TraceEvent prints the image name without its extension, "Process(<pid>)" when
   TraceLog has no name, "" for pid -1; clretw's "process" (the image name) is normalised the same way.
 - DataLen: the size of "payload" (hex) for events clretw does not decode; for decoded kernel events, derived from
@@ -90,6 +94,8 @@ Kernel rules (TraceEvent's KernelTraceEventParser.cs and TraceLog.cs, as facts; 
   thread, which clretw's JSON replaces with the payload's).
 """
 import datetime
+import decimal
+import ipaddress
 import json
 import os
 import re
@@ -224,6 +230,7 @@ NAME_DIFFERENCES = {
 }
 
 KERNEL = "Windows Kernel"
+SYSCONFIG = "KernelTraceControl-SysConfig"
 
 # The kernel events manifest/WindowsKernel.man describes, by TraceEvent's "Task/Opcode" name. Their EVENT and
 # COUNT lines are compared like the CLR providers' (through RENAMES where clretw's name differs).
@@ -237,6 +244,84 @@ KERNEL_DESCRIBED = {"EventTrace", "Process/Start", "Process/Stop", "Process/DCSt
 # Providers whose lines are kernel (MOF) events; those not in KERNEL_DESCRIBED are reported by provider/group as
 # not in manifest/WindowsKernel.man.
 KERNEL_PROVIDERS = (KERNEL, "MSNT_SystemTrace", "KernelTraceControl")
+
+# The other kernel events manifest/WindowsKernel.man describes (DiskIO, FileIO names, Memory, TcpIp, UdpIp,
+# SystemConfig, the header's extensions, process counters, KernelTraceControl's image identities and the
+# merge's SysConfig): TraceEvent's (provider, "Task/Opcode") -> clretw's. Their COUNT lines must match, and every
+# EVENT line's payload fields are compared with clretw's i-th event of the type (in time order): by name,
+# through KERNEL_FIELD_RENAMES, or computed by kernel_payload_field. PID, TID and PName are not compared (TraceEvent
+# moves them around per event; the events above check those rules). Fields TraceEvent computes from other events
+# (FileName from a FileKey, IrpFlags and Priority split from one word) are counted as not compared.
+KERNEL_PAYLOAD = {
+    (KERNEL, "EventTrace/Extension"): (KERNEL, "EventTrace/Extension"),
+    (KERNEL, "EventTrace/EndExtension"): (KERNEL, "EventTrace/EndExtension"),
+    (KERNEL, "EventTrace/RundownComplete"): (KERNEL, "EventTrace/Suspend"),
+    (KERNEL, "Process/PerfCtr"): (KERNEL, "Process/PerfCtr"),
+    (KERNEL, "Process/PerfCtrRundown"): (KERNEL, "Process/PerfCtrRundown"),
+    (KERNEL, "Memory/HardFault"): (KERNEL, "Memory/HardFault"),
+    (KERNEL, "TcpIp/SendIPV6"): (KERNEL, "TcpIp/SendIPV6"),
+    (KERNEL, "TcpIp/RecvIPV6"): (KERNEL, "TcpIp/RecvIPV6"),
+    (KERNEL, "UdpIp/Send"): (KERNEL, "UdpIp/Send"),
+    (KERNEL, "UdpIp/Recv"): (KERNEL, "UdpIp/Recv"),
+    (KERNEL, "UdpIp/SendIPV6"): (KERNEL, "UdpIp/SendIPV6"),
+    (KERNEL, "UdpIp/RecvIPV6"): (KERNEL, "UdpIp/RecvIPV6"),
+    ("MSNT_SystemTrace", "Image/KernelBase"): (KERNEL, "Image/KernelBase"),
+    ("MSNT_SystemTrace", "SystemConfig/Platform"): (KERNEL, "SystemConfig/Platform"),
+    (KERNEL, "SysConfig/BuildInfo"): (SYSCONFIG, "SysConfig/BuildInfo"),
+    (KERNEL, "SysConfig/SystemPaths"): (SYSCONFIG, "SysConfig/SystemPaths"),
+    (KERNEL, "SysConfig/UnknownVolume"): (SYSCONFIG, "SysConfig/UnknownVolume"),
+    (KERNEL, "SysConfig/VolumeMapping"): (SYSCONFIG, "SysConfig/VolumeMapping"),
+    (KERNEL, "SysConfig/Opcode(37)"): (SYSCONFIG, "SysConfig/OsVersion"),
+    ("KernelTraceControl", "ImageID"): ("KernelTraceControl", "ImageID"),
+    ("KernelTraceControl", "ImageID/DbgID_RSDS"): ("KernelTraceControl", "ImageID/DbgID_RSDS"),
+    ("KernelTraceControl", "ImageID/DbgID_ILRSDS"): ("KernelTraceControl", "ImageID/DbgID_ILRSDS"),
+    ("KernelTraceControl", "ImageID/FileVersion"): ("KernelTraceControl", "ImageID/FileVersion"),
+    ("KernelTraceControl", "ImageID/None"): ("KernelTraceControl", "ImageID/None"),
+}
+for _op in ("Read", "Write", "ReadInit", "WriteInit", "FlushBuffers", "FlushInit"):
+    KERNEL_PAYLOAD[(KERNEL, "DiskIO/" + _op)] = (KERNEL, "DiskIO/" + _op)
+for _op in ("CPU", "PhyDisk", "LogDisk", "NIC", "Services", "Power", "Network", "PnP", "IDEChannel"):
+    KERNEL_PAYLOAD[(KERNEL, "SystemConfig/" + _op)] = (KERNEL, "SystemConfig/" + _op)
+
+# TraceEvent's field name -> the manifest's (the kernel's MOF names), per field name.
+KERNEL_FIELD_RENAMES = {
+    "ProcessID": "ProcessId", "MemoryCount": "PageFaultCount", "TargetID": "TargetId",
+    "PDBFileName": "PdbFileName", "FileKey": "FileObject",
+}
+KERNEL_FIELD_RENAMES_BY_EVENT = {("SysConfig/UnknownVolume", "Value"): "NtPath"}
+# Same name, another value: TraceEvent's ProcessName is the name of the event's process, not the payload's string.
+# ImageID's ProcessID: TraceEvent's class does not read it from the payload (its accessor is commented out) and
+# prints 0, where the payload holds the header's process (4 for the System process's images: checked).
+KERNEL_PAYLOAD_NOT_COMPARED = {("SystemConfig/Services", "ProcessName"), ("ImageID", "ProcessID")}
+
+
+def byteswap16(v):
+    return ((v & 0xFF) << 8) | (v >> 8)
+
+
+def kernel_payload_field(event, field, ctx):
+    """TraceEvent's computed values of the other kernel events, from clretw's fields; NOT_COMPUTED when none."""
+    f = event["fields"]
+    if field in ("dport", "sport") and field in f:
+        return byteswap16(f[field])    # network byte order on the wire; TraceEvent swaps
+    if field in ("saddr", "daddr") and isinstance(f.get(field), int):
+        return ".".join(str((f[field] >> s) & 0xFF) for s in (0, 8, 16, 24))   # IPv4, network order
+    if field in ("saddr", "daddr") and isinstance(f.get(field), str) and f[field].startswith("0x"):
+        return str(ipaddress.IPv6Address(bytes.fromhex(f[field][2:])))
+    if field == "context" and "PID" in f:
+        return f["PID"] | (f["size"] << 32)  # UdpIp v2: TraceEvent reads PID and size as one pointer
+    if field in ("ElapsedTimeMSec", "DiskServiceTimeMSec") and "HighResResponseTime" in f and ctx.get("perf_freq"):
+        # QPC ticks -> ms, printed as .NET's N3 does (half away from zero).
+        ms = decimal.Decimal(f["HighResResponseTime"] * 1000) / decimal.Decimal(ctx["perf_freq"])
+        return str(ms.quantize(decimal.Decimal("0.001"), rounding=decimal.ROUND_HALF_UP))
+    if field == "IrpFlags" and "IrpFlags" in f:
+        return f["IrpFlags"] & ~(7 << 17)   # TraceEvent leaves out the I/O priority (bits 17-19)
+    if field == "PhysicalAddr" and f.get(field, 0) >= 1 << 63:
+        return f[field] - (1 << 64)           # TraceEvent reads it as a signed 64-bit number
+    if field in ("BuildTime",) and "TimeDateStamp" in f:
+        t = datetime.datetime(1970, 1, 1) + datetime.timedelta(seconds=f["TimeDateStamp"] & 0xFFFFFFFF)
+        return t.strftime("%y/%m/%d %H:%M:%S.%f")
+    return NOT_COMPUTED
 
 # TraceEvent's PID/TID of kernel events (its FixupData, KernelTraceEventParser.cs), where they differ from the
 # header's: (clretw event name) -> rule. "-1": TraceEvent sets the thread to -1 (Process events keep the header's
@@ -619,14 +704,17 @@ def check_trace(dump, etl, baseline_path, failures, excused_used):
             thread_events[e["fields"]["TThreadId"]].append((e["timestamp"], e["fields"]["ProcessId"]))
         if e.get("process"):
             later_names[e["pid"]].append((e["timestamp"], e["process"]))
-        # SysConfig's SystemPaths (opcode 33: SystemDirectory, SystemWindowsDirectory) and VolumeMapping
-        # (opcode 35: NtPath, DosPath) come from their own provider GUID, which clretw does not decode.
-        if e["provider"].startswith("9b79ee91-") and "payload" in e:
-            strings = utf16_strings(e["payload"])
-            if e["name"] == "Opcode(35)" and len(strings) >= 2:
-                ctx["volumes"].append((strings[0], strings[1]))
-            elif e["name"] == "Opcode(33)" and len(strings) >= 2:
-                ctx["volumes"].append(("\\Windows\\", strings[1]))
+        # SysConfig's SystemPaths (SystemDirectory, SystemWindowsDirectory) and VolumeMapping (NtPath, DosPath),
+        # of their own class GUID 9b79ee91-..., which manifest/WindowsKernel.man describes as the provider
+        # KernelTraceControl-SysConfig.
+        if e["provider"] == SYSCONFIG and e.get("status", "decoded") == "decoded":
+            f = e["fields"]
+            if e["name"] == "SysConfig/VolumeMapping":
+                ctx["volumes"].append((f["NtPath"], f["DosPath"]))
+            elif e["name"] == "SysConfig/SystemPaths":
+                ctx["volumes"].append(("\\Windows\\", f["SystemWindowsDirectory"]))
+        if e["provider"] == KERNEL and e["name"] == "EventTrace":
+            ctx["perf_freq"] = e["fields"].get("PerfFreq")
 
     def fail(line, what, field, b, c, pair=None, payload_field=False):
         for key in ((what, field),) + (((what, "*"),) if payload_field else ()):
@@ -656,7 +744,11 @@ def check_trace(dump, etl, baseline_path, failures, excused_used):
     not_compared = Counter()
     not_compared_counts = Counter()
     seen = Counter()
+    payload_lines = []
     for b in base_events:
+        if (b["provider"], b["name"]) in KERNEL_PAYLOAD:
+            payload_lines.append(b)
+            continue
         if not compared(b["provider"], b["name"]):
             not_compared[group_of(b["provider"], b["name"])] += 1
             continue
@@ -719,9 +811,45 @@ def check_trace(dump, etl, baseline_path, failures, excused_used):
                 if e["fields"].get(field) != got:
                     fail(b["line"], what, field + " (--stats)", got, e["fields"].get(field))
 
+    # The other kernel events: payload fields by name (see KERNEL_PAYLOAD).
+    seen_payload = Counter()
+    for b in payload_lines:
+        what = "%s/%s" % (b["provider"], b["name"])
+        key = KERNEL_PAYLOAD[(b["provider"], b["name"])]
+        k = seen_payload[key]
+        seen_payload[key] += 1
+        ours = by_type.get(key, [])
+        if k >= len(ours):
+            fail(b["line"], what, "(event)", "present", "absent (%d of this type)" % len(ours))
+            continue
+        e = ours[k]
+        figures["kernel payload events"] += 1
+        if e.get("status", "decoded") != "decoded" or e.get("note"):
+            fail(b["line"], what, "(decode)", "decoded, no note", "%s %s" % (e.get("status"), e.get("note")))
+        for field, bv in b["fields"]:
+            cname = KERNEL_FIELD_RENAMES_BY_EVENT.get((b["name"], field), KERNEL_FIELD_RENAMES.get(field, field))
+            cv = kernel_payload_field(e, field, ctx)
+            if cv is NOT_COMPUTED:
+                if cname not in e["fields"] or (b["name"], field) in KERNEL_PAYLOAD_NOT_COMPARED:
+                    figures["kernel payload fields not compared"] += 1
+                    continue
+                cv = e["fields"][cname]
+            if field == "IrpFlags" and bv != "None" and as_int(bv) is None:
+                figures["kernel payload fields not compared"] += 1   # TraceEvent's names of the IRP flags
+                continue
+            figures["kernel payload fields"] += 1
+            if not same_value(b["name"], field, bv, cv):
+                fail(b["line"], what, field, bv, cv, (b, e), payload_field=True)
+
     ours_count = Counter((e["provider"], e["name"]) for e in events if not tracelog_drops(e))
     base_types = set()
     for line, provider, name, n in base_counts:
+        if (provider, name) in KERNEL_PAYLOAD:
+            key = KERNEL_PAYLOAD[(provider, name)]
+            figures["kernel payload counts"] += 1
+            if ours_count[key] != n:
+                fail(line, "%s/%s" % (provider, name), "(count)", n, ours_count[key])
+            continue
         if not compared(provider, name):
             not_compared_counts[group_of(provider, name)] += 1
             continue
@@ -767,6 +895,10 @@ def check_trace(dump, etl, baseline_path, failures, excused_used):
               label, figures["events"], figures["kernel events"], figures["fields"], figures["DataLen derived"],
               figures["DataLen not compared"], figures["counts"], figures["kernel counts"],
               figures["types not in baseline (listed)"], figures["dropped"], figures["excused"]))
+    print("  other kernel events (KERNEL_PAYLOAD): %d EVENT lines, %d payload fields compared, %d not compared "
+          "(computed by TraceEvent from other events), %d COUNT lines" % (
+              figures["kernel payload events"], figures["kernel payload fields"],
+              figures["kernel payload fields not compared"], figures["kernel payload counts"]))
     print("  rules applied: TID -1 %d, PID from the thread's later Thread event %d, PName from a later event %d, "
           "PName Process(N) for Defunct-only %d" % (
         figures["TID by rule (-1)"], figures["PID from the thread's later Thread event"],

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -21,6 +22,8 @@
 #include "clretw/describe.h"
 #include "clretw/etl.h"
 #include "clretw/events.h"
+#include "clretw/kernel_trace_control.h"
+#include "clretw/windows_kernel.h"
 #include "clretw/open.h"
 #include "clretw/select.h"
 #include "../../runtime/etl/src/xpress.h"
@@ -469,6 +472,113 @@ TEST_CASE("ETL: inputs the fuzzer found (tests/etl/regressions) end cleanly") {
     ++n;
   }
   CHECK(n >= 1);
+}
+
+// The kernel events manifest/WindowsKernel.man describes, on every shared ETL file: none of the kernel's
+// groups, KernelTraceControl's classes or the CLR providers is left unknown or malformed, and none decodes with
+// trailing bytes, except what other work owns (noted per line). Then values checked by hand against the bytes
+// and TraceEvent's baseline (net.4.5.2.x64.baseline.txt): a disk write, the file it wrote, a PDB identity.
+CLRETW_SHARED_CASE("ETL: the shared files' kernel and KernelTraceControl events decode with no trailing bytes") {
+  for (const char* name : {"gcevents.etl", "net.4.5.2.x64.etl", "SelfDescribingSingleEvent.etl"}) {
+    const Buf f = load_shared(name);
+    if (f.empty()) {
+      clretw::test::skip(std::string("../shared/etl/") + name + " is absent");
+      continue;
+    }
+    CAPTURE(name);
+    auto opened = Reader::open_memory(f);
+    REQUIRE(opened.ok());
+    Reader& r = **opened;
+    EventDescriber describer({&clretw::catalog()});
+    std::map<std::string, std::uint64_t> unknown, trailing, malformed;  // by provider/name
+    std::uint64_t kernel_decoded = 0;
+    namespace wk = clretw::windows_kernel;
+    namespace ktc = clretw::kernel_trace_control;
+    // The first DiskIO/Write's fields (a view reads the reader's buffer: the values are kept, not the view).
+    bool write_seen = false;
+    std::uint32_t write_size = 0, write_disk = 99, write_thread = 0;
+    std::int64_t write_offset = 0;
+    std::uint64_t write_file = 0, write_time = 0;
+    std::map<std::uint64_t, std::string> file_names;  // FileObject -> the kernel's path, from FileIO name events
+    std::string ntdll_pdb;
+    std::uint32_t ntdll_age = 0;
+    std::string ntdll_guid;
+    for (;;) {
+      auto n = r.next();
+      REQUIRE(n.ok());
+      if (!*n) break;
+      const EventRecord& e = **n;
+      const Described d = describer.describe(e);
+      const std::string provider(d.provider_name);
+      const bool ours = provider == "Windows Kernel" || provider.starts_with("KernelTraceControl") ||
+                        provider.starts_with("Microsoft-Windows-DotNETRuntime");
+      // Classic event classes by GUID that stay unknown: KernelTraceControl's MetaData (bbccf6c1-...: the
+      // TRACE_EVENT_INFO of manifest providers) and WinSat (ed54dff8-...: compressed XML) end in data a
+      // manifest cannot bound (no length field).
+      if (!ours) continue;
+      const std::string key = provider + "/" + d.name;
+      if (d.kind == Described::Kind::unknown) ++unknown[key];
+      if (d.kind == Described::Kind::malformed) ++malformed[key];
+      if (d.kind == Described::Kind::decoded && d.trailing > 0) ++trailing[key];
+      if (d.kind == Described::Kind::decoded && provider != "Microsoft-Windows-DotNETRuntime") ++kernel_decoded;
+      const bool kernel = e.provider_guid == wk::provider_guid;
+      if (kernel && e.id == 0x010B && !write_seen) {  // DiskIO (1), type 11
+        auto w = wk::DiskWriteView::from(e);
+        REQUIRE(w.ok());
+        write_seen = true;
+        write_size = w->TransferSize();
+        write_offset = w->ByteOffset();
+        write_disk = w->DiskNumber();
+        write_time = w->HighResResponseTime();
+        write_thread = w->IssuingThreadId();
+        write_file = w->FileObject();
+      }
+      if (kernel && e.id == 0x0424) {  // FileIO (4), type 36
+        auto fn = wk::FileRundownView::from(e);
+        REQUIRE(fn.ok());
+        file_names[fn->FileObject()] = fn->FileName().to_utf8();
+      }
+      if (e.provider_guid == ktc::provider_guid && e.id == 36 && ntdll_pdb.empty()) {
+        auto rsds = ktc::ImageIDDbgID_RSDSView::from(e);
+        REQUIRE(rsds.ok());
+        if (rsds->PdbFileName() == "wntdll.pdb") {
+          ntdll_pdb = std::string(rsds->PdbFileName());
+          ntdll_age = rsds->Age();
+          ntdll_guid = rsds->GuidSig().to_string();
+        }
+      }
+    }
+    // Owned by the CPU-stacks work (issue 28, item 1): the StackWalk key events (35-38), PerfInfo's
+    // collection start/end (73, 74) and the stack frames StackWalk/Stack leaves as trailing bytes.
+    for (const char* other : {"Windows Kernel/StackWalk/35", "Windows Kernel/StackWalk/36", "Windows Kernel/StackWalk/37",
+                              "Windows Kernel/StackWalk/38", "Windows Kernel/PerfInfo/73", "Windows Kernel/PerfInfo/74"})
+      unknown.erase(other);
+    trailing.erase("Windows Kernel/StackWalk/Stack");
+    // .NET Framework's private GC/PerHeapHistory version 2 (issue 28, item 4): not yet described.
+    trailing.erase("Microsoft-Windows-DotNETRuntimePrivate/GC/PerHeapHistory");
+    // (No structured bindings: doctest's messages capture in lambdas, which clang 14 refuses for them.)
+    for (const auto& u : unknown) CHECK_MESSAGE(u.second == 0, "unknown: " << u.first << " x" << u.second);
+    for (const auto& m : malformed) CHECK_MESSAGE(m.second == 0, "malformed: " << m.first << " x" << m.second);
+    for (const auto& t : trailing) CHECK_MESSAGE(t.second == 0, "trailing bytes: " << t.first << " x" << t.second);
+    CHECK(kernel_decoded > 0);
+    if (std::string(name) == "net.4.5.2.x64.etl") {
+      // The first DiskIO/Write (baseline line 113): 4,096 bytes at 6,109,835,264 on disk 0, 0.928 ms (9,284 QPC
+      // ticks at 10 MHz), issued by thread 44; its file is named by a FileIO/FileRundown event (TraceEvent
+      // prints it as C:\Windows\System32\... through the VolumeMapping \Device\HarddiskVolume2\ -> C:\).
+      REQUIRE(write_seen);
+      CHECK(write_size == 4096);
+      CHECK(write_offset == 6109835264);
+      CHECK(write_disk == 0);
+      CHECK(write_time == 9284);
+      CHECK(write_thread == 44);
+      CHECK(write_file == 0xfffff8a0045ffc50u);
+      CHECK(file_names[write_file] == "\\Device\\HarddiskVolume2\\Windows\\System32\\LogFiles\\WMI\\RtBackup\\EtwRTRAC_PS.etl");
+      // ntdll's CodeView record (baseline line 17; bytes at +12: the GUID, +28: age 2, +32: "wntdll.pdb").
+      CHECK(ntdll_pdb == "wntdll.pdb");
+      CHECK(ntdll_age == 2);
+      CHECK(ntdll_guid == "ec83d8df-5559-46e0-b630-133ebd979266");
+    }
+  }
 }
 
 CLRETW_SHARED_CASE("ETL: the shared real files decode completely, in time order") {

@@ -99,12 +99,15 @@ CLRETW_SHARED_CASE("the built-in manifest is the runtime's newest manifest plus 
                                                     {"event-added", 3},        // .NET 9/10: WaitHandleWait Start/Stop, AllocationSampled
                                                     {"keyword-added", 2},      // their keywords
                                                     {"task-added", 1},         // WaitHandleWait
-                                                    {"map-added", 6},          // GC global, compact, expand mechanisms; wait source;
-                                                                               // GC pause mode, GC settings flags
+                                                    {"map-added", 8},          // GC global, compact, expand mechanisms; wait source;
+                                                                               // GC pause mode, GC settings flags; the private
+                                                                               // provider's GC reason and global mechanisms
                                                     {"map-entry-added", 22},   // ReadyToRun, tiers, ColdSection x2, GC reasons 10-13
-                                                    {"field-map-added", 12}}); // GlobalHeapHistory v2-v4 Reason,
+                                                    {"field-map-added", 16}}); // GlobalHeapHistory v2-v4 Reason,
                                                                                 // GlobalMechanisms and PauseMode, PerHeapHistory v3
-                                                                                // mechanisms, GCSettingsRundown's BitSettings
+                                                                                // mechanisms, GCSettingsRundown's BitSettings; the
+                                                                                // private GlobalHeapHistory v0-v1 Reason and
+                                                                                // GlobalMechanisms
   // And merging the runtime's manifest into the built-in one changes nothing.
   const MergeResult r = merge_manifests(builtin, runtime);
   CHECK(r.dropped.empty());

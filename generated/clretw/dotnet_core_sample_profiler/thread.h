@@ -32,7 +32,7 @@ namespace clretw::dotnet_core_sample_profiler {
 
 namespace templates {
 
-/// Template ThreadSample (ClrEtwBuiltin.man:3569).
+/// Template ThreadSample (ClrEtwBuiltin.man:3595).
 struct ThreadSample {
   ::clretw::dotnet_core_sample_profiler::ThreadSampleTypeMap Type{};  // win:UInt32, map ThreadSampleTypeMap
 
@@ -76,7 +76,7 @@ using ThreadSample = ::clretw::dotnet_core_sample_profiler::templates::ThreadSam
 // event's version are std::optional.
 
 /// ThreadSample: event 0 of Microsoft-DotNETCore-SampleProfiler ("Thread/Sample"), version 0.
-///   v0 ThreadSample: template ThreadSample (ClrEtwBuiltin.man:3574)
+///   v0 ThreadSample: template ThreadSample (ClrEtwBuiltin.man:3600)
 class ThreadSampleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -134,7 +134,7 @@ class ThreadSampleView : public ::clretw::ViewBase<1> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// ThreadSample: event 0 of Microsoft-DotNETCore-SampleProfiler ("Thread/Sample"), version 0.
-///   v0 ThreadSample: template ThreadSample (ClrEtwBuiltin.man:3574)
+///   v0 ThreadSample: template ThreadSample (ClrEtwBuiltin.man:3600)
 struct ThreadSample {
   static constexpr ::std::uint16_t id = 0;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_core_sample_profiler::provider_guid;

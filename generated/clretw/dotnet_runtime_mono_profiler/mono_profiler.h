@@ -32,7 +32,7 @@ namespace clretw::dotnet_runtime_mono_profiler {
 
 namespace templates {
 
-/// Template ContextLoadedUnloaded (ClrEtwBuiltin.man:3299).
+/// Template ContextLoadedUnloaded (ClrEtwBuiltin.man:3325).
 struct ContextLoadedUnloaded {
   ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
@@ -67,7 +67,7 @@ struct ContextLoadedUnloaded {
   };
 };
 
-/// Template AppDomainLoadUnload (ClrEtwBuiltin.man:3304).
+/// Template AppDomainLoadUnload (ClrEtwBuiltin.man:3330).
 struct AppDomainLoadUnload {
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
 
@@ -98,7 +98,7 @@ struct AppDomainLoadUnload {
   };
 };
 
-/// Template AppDomainName (ClrEtwBuiltin.man:3307).
+/// Template AppDomainName (ClrEtwBuiltin.man:3333).
 struct AppDomainName {
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
   ::std::string AppDomainName_{};  // win:UnicodeString
@@ -131,7 +131,7 @@ struct AppDomainName {
   };
 };
 
-/// Template JitBeginFailedDone (ClrEtwBuiltin.man:3311).
+/// Template JitBeginFailedDone (ClrEtwBuiltin.man:3337).
 struct JitBeginFailedDone {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -166,7 +166,7 @@ struct JitBeginFailedDone {
   };
 };
 
-/// Template JitChunkCreated (ClrEtwBuiltin.man:3316).
+/// Template JitChunkCreated (ClrEtwBuiltin.man:3342).
 struct JitChunkCreated {
   ::std::uint64_t ChunkID{};  // win:Pointer -> win:HexInt64
   ::std::uint64_t ChunkSize{};  // win:UInt64 -> win:HexInt64
@@ -199,7 +199,7 @@ struct JitChunkCreated {
   };
 };
 
-/// Template JitChunkDestroyed (ClrEtwBuiltin.man:3320).
+/// Template JitChunkDestroyed (ClrEtwBuiltin.man:3346).
 struct JitChunkDestroyed {
   ::std::uint64_t ChunkID{};  // win:Pointer -> win:HexInt64
 
@@ -230,7 +230,7 @@ struct JitChunkDestroyed {
   };
 };
 
-/// Template JitCodeBuffer (ClrEtwBuiltin.man:3323).
+/// Template JitCodeBuffer (ClrEtwBuiltin.man:3349).
 struct JitCodeBuffer {
   ::std::uint64_t BufferID{};  // win:Pointer -> win:HexInt64
   ::std::uint64_t BufferSize{};  // win:UInt64 -> win:HexInt64
@@ -265,7 +265,7 @@ struct JitCodeBuffer {
   };
 };
 
-/// Template ClassLoadingFailed (ClrEtwBuiltin.man:3328).
+/// Template ClassLoadingFailed (ClrEtwBuiltin.man:3354).
 struct ClassLoadingFailed {
   ::std::uint64_t ClassID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -298,7 +298,7 @@ struct ClassLoadingFailed {
   };
 };
 
-/// Template ClassLoaded (ClrEtwBuiltin.man:3332).
+/// Template ClassLoaded (ClrEtwBuiltin.man:3358).
 struct ClassLoaded {
   ::std::uint64_t ClassID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -333,7 +333,7 @@ struct ClassLoaded {
   };
 };
 
-/// Template VTableLoadingFailedLoaded (ClrEtwBuiltin.man:3337).
+/// Template VTableLoadingFailedLoaded (ClrEtwBuiltin.man:3363).
 struct VTableLoadingFailedLoaded {
   ::std::uint64_t VTableID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ClassID{};  // win:UInt64 -> win:HexInt64
@@ -368,7 +368,7 @@ struct VTableLoadingFailedLoaded {
   };
 };
 
-/// Template ModuleLoadingUnloadingFailed (ClrEtwBuiltin.man:3342).
+/// Template ModuleLoadingUnloadingFailed (ClrEtwBuiltin.man:3368).
 struct ModuleLoadingUnloadingFailed {
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
 
@@ -399,7 +399,7 @@ struct ModuleLoadingUnloadingFailed {
   };
 };
 
-/// Template ModuleLoadedUnloaded (ClrEtwBuiltin.man:3345).
+/// Template ModuleLoadedUnloaded (ClrEtwBuiltin.man:3371).
 struct ModuleLoadedUnloaded {
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
   ::std::string ModuleName{};  // win:UnicodeString
@@ -435,7 +435,7 @@ struct ModuleLoadedUnloaded {
   };
 };
 
-/// Template AssemblyLoadingUnloading (ClrEtwBuiltin.man:3350).
+/// Template AssemblyLoadingUnloading (ClrEtwBuiltin.man:3376).
 struct AssemblyLoadingUnloading {
   ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -468,7 +468,7 @@ struct AssemblyLoadingUnloading {
   };
 };
 
-/// Template AssemblyLoadedUnloaded (ClrEtwBuiltin.man:3354).
+/// Template AssemblyLoadedUnloaded (ClrEtwBuiltin.man:3380).
 struct AssemblyLoadedUnloaded {
   ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -503,7 +503,7 @@ struct AssemblyLoadedUnloaded {
   };
 };
 
-/// Template MethodTracing (ClrEtwBuiltin.man:3359).
+/// Template MethodTracing (ClrEtwBuiltin.man:3385).
 struct MethodTracing {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
 
@@ -534,7 +534,7 @@ struct MethodTracing {
   };
 };
 
-/// Template ExceptionThrow (ClrEtwBuiltin.man:3362).
+/// Template ExceptionThrow (ClrEtwBuiltin.man:3388).
 struct ExceptionThrow {
   ::std::uint64_t TypeID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
@@ -567,7 +567,7 @@ struct ExceptionThrow {
   };
 };
 
-/// Template ExceptionClause (ClrEtwBuiltin.man:3366).
+/// Template ExceptionClause (ClrEtwBuiltin.man:3392).
 struct ExceptionClause {
   ::clretw::dotnet_runtime_mono_profiler::ExceptionClauseTypeMap ClauseType{};  // win:UInt8, map ExceptionClauseTypeMap
   ::std::uint32_t ClauseIdx{};  // win:UInt32
@@ -607,7 +607,7 @@ struct ExceptionClause {
   };
 };
 
-/// Template GCEvent (ClrEtwBuiltin.man:3373).
+/// Template GCEvent (ClrEtwBuiltin.man:3399).
 struct GCEvent {
   ::clretw::dotnet_runtime_mono_profiler::GCEventTypeMap GCEventType{};  // win:UInt8, map GCEventTypeMap
   ::std::uint32_t GCGeneration{};  // win:UInt32
@@ -640,7 +640,7 @@ struct GCEvent {
   };
 };
 
-/// Template GCAllocation (ClrEtwBuiltin.man:3377).
+/// Template GCAllocation (ClrEtwBuiltin.man:3403).
 struct GCAllocation {
   ::std::uint64_t VTableID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
@@ -675,7 +675,7 @@ struct GCAllocation {
   };
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:3384).
+/// Element of struct Values (ClrEtwBuiltin.man:3410).
 struct GCMoves_Values {
   ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
   ::std::uint64_t AddressID{};  // win:Pointer -> win:HexInt64
@@ -708,7 +708,7 @@ struct GCMoves_Values {
   };
 };
 
-/// Template GCMoves (ClrEtwBuiltin.man:3382).
+/// Template GCMoves (ClrEtwBuiltin.man:3408).
 struct GCMoves {
   ::std::uint32_t Count{};  // win:UInt32 -> win:HexInt32
   ::std::vector<::clretw::dotnet_runtime_mono_profiler::templates::GCMoves_Values> Values{};  // struct, count Count
@@ -743,7 +743,7 @@ struct GCMoves {
   };
 };
 
-/// Template GCResize (ClrEtwBuiltin.man:3389).
+/// Template GCResize (ClrEtwBuiltin.man:3415).
 struct GCResize {
   ::std::uint64_t NewSize{};  // win:UInt64 -> win:HexInt64
 
@@ -774,7 +774,7 @@ struct GCResize {
   };
 };
 
-/// Template GCHandleCreated (ClrEtwBuiltin.man:3392).
+/// Template GCHandleCreated (ClrEtwBuiltin.man:3418).
 struct GCHandleCreated {
   ::std::uint64_t HandleID{};  // win:UInt64 -> win:HexInt64
   ::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap HandleType{};  // win:UInt8, map GCHandleTypeMap
@@ -809,7 +809,7 @@ struct GCHandleCreated {
   };
 };
 
-/// Template GCHandleDeleted (ClrEtwBuiltin.man:3397).
+/// Template GCHandleDeleted (ClrEtwBuiltin.man:3423).
 struct GCHandleDeleted {
   ::std::uint64_t HandleID{};  // win:UInt64 -> win:HexInt64
   ::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap HandleType{};  // win:UInt8, map GCHandleTypeMap
@@ -842,7 +842,7 @@ struct GCHandleDeleted {
   };
 };
 
-/// Template GCFinalizingFinalizedObject (ClrEtwBuiltin.man:3401).
+/// Template GCFinalizingFinalizedObject (ClrEtwBuiltin.man:3427).
 struct GCFinalizingFinalizedObject {
   ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
 
@@ -873,7 +873,7 @@ struct GCFinalizingFinalizedObject {
   };
 };
 
-/// Template GCRootRegister (ClrEtwBuiltin.man:3404).
+/// Template GCRootRegister (ClrEtwBuiltin.man:3430).
 struct GCRootRegister {
   ::std::uint64_t RootID{};  // win:Pointer -> win:HexInt64
   ::std::uint64_t RootSize{};  // win:UInt64 -> win:HexInt64
@@ -914,7 +914,7 @@ struct GCRootRegister {
   };
 };
 
-/// Template GCRootUnregister (ClrEtwBuiltin.man:3411).
+/// Template GCRootUnregister (ClrEtwBuiltin.man:3437).
 struct GCRootUnregister {
   ::std::uint64_t RootID{};  // win:Pointer -> win:HexInt64
 
@@ -945,7 +945,7 @@ struct GCRootUnregister {
   };
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:3416).
+/// Element of struct Values (ClrEtwBuiltin.man:3442).
 struct GCRoots_Values {
   ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
   ::std::uint64_t AddressID{};  // win:Pointer -> win:HexInt64
@@ -978,7 +978,7 @@ struct GCRoots_Values {
   };
 };
 
-/// Template GCRoots (ClrEtwBuiltin.man:3414).
+/// Template GCRoots (ClrEtwBuiltin.man:3440).
 struct GCRoots {
   ::std::uint32_t Count{};  // win:UInt32 -> win:HexInt32
   ::std::vector<::clretw::dotnet_runtime_mono_profiler::templates::GCRoots_Values> Values{};  // struct, count Count
@@ -1013,7 +1013,7 @@ struct GCRoots {
   };
 };
 
-/// Template GCHeapDumpStart (ClrEtwBuiltin.man:3421).
+/// Template GCHeapDumpStart (ClrEtwBuiltin.man:3447).
 struct GCHeapDumpStart {
   ::std::string HeapCollectParam{};  // win:UnicodeString
 
@@ -1044,7 +1044,7 @@ struct GCHeapDumpStart {
   };
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:3430).
+/// Element of struct Values (ClrEtwBuiltin.man:3456).
 struct GCHeapDumpObjectReference_Values {
   ::std::uint32_t ReferenceOffset{};  // win:UInt32
   ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
@@ -1077,7 +1077,7 @@ struct GCHeapDumpObjectReference_Values {
   };
 };
 
-/// Template GCHeapDumpObjectReference (ClrEtwBuiltin.man:3424).
+/// Template GCHeapDumpObjectReference (ClrEtwBuiltin.man:3450).
 struct GCHeapDumpObjectReference {
   ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
   ::std::uint64_t VTableID{};  // win:UInt64 -> win:HexInt64
@@ -1121,7 +1121,7 @@ struct GCHeapDumpObjectReference {
   };
 };
 
-/// Template MonitorContentionFailedAcquired (ClrEtwBuiltin.man:3435).
+/// Template MonitorContentionFailedAcquired (ClrEtwBuiltin.man:3461).
 struct MonitorContentionFailedAcquired {
   ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
 
@@ -1152,7 +1152,7 @@ struct MonitorContentionFailedAcquired {
   };
 };
 
-/// Template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3438).
+/// Template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3464).
 struct ThreadStartedStoppingStoppedExited {
   ::std::uint64_t ThreadID{};  // win:UInt64 -> win:HexInt64
 
@@ -1183,7 +1183,7 @@ struct ThreadStartedStoppingStoppedExited {
   };
 };
 
-/// Template ThreadName (ClrEtwBuiltin.man:3441).
+/// Template ThreadName (ClrEtwBuiltin.man:3467).
 struct ThreadName {
   ::std::uint64_t ThreadID{};  // win:UInt64 -> win:HexInt64
   ::std::string ThreadName_{};  // win:UnicodeString
@@ -1216,7 +1216,7 @@ struct ThreadName {
   };
 };
 
-/// Template JitDoneVerbose (ClrEtwBuiltin.man:3445).
+/// Template JitDoneVerbose (ClrEtwBuiltin.man:3471).
 struct JitDoneVerbose {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::string MethodNamespace{};  // win:UnicodeString
@@ -1254,7 +1254,7 @@ struct JitDoneVerbose {
   };
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:3456).
+/// Element of struct Values (ClrEtwBuiltin.man:3482).
 struct JitDone_V1_Values {
   ::std::uint8_t Type{};  // win:UInt8
   ::std::uint64_t ClassID{};  // win:UInt64 -> win:HexInt64
@@ -1287,7 +1287,7 @@ struct JitDone_V1_Values {
   };
 };
 
-/// Template JitDone_V1 (ClrEtwBuiltin.man:3451).
+/// Template JitDone_V1 (ClrEtwBuiltin.man:3477).
 struct JitDone_V1 {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -1327,7 +1327,7 @@ struct JitDone_V1 {
   };
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:3466).
+/// Element of struct Values (ClrEtwBuiltin.man:3492).
 struct ClassLoaded_V1_Values {
   ::std::uint8_t Type{};  // win:UInt8
   ::std::uint64_t ClassID{};  // win:UInt64 -> win:HexInt64
@@ -1360,7 +1360,7 @@ struct ClassLoaded_V1_Values {
   };
 };
 
-/// Template ClassLoaded_V1 (ClrEtwBuiltin.man:3461).
+/// Template ClassLoaded_V1 (ClrEtwBuiltin.man:3487).
 struct ClassLoaded_V1 {
   ::std::uint64_t ClassID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -1400,7 +1400,7 @@ struct ClassLoaded_V1 {
   };
 };
 
-/// Template GCHeapDumpVTableClassReference (ClrEtwBuiltin.man:3471).
+/// Template GCHeapDumpVTableClassReference (ClrEtwBuiltin.man:3497).
 struct GCHeapDumpVTableClassReference {
   ::std::uint64_t VTableID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ClassID{};  // win:UInt64 -> win:HexInt64
@@ -1514,7 +1514,7 @@ using MonoProfilerGCHeapDumpVTableClassReference = ::clretw::dotnet_runtime_mono
 // event's version are std::optional.
 
 /// MonoProfilerContextLoaded: event 1 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ContextLoaded"), version 0.
-///   v0 MonoProfilerContextLoaded: template ContextLoadedUnloaded (ClrEtwBuiltin.man:3479)
+///   v0 MonoProfilerContextLoaded: template ContextLoadedUnloaded (ClrEtwBuiltin.man:3505)
 class MonoProfilerContextLoadedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1578,7 +1578,7 @@ class MonoProfilerContextLoadedView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerContextUnloaded: event 2 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ContextUnloaded"), version 0.
-///   v0 MonoProfilerContextUnloaded: template ContextLoadedUnloaded (ClrEtwBuiltin.man:3480)
+///   v0 MonoProfilerContextUnloaded: template ContextLoadedUnloaded (ClrEtwBuiltin.man:3506)
 class MonoProfilerContextUnloadedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1642,7 +1642,7 @@ class MonoProfilerContextUnloadedView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerAppDomainLoading: event 3 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AppDomainLoading"), version 0.
-///   v0 MonoProfilerAppDomainLoading: template AppDomainLoadUnload (ClrEtwBuiltin.man:3481)
+///   v0 MonoProfilerAppDomainLoading: template AppDomainLoadUnload (ClrEtwBuiltin.man:3507)
 class MonoProfilerAppDomainLoadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1697,7 +1697,7 @@ class MonoProfilerAppDomainLoadingView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerAppDomainLoaded: event 4 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AppDomainLoaded"), version 0.
-///   v0 MonoProfilerAppDomainLoaded: template AppDomainLoadUnload (ClrEtwBuiltin.man:3482)
+///   v0 MonoProfilerAppDomainLoaded: template AppDomainLoadUnload (ClrEtwBuiltin.man:3508)
 class MonoProfilerAppDomainLoadedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1752,7 +1752,7 @@ class MonoProfilerAppDomainLoadedView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerAppDomainUnloading: event 5 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AppDomainUnloading"), version 0.
-///   v0 MonoProfilerAppDomainUnloading: template AppDomainLoadUnload (ClrEtwBuiltin.man:3483)
+///   v0 MonoProfilerAppDomainUnloading: template AppDomainLoadUnload (ClrEtwBuiltin.man:3509)
 class MonoProfilerAppDomainUnloadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1807,7 +1807,7 @@ class MonoProfilerAppDomainUnloadingView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerAppDomainUnloaded: event 6 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AppDomainUnloaded"), version 0.
-///   v0 MonoProfilerAppDomainUnloaded: template AppDomainLoadUnload (ClrEtwBuiltin.man:3484)
+///   v0 MonoProfilerAppDomainUnloaded: template AppDomainLoadUnload (ClrEtwBuiltin.man:3510)
 class MonoProfilerAppDomainUnloadedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1862,7 +1862,7 @@ class MonoProfilerAppDomainUnloadedView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerAppDomainName: event 7 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AppDomainName"), version 0.
-///   v0 MonoProfilerAppDomainName: template AppDomainName (ClrEtwBuiltin.man:3485)
+///   v0 MonoProfilerAppDomainName: template AppDomainName (ClrEtwBuiltin.man:3511)
 class MonoProfilerAppDomainNameView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1921,7 +1921,7 @@ class MonoProfilerAppDomainNameView : public ::clretw::ViewBase<2> {
 };
 
 /// MonoProfilerJitBegin: event 8 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitBegin"), version 0.
-///   v0 MonoProfilerJitBegin: template JitBeginFailedDone (ClrEtwBuiltin.man:3486)
+///   v0 MonoProfilerJitBegin: template JitBeginFailedDone (ClrEtwBuiltin.man:3512)
 class MonoProfilerJitBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1984,7 +1984,7 @@ class MonoProfilerJitBeginView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerJitFailed: event 9 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitFailed"), version 0.
-///   v0 MonoProfilerJitFailed: template JitBeginFailedDone (ClrEtwBuiltin.man:3487)
+///   v0 MonoProfilerJitFailed: template JitBeginFailedDone (ClrEtwBuiltin.man:3513)
 class MonoProfilerJitFailedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2095,8 +2095,8 @@ class MonoProfilerJitDoneView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerJitDone: event 10 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitDone"), versions 0, 1.
-///   v0 MonoProfilerJitDone: template JitBeginFailedDone (ClrEtwBuiltin.man:3488)
-///   v1 MonoProfilerJitDone_V1: template JitDone_V1 (ClrEtwBuiltin.man:3489)
+///   v0 MonoProfilerJitDone: template JitBeginFailedDone (ClrEtwBuiltin.man:3514)
+///   v1 MonoProfilerJitDone_V1: template JitDone_V1 (ClrEtwBuiltin.man:3515)
 class MonoProfilerJitDoneView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2169,7 +2169,7 @@ class MonoProfilerJitDoneView : public ::clretw::ViewBase<2> {
 };
 
 /// MonoProfilerJitChunkCreated: event 11 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitChunkCreated"), version 0.
-///   v0 MonoProfilerJitChunkCreated: template JitChunkCreated (ClrEtwBuiltin.man:3490)
+///   v0 MonoProfilerJitChunkCreated: template JitChunkCreated (ClrEtwBuiltin.man:3516)
 class MonoProfilerJitChunkCreatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2229,7 +2229,7 @@ class MonoProfilerJitChunkCreatedView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerJitChunkDestroyed: event 12 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitChunkDestroyed"), version 0.
-///   v0 MonoProfilerJitChunkDestroyed: template JitChunkDestroyed (ClrEtwBuiltin.man:3491)
+///   v0 MonoProfilerJitChunkDestroyed: template JitChunkDestroyed (ClrEtwBuiltin.man:3517)
 class MonoProfilerJitChunkDestroyedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2285,7 +2285,7 @@ class MonoProfilerJitChunkDestroyedView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerJitCodeBuffer: event 13 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitCodeBuffer"), version 0.
-///   v0 MonoProfilerJitCodeBuffer: template JitCodeBuffer (ClrEtwBuiltin.man:3492)
+///   v0 MonoProfilerJitCodeBuffer: template JitCodeBuffer (ClrEtwBuiltin.man:3518)
 class MonoProfilerJitCodeBufferView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2349,7 +2349,7 @@ class MonoProfilerJitCodeBufferView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerClassLoading: event 14 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ClassLoading"), version 0.
-///   v0 MonoProfilerClassLoading: template ClassLoadingFailed (ClrEtwBuiltin.man:3493)
+///   v0 MonoProfilerClassLoading: template ClassLoadingFailed (ClrEtwBuiltin.man:3519)
 class MonoProfilerClassLoadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2408,7 +2408,7 @@ class MonoProfilerClassLoadingView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerClassFailed: event 15 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ClassFailed"), version 0.
-///   v0 MonoProfilerClassFailed: template ClassLoadingFailed (ClrEtwBuiltin.man:3494)
+///   v0 MonoProfilerClassFailed: template ClassLoadingFailed (ClrEtwBuiltin.man:3520)
 class MonoProfilerClassFailedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2515,8 +2515,8 @@ class MonoProfilerClassLoadedView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerClassLoaded: event 16 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ClassLoaded"), versions 0, 1.
-///   v0 MonoProfilerClassLoaded: template ClassLoaded (ClrEtwBuiltin.man:3495)
-///   v1 MonoProfilerClassLoaded_V1: template ClassLoaded_V1 (ClrEtwBuiltin.man:3496)
+///   v0 MonoProfilerClassLoaded: template ClassLoaded (ClrEtwBuiltin.man:3521)
+///   v1 MonoProfilerClassLoaded_V1: template ClassLoaded_V1 (ClrEtwBuiltin.man:3522)
 class MonoProfilerClassLoadedView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2589,7 +2589,7 @@ class MonoProfilerClassLoadedView : public ::clretw::ViewBase<3> {
 };
 
 /// MonoProfilerVTableLoading: event 17 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/VTableLoading"), version 0.
-///   v0 MonoProfilerVTableLoading: template VTableLoadingFailedLoaded (ClrEtwBuiltin.man:3497)
+///   v0 MonoProfilerVTableLoading: template VTableLoadingFailedLoaded (ClrEtwBuiltin.man:3523)
 class MonoProfilerVTableLoadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2652,7 +2652,7 @@ class MonoProfilerVTableLoadingView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerVTableFailed: event 18 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/VTableFailed"), version 0.
-///   v0 MonoProfilerVTableFailed: template VTableLoadingFailedLoaded (ClrEtwBuiltin.man:3498)
+///   v0 MonoProfilerVTableFailed: template VTableLoadingFailedLoaded (ClrEtwBuiltin.man:3524)
 class MonoProfilerVTableFailedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2715,7 +2715,7 @@ class MonoProfilerVTableFailedView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerVTableLoaded: event 19 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/VTableLoaded"), version 0.
-///   v0 MonoProfilerVTableLoaded: template VTableLoadingFailedLoaded (ClrEtwBuiltin.man:3499)
+///   v0 MonoProfilerVTableLoaded: template VTableLoadingFailedLoaded (ClrEtwBuiltin.man:3525)
 class MonoProfilerVTableLoadedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2778,7 +2778,7 @@ class MonoProfilerVTableLoadedView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerModuleLoading: event 20 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ModuleLoading"), version 0.
-///   v0 MonoProfilerModuleLoading: template ModuleLoadingUnloadingFailed (ClrEtwBuiltin.man:3500)
+///   v0 MonoProfilerModuleLoading: template ModuleLoadingUnloadingFailed (ClrEtwBuiltin.man:3526)
 class MonoProfilerModuleLoadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2833,7 +2833,7 @@ class MonoProfilerModuleLoadingView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerModuleFailed: event 21 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ModuleFailed"), version 0.
-///   v0 MonoProfilerModuleFailed: template ModuleLoadingUnloadingFailed (ClrEtwBuiltin.man:3501)
+///   v0 MonoProfilerModuleFailed: template ModuleLoadingUnloadingFailed (ClrEtwBuiltin.man:3527)
 class MonoProfilerModuleFailedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2888,7 +2888,7 @@ class MonoProfilerModuleFailedView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerModuleLoaded: event 22 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ModuleLoaded"), version 0.
-///   v0 MonoProfilerModuleLoaded: template ModuleLoadedUnloaded (ClrEtwBuiltin.man:3502)
+///   v0 MonoProfilerModuleLoaded: template ModuleLoadedUnloaded (ClrEtwBuiltin.man:3528)
 class MonoProfilerModuleLoadedView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2951,7 +2951,7 @@ class MonoProfilerModuleLoadedView : public ::clretw::ViewBase<3> {
 };
 
 /// MonoProfilerModuleUnloading: event 23 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ModuleUnloading"), version 0.
-///   v0 MonoProfilerModuleUnloading: template ModuleLoadingUnloadingFailed (ClrEtwBuiltin.man:3503)
+///   v0 MonoProfilerModuleUnloading: template ModuleLoadingUnloadingFailed (ClrEtwBuiltin.man:3529)
 class MonoProfilerModuleUnloadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3006,7 +3006,7 @@ class MonoProfilerModuleUnloadingView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerModuleUnloaded: event 24 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ModuleUnloaded"), version 0.
-///   v0 MonoProfilerModuleUnloaded: template ModuleLoadedUnloaded (ClrEtwBuiltin.man:3504)
+///   v0 MonoProfilerModuleUnloaded: template ModuleLoadedUnloaded (ClrEtwBuiltin.man:3530)
 class MonoProfilerModuleUnloadedView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3069,7 +3069,7 @@ class MonoProfilerModuleUnloadedView : public ::clretw::ViewBase<3> {
 };
 
 /// MonoProfilerAssemblyLoading: event 25 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AssemblyLoading"), version 0.
-///   v0 MonoProfilerAssemblyLoading: template AssemblyLoadingUnloading (ClrEtwBuiltin.man:3505)
+///   v0 MonoProfilerAssemblyLoading: template AssemblyLoadingUnloading (ClrEtwBuiltin.man:3531)
 class MonoProfilerAssemblyLoadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3128,7 +3128,7 @@ class MonoProfilerAssemblyLoadingView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerAssemblyLoaded: event 26 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AssemblyLoaded"), version 0.
-///   v0 MonoProfilerAssemblyLoaded: template AssemblyLoadedUnloaded (ClrEtwBuiltin.man:3506)
+///   v0 MonoProfilerAssemblyLoaded: template AssemblyLoadedUnloaded (ClrEtwBuiltin.man:3532)
 class MonoProfilerAssemblyLoadedView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3191,7 +3191,7 @@ class MonoProfilerAssemblyLoadedView : public ::clretw::ViewBase<2> {
 };
 
 /// MonoProfilerAssemblyUnloading: event 27 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AssemblyUnloading"), version 0.
-///   v0 MonoProfilerAssemblyUnloading: template AssemblyLoadingUnloading (ClrEtwBuiltin.man:3507)
+///   v0 MonoProfilerAssemblyUnloading: template AssemblyLoadingUnloading (ClrEtwBuiltin.man:3533)
 class MonoProfilerAssemblyUnloadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3250,7 +3250,7 @@ class MonoProfilerAssemblyUnloadingView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerAssemblyUnloaded: event 28 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AssemblyUnloaded"), version 0.
-///   v0 MonoProfilerAssemblyUnloaded: template AssemblyLoadedUnloaded (ClrEtwBuiltin.man:3508)
+///   v0 MonoProfilerAssemblyUnloaded: template AssemblyLoadedUnloaded (ClrEtwBuiltin.man:3534)
 class MonoProfilerAssemblyUnloadedView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3313,7 +3313,7 @@ class MonoProfilerAssemblyUnloadedView : public ::clretw::ViewBase<2> {
 };
 
 /// MonoProfilerMethodEnter: event 29 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodEnter"), version 0.
-///   v0 MonoProfilerMethodEnter: template MethodTracing (ClrEtwBuiltin.man:3509)
+///   v0 MonoProfilerMethodEnter: template MethodTracing (ClrEtwBuiltin.man:3535)
 class MonoProfilerMethodEnterView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3368,7 +3368,7 @@ class MonoProfilerMethodEnterView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerMethodLeave: event 30 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodLeave"), version 0.
-///   v0 MonoProfilerMethodLeave: template MethodTracing (ClrEtwBuiltin.man:3510)
+///   v0 MonoProfilerMethodLeave: template MethodTracing (ClrEtwBuiltin.man:3536)
 class MonoProfilerMethodLeaveView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3423,7 +3423,7 @@ class MonoProfilerMethodLeaveView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerMethodTailCall: event 31 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodTailCall"), version 0.
-///   v0 MonoProfilerMethodTailCall: template MethodTracing (ClrEtwBuiltin.man:3511)
+///   v0 MonoProfilerMethodTailCall: template MethodTracing (ClrEtwBuiltin.man:3537)
 class MonoProfilerMethodTailCallView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3478,7 +3478,7 @@ class MonoProfilerMethodTailCallView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerMethodExceptionLeave: event 32 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodExceptionLeave"), version 0.
-///   v0 MonoProfilerMethodExceptionLeave: template MethodTracing (ClrEtwBuiltin.man:3512)
+///   v0 MonoProfilerMethodExceptionLeave: template MethodTracing (ClrEtwBuiltin.man:3538)
 class MonoProfilerMethodExceptionLeaveView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3533,7 +3533,7 @@ class MonoProfilerMethodExceptionLeaveView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerMethodFree: event 33 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodFree"), version 0.
-///   v0 MonoProfilerMethodFree: template MethodTracing (ClrEtwBuiltin.man:3513)
+///   v0 MonoProfilerMethodFree: template MethodTracing (ClrEtwBuiltin.man:3539)
 class MonoProfilerMethodFreeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3588,7 +3588,7 @@ class MonoProfilerMethodFreeView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerMethodBeginInvoke: event 34 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodBeginInvoke"), version 0.
-///   v0 MonoProfilerMethodBeginInvoke: template MethodTracing (ClrEtwBuiltin.man:3514)
+///   v0 MonoProfilerMethodBeginInvoke: template MethodTracing (ClrEtwBuiltin.man:3540)
 class MonoProfilerMethodBeginInvokeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3643,7 +3643,7 @@ class MonoProfilerMethodBeginInvokeView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerMethodEndInvoke: event 35 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodEndInvoke"), version 0.
-///   v0 MonoProfilerMethodEndInvoke: template MethodTracing (ClrEtwBuiltin.man:3515)
+///   v0 MonoProfilerMethodEndInvoke: template MethodTracing (ClrEtwBuiltin.man:3541)
 class MonoProfilerMethodEndInvokeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3698,7 +3698,7 @@ class MonoProfilerMethodEndInvokeView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerExceptionThrow: event 36 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ExceptionThrow"), version 0.
-///   v0 MonoProfilerExceptionThrow: template ExceptionThrow (ClrEtwBuiltin.man:3516)
+///   v0 MonoProfilerExceptionThrow: template ExceptionThrow (ClrEtwBuiltin.man:3542)
 class MonoProfilerExceptionThrowView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3758,7 +3758,7 @@ class MonoProfilerExceptionThrowView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerExceptionClause: event 37 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ExceptionClause"), version 0.
-///   v0 MonoProfilerExceptionClause: template ExceptionClause (ClrEtwBuiltin.man:3517)
+///   v0 MonoProfilerExceptionClause: template ExceptionClause (ClrEtwBuiltin.man:3543)
 class MonoProfilerExceptionClauseView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3830,7 +3830,7 @@ class MonoProfilerExceptionClauseView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerGCEvent: event 38 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCEvent"), version 0.
-///   v0 MonoProfilerGCEvent: template GCEvent (ClrEtwBuiltin.man:3518)
+///   v0 MonoProfilerGCEvent: template GCEvent (ClrEtwBuiltin.man:3544)
 class MonoProfilerGCEventView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3889,7 +3889,7 @@ class MonoProfilerGCEventView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerGCAllocation: event 39 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCAllocation"), version 0.
-///   v0 MonoProfilerGCAllocation: template GCAllocation (ClrEtwBuiltin.man:3519)
+///   v0 MonoProfilerGCAllocation: template GCAllocation (ClrEtwBuiltin.man:3545)
 class MonoProfilerGCAllocationView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4001,7 +4001,7 @@ class MonoProfilerGCMovesView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerGCMoves: event 40 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCMoves"), version 0.
-///   v0 MonoProfilerGCMoves: template GCMoves (ClrEtwBuiltin.man:3520)
+///   v0 MonoProfilerGCMoves: template GCMoves (ClrEtwBuiltin.man:3546)
 class MonoProfilerGCMovesView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4061,7 +4061,7 @@ class MonoProfilerGCMovesView : public ::clretw::ViewBase<2> {
 };
 
 /// MonoProfilerGCResize: event 41 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCResize"), version 0.
-///   v0 MonoProfilerGCResize: template GCResize (ClrEtwBuiltin.man:3521)
+///   v0 MonoProfilerGCResize: template GCResize (ClrEtwBuiltin.man:3547)
 class MonoProfilerGCResizeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4116,7 +4116,7 @@ class MonoProfilerGCResizeView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerGCHandleCreated: event 42 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHandleCreated"), version 0.
-///   v0 MonoProfilerGCHandleCreated: template GCHandleCreated (ClrEtwBuiltin.man:3522)
+///   v0 MonoProfilerGCHandleCreated: template GCHandleCreated (ClrEtwBuiltin.man:3548)
 class MonoProfilerGCHandleCreatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4180,7 +4180,7 @@ class MonoProfilerGCHandleCreatedView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerGCHandleDeleted: event 43 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHandleDeleted"), version 0.
-///   v0 MonoProfilerGCHandleDeleted: template GCHandleDeleted (ClrEtwBuiltin.man:3523)
+///   v0 MonoProfilerGCHandleDeleted: template GCHandleDeleted (ClrEtwBuiltin.man:3549)
 class MonoProfilerGCHandleDeletedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4239,7 +4239,7 @@ class MonoProfilerGCHandleDeletedView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerGCFinalizing: event 44 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCFinalizing"), version 0.
-///   v0 MonoProfilerGCFinalizing: no payload (ClrEtwBuiltin.man:3524)
+///   v0 MonoProfilerGCFinalizing: no payload (ClrEtwBuiltin.man:3550)
 class MonoProfilerGCFinalizingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4290,7 +4290,7 @@ class MonoProfilerGCFinalizingView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerGCFinalized: event 45 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCFinalized"), version 0.
-///   v0 MonoProfilerGCFinalized: no payload (ClrEtwBuiltin.man:3525)
+///   v0 MonoProfilerGCFinalized: no payload (ClrEtwBuiltin.man:3551)
 class MonoProfilerGCFinalizedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4341,7 +4341,7 @@ class MonoProfilerGCFinalizedView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerGCFinalizingObject: event 46 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCFinalizingObject"), version 0.
-///   v0 MonoProfilerGCFinalizingObject: template GCFinalizingFinalizedObject (ClrEtwBuiltin.man:3526)
+///   v0 MonoProfilerGCFinalizingObject: template GCFinalizingFinalizedObject (ClrEtwBuiltin.man:3552)
 class MonoProfilerGCFinalizingObjectView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4397,7 +4397,7 @@ class MonoProfilerGCFinalizingObjectView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerGCFinalizedObject: event 47 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCFinalizedObject"), version 0.
-///   v0 MonoProfilerGCFinalizedObject: template GCFinalizingFinalizedObject (ClrEtwBuiltin.man:3527)
+///   v0 MonoProfilerGCFinalizedObject: template GCFinalizingFinalizedObject (ClrEtwBuiltin.man:3553)
 class MonoProfilerGCFinalizedObjectView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4453,7 +4453,7 @@ class MonoProfilerGCFinalizedObjectView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerGCRootRegister: event 48 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCRootRegister"), version 0.
-///   v0 MonoProfilerGCRootRegister: template GCRootRegister (ClrEtwBuiltin.man:3528)
+///   v0 MonoProfilerGCRootRegister: template GCRootRegister (ClrEtwBuiltin.man:3554)
 class MonoProfilerGCRootRegisterView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4525,7 +4525,7 @@ class MonoProfilerGCRootRegisterView : public ::clretw::ViewBase<2> {
 };
 
 /// MonoProfilerGCRootUnregister: event 49 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCRootUnregister"), version 0.
-///   v0 MonoProfilerGCRootUnregister: template GCRootUnregister (ClrEtwBuiltin.man:3529)
+///   v0 MonoProfilerGCRootUnregister: template GCRootUnregister (ClrEtwBuiltin.man:3555)
 class MonoProfilerGCRootUnregisterView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4629,7 +4629,7 @@ class MonoProfilerGCRootsView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerGCRoots: event 50 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCRoots"), version 0.
-///   v0 MonoProfilerGCRoots: template GCRoots (ClrEtwBuiltin.man:3530)
+///   v0 MonoProfilerGCRoots: template GCRoots (ClrEtwBuiltin.man:3556)
 class MonoProfilerGCRootsView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4689,7 +4689,7 @@ class MonoProfilerGCRootsView : public ::clretw::ViewBase<2> {
 };
 
 /// MonoProfilerGCHeapDumpStart: event 51 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHeapDumpStart"), version 0.
-///   v0 MonoProfilerGCHeapDumpStart: template GCHeapDumpStart (ClrEtwBuiltin.man:3531)
+///   v0 MonoProfilerGCHeapDumpStart: template GCHeapDumpStart (ClrEtwBuiltin.man:3557)
 class MonoProfilerGCHeapDumpStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4744,7 +4744,7 @@ class MonoProfilerGCHeapDumpStartView : public ::clretw::ViewBase<2> {
 };
 
 /// MonoProfilerGCHeapDumpStop: event 52 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHeapDumpStop"), version 0.
-///   v0 MonoProfilerGCHeapDumpStop: no payload (ClrEtwBuiltin.man:3532)
+///   v0 MonoProfilerGCHeapDumpStop: no payload (ClrEtwBuiltin.man:3558)
 class MonoProfilerGCHeapDumpStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4843,7 +4843,7 @@ class MonoProfilerGCHeapDumpObjectReferenceView_Values : public ::clretw::ViewBa
 };
 
 /// MonoProfilerGCHeapDumpObjectReference: event 53 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHeapDumpObjectReference"), version 0.
-///   v0 MonoProfilerGCHeapDumpObjectReference: template GCHeapDumpObjectReference (ClrEtwBuiltin.man:3533)
+///   v0 MonoProfilerGCHeapDumpObjectReference: template GCHeapDumpObjectReference (ClrEtwBuiltin.man:3559)
 class MonoProfilerGCHeapDumpObjectReferenceView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4919,7 +4919,7 @@ class MonoProfilerGCHeapDumpObjectReferenceView : public ::clretw::ViewBase<2> {
 };
 
 /// MonoProfilerMonitorContention: event 54 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MonitorContention"), version 0.
-///   v0 MonoProfilerMonitorContention: template MonitorContentionFailedAcquired (ClrEtwBuiltin.man:3534)
+///   v0 MonoProfilerMonitorContention: template MonitorContentionFailedAcquired (ClrEtwBuiltin.man:3560)
 class MonoProfilerMonitorContentionView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4975,7 +4975,7 @@ class MonoProfilerMonitorContentionView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerMonitorFailed: event 55 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MonitorFailed"), version 0.
-///   v0 MonoProfilerMonitorFailed: template MonitorContentionFailedAcquired (ClrEtwBuiltin.man:3535)
+///   v0 MonoProfilerMonitorFailed: template MonitorContentionFailedAcquired (ClrEtwBuiltin.man:3561)
 class MonoProfilerMonitorFailedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5031,7 +5031,7 @@ class MonoProfilerMonitorFailedView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerMonitorAcquired: event 56 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MonitorAquired"), version 0.
-///   v0 MonoProfilerMonitorAcquired: template MonitorContentionFailedAcquired (ClrEtwBuiltin.man:3536)
+///   v0 MonoProfilerMonitorAcquired: template MonitorContentionFailedAcquired (ClrEtwBuiltin.man:3562)
 class MonoProfilerMonitorAcquiredView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5087,7 +5087,7 @@ class MonoProfilerMonitorAcquiredView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerThreadStarted: event 57 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ThreadStarted"), version 0.
-///   v0 MonoProfilerThreadStarted: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3537)
+///   v0 MonoProfilerThreadStarted: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3563)
 class MonoProfilerThreadStartedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5142,7 +5142,7 @@ class MonoProfilerThreadStartedView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerThreadStopping: event 58 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ThreadStopping"), version 0.
-///   v0 MonoProfilerThreadStopping: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3538)
+///   v0 MonoProfilerThreadStopping: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3564)
 class MonoProfilerThreadStoppingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5197,7 +5197,7 @@ class MonoProfilerThreadStoppingView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerThreadStopped: event 59 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ThreadStopped"), version 0.
-///   v0 MonoProfilerThreadStopped: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3539)
+///   v0 MonoProfilerThreadStopped: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3565)
 class MonoProfilerThreadStoppedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5252,7 +5252,7 @@ class MonoProfilerThreadStoppedView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerThreadExited: event 60 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ThreadExited"), version 0.
-///   v0 MonoProfilerThreadExited: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3540)
+///   v0 MonoProfilerThreadExited: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3566)
 class MonoProfilerThreadExitedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5307,7 +5307,7 @@ class MonoProfilerThreadExitedView : public ::clretw::ViewBase<1> {
 };
 
 /// MonoProfilerThreadName: event 61 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ThreadName"), version 0.
-///   v0 MonoProfilerThreadName: template ThreadName (ClrEtwBuiltin.man:3541)
+///   v0 MonoProfilerThreadName: template ThreadName (ClrEtwBuiltin.man:3567)
 class MonoProfilerThreadNameView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5366,7 +5366,7 @@ class MonoProfilerThreadNameView : public ::clretw::ViewBase<2> {
 };
 
 /// MonoProfilerJitDoneVerbose: event 62 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitDoneVerbose"), version 0.
-///   v0 MonoProfilerJitDoneVerbose: template JitDoneVerbose (ClrEtwBuiltin.man:3542)
+///   v0 MonoProfilerJitDoneVerbose: template JitDoneVerbose (ClrEtwBuiltin.man:3568)
 class MonoProfilerJitDoneVerboseView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5433,7 +5433,7 @@ class MonoProfilerJitDoneVerboseView : public ::clretw::ViewBase<4> {
 };
 
 /// MonoProfilerGCHeapDumpVTableClassReference: event 63 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHeapDumpVTableClassReference"), version 0.
-///   v0 MonoProfilerGCHeapDumpVTableClassReference: template GCHeapDumpVTableClassReference (ClrEtwBuiltin.man:3543)
+///   v0 MonoProfilerGCHeapDumpVTableClassReference: template GCHeapDumpVTableClassReference (ClrEtwBuiltin.man:3569)
 class MonoProfilerGCHeapDumpVTableClassReferenceView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5503,7 +5503,7 @@ class MonoProfilerGCHeapDumpVTableClassReferenceView : public ::clretw::ViewBase
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// MonoProfilerContextLoaded: event 1 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ContextLoaded"), version 0.
-///   v0 MonoProfilerContextLoaded: template ContextLoadedUnloaded (ClrEtwBuiltin.man:3479)
+///   v0 MonoProfilerContextLoaded: template ContextLoadedUnloaded (ClrEtwBuiltin.man:3505)
 struct MonoProfilerContextLoaded {
   static constexpr ::std::uint16_t id = 1;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5514,7 +5514,7 @@ struct MonoProfilerContextLoaded {
 };
 
 /// MonoProfilerContextUnloaded: event 2 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ContextUnloaded"), version 0.
-///   v0 MonoProfilerContextUnloaded: template ContextLoadedUnloaded (ClrEtwBuiltin.man:3480)
+///   v0 MonoProfilerContextUnloaded: template ContextLoadedUnloaded (ClrEtwBuiltin.man:3506)
 struct MonoProfilerContextUnloaded {
   static constexpr ::std::uint16_t id = 2;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5525,7 +5525,7 @@ struct MonoProfilerContextUnloaded {
 };
 
 /// MonoProfilerAppDomainLoading: event 3 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AppDomainLoading"), version 0.
-///   v0 MonoProfilerAppDomainLoading: template AppDomainLoadUnload (ClrEtwBuiltin.man:3481)
+///   v0 MonoProfilerAppDomainLoading: template AppDomainLoadUnload (ClrEtwBuiltin.man:3507)
 struct MonoProfilerAppDomainLoading {
   static constexpr ::std::uint16_t id = 3;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5536,7 +5536,7 @@ struct MonoProfilerAppDomainLoading {
 };
 
 /// MonoProfilerAppDomainLoaded: event 4 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AppDomainLoaded"), version 0.
-///   v0 MonoProfilerAppDomainLoaded: template AppDomainLoadUnload (ClrEtwBuiltin.man:3482)
+///   v0 MonoProfilerAppDomainLoaded: template AppDomainLoadUnload (ClrEtwBuiltin.man:3508)
 struct MonoProfilerAppDomainLoaded {
   static constexpr ::std::uint16_t id = 4;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5547,7 +5547,7 @@ struct MonoProfilerAppDomainLoaded {
 };
 
 /// MonoProfilerAppDomainUnloading: event 5 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AppDomainUnloading"), version 0.
-///   v0 MonoProfilerAppDomainUnloading: template AppDomainLoadUnload (ClrEtwBuiltin.man:3483)
+///   v0 MonoProfilerAppDomainUnloading: template AppDomainLoadUnload (ClrEtwBuiltin.man:3509)
 struct MonoProfilerAppDomainUnloading {
   static constexpr ::std::uint16_t id = 5;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5558,7 +5558,7 @@ struct MonoProfilerAppDomainUnloading {
 };
 
 /// MonoProfilerAppDomainUnloaded: event 6 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AppDomainUnloaded"), version 0.
-///   v0 MonoProfilerAppDomainUnloaded: template AppDomainLoadUnload (ClrEtwBuiltin.man:3484)
+///   v0 MonoProfilerAppDomainUnloaded: template AppDomainLoadUnload (ClrEtwBuiltin.man:3510)
 struct MonoProfilerAppDomainUnloaded {
   static constexpr ::std::uint16_t id = 6;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5569,7 +5569,7 @@ struct MonoProfilerAppDomainUnloaded {
 };
 
 /// MonoProfilerAppDomainName: event 7 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AppDomainName"), version 0.
-///   v0 MonoProfilerAppDomainName: template AppDomainName (ClrEtwBuiltin.man:3485)
+///   v0 MonoProfilerAppDomainName: template AppDomainName (ClrEtwBuiltin.man:3511)
 struct MonoProfilerAppDomainName {
   static constexpr ::std::uint16_t id = 7;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5580,7 +5580,7 @@ struct MonoProfilerAppDomainName {
 };
 
 /// MonoProfilerJitBegin: event 8 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitBegin"), version 0.
-///   v0 MonoProfilerJitBegin: template JitBeginFailedDone (ClrEtwBuiltin.man:3486)
+///   v0 MonoProfilerJitBegin: template JitBeginFailedDone (ClrEtwBuiltin.man:3512)
 struct MonoProfilerJitBegin {
   static constexpr ::std::uint16_t id = 8;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5591,7 +5591,7 @@ struct MonoProfilerJitBegin {
 };
 
 /// MonoProfilerJitFailed: event 9 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitFailed"), version 0.
-///   v0 MonoProfilerJitFailed: template JitBeginFailedDone (ClrEtwBuiltin.man:3487)
+///   v0 MonoProfilerJitFailed: template JitBeginFailedDone (ClrEtwBuiltin.man:3513)
 struct MonoProfilerJitFailed {
   static constexpr ::std::uint16_t id = 9;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5602,8 +5602,8 @@ struct MonoProfilerJitFailed {
 };
 
 /// MonoProfilerJitDone: event 10 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitDone"), versions 0, 1.
-///   v0 MonoProfilerJitDone: template JitBeginFailedDone (ClrEtwBuiltin.man:3488)
-///   v1 MonoProfilerJitDone_V1: template JitDone_V1 (ClrEtwBuiltin.man:3489)
+///   v0 MonoProfilerJitDone: template JitBeginFailedDone (ClrEtwBuiltin.man:3514)
+///   v1 MonoProfilerJitDone_V1: template JitDone_V1 (ClrEtwBuiltin.man:3515)
 struct MonoProfilerJitDone {
   static constexpr ::std::uint16_t id = 10;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5614,7 +5614,7 @@ struct MonoProfilerJitDone {
 };
 
 /// MonoProfilerJitChunkCreated: event 11 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitChunkCreated"), version 0.
-///   v0 MonoProfilerJitChunkCreated: template JitChunkCreated (ClrEtwBuiltin.man:3490)
+///   v0 MonoProfilerJitChunkCreated: template JitChunkCreated (ClrEtwBuiltin.man:3516)
 struct MonoProfilerJitChunkCreated {
   static constexpr ::std::uint16_t id = 11;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5625,7 +5625,7 @@ struct MonoProfilerJitChunkCreated {
 };
 
 /// MonoProfilerJitChunkDestroyed: event 12 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitChunkDestroyed"), version 0.
-///   v0 MonoProfilerJitChunkDestroyed: template JitChunkDestroyed (ClrEtwBuiltin.man:3491)
+///   v0 MonoProfilerJitChunkDestroyed: template JitChunkDestroyed (ClrEtwBuiltin.man:3517)
 struct MonoProfilerJitChunkDestroyed {
   static constexpr ::std::uint16_t id = 12;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5636,7 +5636,7 @@ struct MonoProfilerJitChunkDestroyed {
 };
 
 /// MonoProfilerJitCodeBuffer: event 13 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitCodeBuffer"), version 0.
-///   v0 MonoProfilerJitCodeBuffer: template JitCodeBuffer (ClrEtwBuiltin.man:3492)
+///   v0 MonoProfilerJitCodeBuffer: template JitCodeBuffer (ClrEtwBuiltin.man:3518)
 struct MonoProfilerJitCodeBuffer {
   static constexpr ::std::uint16_t id = 13;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5647,7 +5647,7 @@ struct MonoProfilerJitCodeBuffer {
 };
 
 /// MonoProfilerClassLoading: event 14 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ClassLoading"), version 0.
-///   v0 MonoProfilerClassLoading: template ClassLoadingFailed (ClrEtwBuiltin.man:3493)
+///   v0 MonoProfilerClassLoading: template ClassLoadingFailed (ClrEtwBuiltin.man:3519)
 struct MonoProfilerClassLoading {
   static constexpr ::std::uint16_t id = 14;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5658,7 +5658,7 @@ struct MonoProfilerClassLoading {
 };
 
 /// MonoProfilerClassFailed: event 15 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ClassFailed"), version 0.
-///   v0 MonoProfilerClassFailed: template ClassLoadingFailed (ClrEtwBuiltin.man:3494)
+///   v0 MonoProfilerClassFailed: template ClassLoadingFailed (ClrEtwBuiltin.man:3520)
 struct MonoProfilerClassFailed {
   static constexpr ::std::uint16_t id = 15;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5669,8 +5669,8 @@ struct MonoProfilerClassFailed {
 };
 
 /// MonoProfilerClassLoaded: event 16 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ClassLoaded"), versions 0, 1.
-///   v0 MonoProfilerClassLoaded: template ClassLoaded (ClrEtwBuiltin.man:3495)
-///   v1 MonoProfilerClassLoaded_V1: template ClassLoaded_V1 (ClrEtwBuiltin.man:3496)
+///   v0 MonoProfilerClassLoaded: template ClassLoaded (ClrEtwBuiltin.man:3521)
+///   v1 MonoProfilerClassLoaded_V1: template ClassLoaded_V1 (ClrEtwBuiltin.man:3522)
 struct MonoProfilerClassLoaded {
   static constexpr ::std::uint16_t id = 16;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5681,7 +5681,7 @@ struct MonoProfilerClassLoaded {
 };
 
 /// MonoProfilerVTableLoading: event 17 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/VTableLoading"), version 0.
-///   v0 MonoProfilerVTableLoading: template VTableLoadingFailedLoaded (ClrEtwBuiltin.man:3497)
+///   v0 MonoProfilerVTableLoading: template VTableLoadingFailedLoaded (ClrEtwBuiltin.man:3523)
 struct MonoProfilerVTableLoading {
   static constexpr ::std::uint16_t id = 17;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5692,7 +5692,7 @@ struct MonoProfilerVTableLoading {
 };
 
 /// MonoProfilerVTableFailed: event 18 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/VTableFailed"), version 0.
-///   v0 MonoProfilerVTableFailed: template VTableLoadingFailedLoaded (ClrEtwBuiltin.man:3498)
+///   v0 MonoProfilerVTableFailed: template VTableLoadingFailedLoaded (ClrEtwBuiltin.man:3524)
 struct MonoProfilerVTableFailed {
   static constexpr ::std::uint16_t id = 18;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5703,7 +5703,7 @@ struct MonoProfilerVTableFailed {
 };
 
 /// MonoProfilerVTableLoaded: event 19 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/VTableLoaded"), version 0.
-///   v0 MonoProfilerVTableLoaded: template VTableLoadingFailedLoaded (ClrEtwBuiltin.man:3499)
+///   v0 MonoProfilerVTableLoaded: template VTableLoadingFailedLoaded (ClrEtwBuiltin.man:3525)
 struct MonoProfilerVTableLoaded {
   static constexpr ::std::uint16_t id = 19;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5714,7 +5714,7 @@ struct MonoProfilerVTableLoaded {
 };
 
 /// MonoProfilerModuleLoading: event 20 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ModuleLoading"), version 0.
-///   v0 MonoProfilerModuleLoading: template ModuleLoadingUnloadingFailed (ClrEtwBuiltin.man:3500)
+///   v0 MonoProfilerModuleLoading: template ModuleLoadingUnloadingFailed (ClrEtwBuiltin.man:3526)
 struct MonoProfilerModuleLoading {
   static constexpr ::std::uint16_t id = 20;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5725,7 +5725,7 @@ struct MonoProfilerModuleLoading {
 };
 
 /// MonoProfilerModuleFailed: event 21 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ModuleFailed"), version 0.
-///   v0 MonoProfilerModuleFailed: template ModuleLoadingUnloadingFailed (ClrEtwBuiltin.man:3501)
+///   v0 MonoProfilerModuleFailed: template ModuleLoadingUnloadingFailed (ClrEtwBuiltin.man:3527)
 struct MonoProfilerModuleFailed {
   static constexpr ::std::uint16_t id = 21;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5736,7 +5736,7 @@ struct MonoProfilerModuleFailed {
 };
 
 /// MonoProfilerModuleLoaded: event 22 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ModuleLoaded"), version 0.
-///   v0 MonoProfilerModuleLoaded: template ModuleLoadedUnloaded (ClrEtwBuiltin.man:3502)
+///   v0 MonoProfilerModuleLoaded: template ModuleLoadedUnloaded (ClrEtwBuiltin.man:3528)
 struct MonoProfilerModuleLoaded {
   static constexpr ::std::uint16_t id = 22;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5747,7 +5747,7 @@ struct MonoProfilerModuleLoaded {
 };
 
 /// MonoProfilerModuleUnloading: event 23 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ModuleUnloading"), version 0.
-///   v0 MonoProfilerModuleUnloading: template ModuleLoadingUnloadingFailed (ClrEtwBuiltin.man:3503)
+///   v0 MonoProfilerModuleUnloading: template ModuleLoadingUnloadingFailed (ClrEtwBuiltin.man:3529)
 struct MonoProfilerModuleUnloading {
   static constexpr ::std::uint16_t id = 23;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5758,7 +5758,7 @@ struct MonoProfilerModuleUnloading {
 };
 
 /// MonoProfilerModuleUnloaded: event 24 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ModuleUnloaded"), version 0.
-///   v0 MonoProfilerModuleUnloaded: template ModuleLoadedUnloaded (ClrEtwBuiltin.man:3504)
+///   v0 MonoProfilerModuleUnloaded: template ModuleLoadedUnloaded (ClrEtwBuiltin.man:3530)
 struct MonoProfilerModuleUnloaded {
   static constexpr ::std::uint16_t id = 24;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5769,7 +5769,7 @@ struct MonoProfilerModuleUnloaded {
 };
 
 /// MonoProfilerAssemblyLoading: event 25 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AssemblyLoading"), version 0.
-///   v0 MonoProfilerAssemblyLoading: template AssemblyLoadingUnloading (ClrEtwBuiltin.man:3505)
+///   v0 MonoProfilerAssemblyLoading: template AssemblyLoadingUnloading (ClrEtwBuiltin.man:3531)
 struct MonoProfilerAssemblyLoading {
   static constexpr ::std::uint16_t id = 25;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5780,7 +5780,7 @@ struct MonoProfilerAssemblyLoading {
 };
 
 /// MonoProfilerAssemblyLoaded: event 26 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AssemblyLoaded"), version 0.
-///   v0 MonoProfilerAssemblyLoaded: template AssemblyLoadedUnloaded (ClrEtwBuiltin.man:3506)
+///   v0 MonoProfilerAssemblyLoaded: template AssemblyLoadedUnloaded (ClrEtwBuiltin.man:3532)
 struct MonoProfilerAssemblyLoaded {
   static constexpr ::std::uint16_t id = 26;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5791,7 +5791,7 @@ struct MonoProfilerAssemblyLoaded {
 };
 
 /// MonoProfilerAssemblyUnloading: event 27 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AssemblyUnloading"), version 0.
-///   v0 MonoProfilerAssemblyUnloading: template AssemblyLoadingUnloading (ClrEtwBuiltin.man:3507)
+///   v0 MonoProfilerAssemblyUnloading: template AssemblyLoadingUnloading (ClrEtwBuiltin.man:3533)
 struct MonoProfilerAssemblyUnloading {
   static constexpr ::std::uint16_t id = 27;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5802,7 +5802,7 @@ struct MonoProfilerAssemblyUnloading {
 };
 
 /// MonoProfilerAssemblyUnloaded: event 28 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AssemblyUnloaded"), version 0.
-///   v0 MonoProfilerAssemblyUnloaded: template AssemblyLoadedUnloaded (ClrEtwBuiltin.man:3508)
+///   v0 MonoProfilerAssemblyUnloaded: template AssemblyLoadedUnloaded (ClrEtwBuiltin.man:3534)
 struct MonoProfilerAssemblyUnloaded {
   static constexpr ::std::uint16_t id = 28;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5813,7 +5813,7 @@ struct MonoProfilerAssemblyUnloaded {
 };
 
 /// MonoProfilerMethodEnter: event 29 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodEnter"), version 0.
-///   v0 MonoProfilerMethodEnter: template MethodTracing (ClrEtwBuiltin.man:3509)
+///   v0 MonoProfilerMethodEnter: template MethodTracing (ClrEtwBuiltin.man:3535)
 struct MonoProfilerMethodEnter {
   static constexpr ::std::uint16_t id = 29;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5824,7 +5824,7 @@ struct MonoProfilerMethodEnter {
 };
 
 /// MonoProfilerMethodLeave: event 30 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodLeave"), version 0.
-///   v0 MonoProfilerMethodLeave: template MethodTracing (ClrEtwBuiltin.man:3510)
+///   v0 MonoProfilerMethodLeave: template MethodTracing (ClrEtwBuiltin.man:3536)
 struct MonoProfilerMethodLeave {
   static constexpr ::std::uint16_t id = 30;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5835,7 +5835,7 @@ struct MonoProfilerMethodLeave {
 };
 
 /// MonoProfilerMethodTailCall: event 31 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodTailCall"), version 0.
-///   v0 MonoProfilerMethodTailCall: template MethodTracing (ClrEtwBuiltin.man:3511)
+///   v0 MonoProfilerMethodTailCall: template MethodTracing (ClrEtwBuiltin.man:3537)
 struct MonoProfilerMethodTailCall {
   static constexpr ::std::uint16_t id = 31;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5846,7 +5846,7 @@ struct MonoProfilerMethodTailCall {
 };
 
 /// MonoProfilerMethodExceptionLeave: event 32 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodExceptionLeave"), version 0.
-///   v0 MonoProfilerMethodExceptionLeave: template MethodTracing (ClrEtwBuiltin.man:3512)
+///   v0 MonoProfilerMethodExceptionLeave: template MethodTracing (ClrEtwBuiltin.man:3538)
 struct MonoProfilerMethodExceptionLeave {
   static constexpr ::std::uint16_t id = 32;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5857,7 +5857,7 @@ struct MonoProfilerMethodExceptionLeave {
 };
 
 /// MonoProfilerMethodFree: event 33 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodFree"), version 0.
-///   v0 MonoProfilerMethodFree: template MethodTracing (ClrEtwBuiltin.man:3513)
+///   v0 MonoProfilerMethodFree: template MethodTracing (ClrEtwBuiltin.man:3539)
 struct MonoProfilerMethodFree {
   static constexpr ::std::uint16_t id = 33;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5868,7 +5868,7 @@ struct MonoProfilerMethodFree {
 };
 
 /// MonoProfilerMethodBeginInvoke: event 34 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodBeginInvoke"), version 0.
-///   v0 MonoProfilerMethodBeginInvoke: template MethodTracing (ClrEtwBuiltin.man:3514)
+///   v0 MonoProfilerMethodBeginInvoke: template MethodTracing (ClrEtwBuiltin.man:3540)
 struct MonoProfilerMethodBeginInvoke {
   static constexpr ::std::uint16_t id = 34;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5879,7 +5879,7 @@ struct MonoProfilerMethodBeginInvoke {
 };
 
 /// MonoProfilerMethodEndInvoke: event 35 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodEndInvoke"), version 0.
-///   v0 MonoProfilerMethodEndInvoke: template MethodTracing (ClrEtwBuiltin.man:3515)
+///   v0 MonoProfilerMethodEndInvoke: template MethodTracing (ClrEtwBuiltin.man:3541)
 struct MonoProfilerMethodEndInvoke {
   static constexpr ::std::uint16_t id = 35;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5890,7 +5890,7 @@ struct MonoProfilerMethodEndInvoke {
 };
 
 /// MonoProfilerExceptionThrow: event 36 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ExceptionThrow"), version 0.
-///   v0 MonoProfilerExceptionThrow: template ExceptionThrow (ClrEtwBuiltin.man:3516)
+///   v0 MonoProfilerExceptionThrow: template ExceptionThrow (ClrEtwBuiltin.man:3542)
 struct MonoProfilerExceptionThrow {
   static constexpr ::std::uint16_t id = 36;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5901,7 +5901,7 @@ struct MonoProfilerExceptionThrow {
 };
 
 /// MonoProfilerExceptionClause: event 37 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ExceptionClause"), version 0.
-///   v0 MonoProfilerExceptionClause: template ExceptionClause (ClrEtwBuiltin.man:3517)
+///   v0 MonoProfilerExceptionClause: template ExceptionClause (ClrEtwBuiltin.man:3543)
 struct MonoProfilerExceptionClause {
   static constexpr ::std::uint16_t id = 37;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5912,7 +5912,7 @@ struct MonoProfilerExceptionClause {
 };
 
 /// MonoProfilerGCEvent: event 38 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCEvent"), version 0.
-///   v0 MonoProfilerGCEvent: template GCEvent (ClrEtwBuiltin.man:3518)
+///   v0 MonoProfilerGCEvent: template GCEvent (ClrEtwBuiltin.man:3544)
 struct MonoProfilerGCEvent {
   static constexpr ::std::uint16_t id = 38;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5923,7 +5923,7 @@ struct MonoProfilerGCEvent {
 };
 
 /// MonoProfilerGCAllocation: event 39 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCAllocation"), version 0.
-///   v0 MonoProfilerGCAllocation: template GCAllocation (ClrEtwBuiltin.man:3519)
+///   v0 MonoProfilerGCAllocation: template GCAllocation (ClrEtwBuiltin.man:3545)
 struct MonoProfilerGCAllocation {
   static constexpr ::std::uint16_t id = 39;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5934,7 +5934,7 @@ struct MonoProfilerGCAllocation {
 };
 
 /// MonoProfilerGCMoves: event 40 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCMoves"), version 0.
-///   v0 MonoProfilerGCMoves: template GCMoves (ClrEtwBuiltin.man:3520)
+///   v0 MonoProfilerGCMoves: template GCMoves (ClrEtwBuiltin.man:3546)
 struct MonoProfilerGCMoves {
   static constexpr ::std::uint16_t id = 40;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5945,7 +5945,7 @@ struct MonoProfilerGCMoves {
 };
 
 /// MonoProfilerGCResize: event 41 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCResize"), version 0.
-///   v0 MonoProfilerGCResize: template GCResize (ClrEtwBuiltin.man:3521)
+///   v0 MonoProfilerGCResize: template GCResize (ClrEtwBuiltin.man:3547)
 struct MonoProfilerGCResize {
   static constexpr ::std::uint16_t id = 41;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5956,7 +5956,7 @@ struct MonoProfilerGCResize {
 };
 
 /// MonoProfilerGCHandleCreated: event 42 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHandleCreated"), version 0.
-///   v0 MonoProfilerGCHandleCreated: template GCHandleCreated (ClrEtwBuiltin.man:3522)
+///   v0 MonoProfilerGCHandleCreated: template GCHandleCreated (ClrEtwBuiltin.man:3548)
 struct MonoProfilerGCHandleCreated {
   static constexpr ::std::uint16_t id = 42;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5967,7 +5967,7 @@ struct MonoProfilerGCHandleCreated {
 };
 
 /// MonoProfilerGCHandleDeleted: event 43 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHandleDeleted"), version 0.
-///   v0 MonoProfilerGCHandleDeleted: template GCHandleDeleted (ClrEtwBuiltin.man:3523)
+///   v0 MonoProfilerGCHandleDeleted: template GCHandleDeleted (ClrEtwBuiltin.man:3549)
 struct MonoProfilerGCHandleDeleted {
   static constexpr ::std::uint16_t id = 43;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5978,7 +5978,7 @@ struct MonoProfilerGCHandleDeleted {
 };
 
 /// MonoProfilerGCFinalizing: event 44 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCFinalizing"), version 0.
-///   v0 MonoProfilerGCFinalizing: no payload (ClrEtwBuiltin.man:3524)
+///   v0 MonoProfilerGCFinalizing: no payload (ClrEtwBuiltin.man:3550)
 struct MonoProfilerGCFinalizing {
   static constexpr ::std::uint16_t id = 44;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -5989,7 +5989,7 @@ struct MonoProfilerGCFinalizing {
 };
 
 /// MonoProfilerGCFinalized: event 45 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCFinalized"), version 0.
-///   v0 MonoProfilerGCFinalized: no payload (ClrEtwBuiltin.man:3525)
+///   v0 MonoProfilerGCFinalized: no payload (ClrEtwBuiltin.man:3551)
 struct MonoProfilerGCFinalized {
   static constexpr ::std::uint16_t id = 45;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -6000,7 +6000,7 @@ struct MonoProfilerGCFinalized {
 };
 
 /// MonoProfilerGCFinalizingObject: event 46 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCFinalizingObject"), version 0.
-///   v0 MonoProfilerGCFinalizingObject: template GCFinalizingFinalizedObject (ClrEtwBuiltin.man:3526)
+///   v0 MonoProfilerGCFinalizingObject: template GCFinalizingFinalizedObject (ClrEtwBuiltin.man:3552)
 struct MonoProfilerGCFinalizingObject {
   static constexpr ::std::uint16_t id = 46;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -6011,7 +6011,7 @@ struct MonoProfilerGCFinalizingObject {
 };
 
 /// MonoProfilerGCFinalizedObject: event 47 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCFinalizedObject"), version 0.
-///   v0 MonoProfilerGCFinalizedObject: template GCFinalizingFinalizedObject (ClrEtwBuiltin.man:3527)
+///   v0 MonoProfilerGCFinalizedObject: template GCFinalizingFinalizedObject (ClrEtwBuiltin.man:3553)
 struct MonoProfilerGCFinalizedObject {
   static constexpr ::std::uint16_t id = 47;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -6022,7 +6022,7 @@ struct MonoProfilerGCFinalizedObject {
 };
 
 /// MonoProfilerGCRootRegister: event 48 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCRootRegister"), version 0.
-///   v0 MonoProfilerGCRootRegister: template GCRootRegister (ClrEtwBuiltin.man:3528)
+///   v0 MonoProfilerGCRootRegister: template GCRootRegister (ClrEtwBuiltin.man:3554)
 struct MonoProfilerGCRootRegister {
   static constexpr ::std::uint16_t id = 48;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -6033,7 +6033,7 @@ struct MonoProfilerGCRootRegister {
 };
 
 /// MonoProfilerGCRootUnregister: event 49 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCRootUnregister"), version 0.
-///   v0 MonoProfilerGCRootUnregister: template GCRootUnregister (ClrEtwBuiltin.man:3529)
+///   v0 MonoProfilerGCRootUnregister: template GCRootUnregister (ClrEtwBuiltin.man:3555)
 struct MonoProfilerGCRootUnregister {
   static constexpr ::std::uint16_t id = 49;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -6044,7 +6044,7 @@ struct MonoProfilerGCRootUnregister {
 };
 
 /// MonoProfilerGCRoots: event 50 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCRoots"), version 0.
-///   v0 MonoProfilerGCRoots: template GCRoots (ClrEtwBuiltin.man:3530)
+///   v0 MonoProfilerGCRoots: template GCRoots (ClrEtwBuiltin.man:3556)
 struct MonoProfilerGCRoots {
   static constexpr ::std::uint16_t id = 50;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -6055,7 +6055,7 @@ struct MonoProfilerGCRoots {
 };
 
 /// MonoProfilerGCHeapDumpStart: event 51 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHeapDumpStart"), version 0.
-///   v0 MonoProfilerGCHeapDumpStart: template GCHeapDumpStart (ClrEtwBuiltin.man:3531)
+///   v0 MonoProfilerGCHeapDumpStart: template GCHeapDumpStart (ClrEtwBuiltin.man:3557)
 struct MonoProfilerGCHeapDumpStart {
   static constexpr ::std::uint16_t id = 51;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -6066,7 +6066,7 @@ struct MonoProfilerGCHeapDumpStart {
 };
 
 /// MonoProfilerGCHeapDumpStop: event 52 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHeapDumpStop"), version 0.
-///   v0 MonoProfilerGCHeapDumpStop: no payload (ClrEtwBuiltin.man:3532)
+///   v0 MonoProfilerGCHeapDumpStop: no payload (ClrEtwBuiltin.man:3558)
 struct MonoProfilerGCHeapDumpStop {
   static constexpr ::std::uint16_t id = 52;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -6077,7 +6077,7 @@ struct MonoProfilerGCHeapDumpStop {
 };
 
 /// MonoProfilerGCHeapDumpObjectReference: event 53 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHeapDumpObjectReference"), version 0.
-///   v0 MonoProfilerGCHeapDumpObjectReference: template GCHeapDumpObjectReference (ClrEtwBuiltin.man:3533)
+///   v0 MonoProfilerGCHeapDumpObjectReference: template GCHeapDumpObjectReference (ClrEtwBuiltin.man:3559)
 struct MonoProfilerGCHeapDumpObjectReference {
   static constexpr ::std::uint16_t id = 53;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -6088,7 +6088,7 @@ struct MonoProfilerGCHeapDumpObjectReference {
 };
 
 /// MonoProfilerMonitorContention: event 54 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MonitorContention"), version 0.
-///   v0 MonoProfilerMonitorContention: template MonitorContentionFailedAcquired (ClrEtwBuiltin.man:3534)
+///   v0 MonoProfilerMonitorContention: template MonitorContentionFailedAcquired (ClrEtwBuiltin.man:3560)
 struct MonoProfilerMonitorContention {
   static constexpr ::std::uint16_t id = 54;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -6099,7 +6099,7 @@ struct MonoProfilerMonitorContention {
 };
 
 /// MonoProfilerMonitorFailed: event 55 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MonitorFailed"), version 0.
-///   v0 MonoProfilerMonitorFailed: template MonitorContentionFailedAcquired (ClrEtwBuiltin.man:3535)
+///   v0 MonoProfilerMonitorFailed: template MonitorContentionFailedAcquired (ClrEtwBuiltin.man:3561)
 struct MonoProfilerMonitorFailed {
   static constexpr ::std::uint16_t id = 55;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -6110,7 +6110,7 @@ struct MonoProfilerMonitorFailed {
 };
 
 /// MonoProfilerMonitorAcquired: event 56 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MonitorAquired"), version 0.
-///   v0 MonoProfilerMonitorAcquired: template MonitorContentionFailedAcquired (ClrEtwBuiltin.man:3536)
+///   v0 MonoProfilerMonitorAcquired: template MonitorContentionFailedAcquired (ClrEtwBuiltin.man:3562)
 struct MonoProfilerMonitorAcquired {
   static constexpr ::std::uint16_t id = 56;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -6121,7 +6121,7 @@ struct MonoProfilerMonitorAcquired {
 };
 
 /// MonoProfilerThreadStarted: event 57 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ThreadStarted"), version 0.
-///   v0 MonoProfilerThreadStarted: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3537)
+///   v0 MonoProfilerThreadStarted: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3563)
 struct MonoProfilerThreadStarted {
   static constexpr ::std::uint16_t id = 57;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -6132,7 +6132,7 @@ struct MonoProfilerThreadStarted {
 };
 
 /// MonoProfilerThreadStopping: event 58 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ThreadStopping"), version 0.
-///   v0 MonoProfilerThreadStopping: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3538)
+///   v0 MonoProfilerThreadStopping: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3564)
 struct MonoProfilerThreadStopping {
   static constexpr ::std::uint16_t id = 58;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -6143,7 +6143,7 @@ struct MonoProfilerThreadStopping {
 };
 
 /// MonoProfilerThreadStopped: event 59 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ThreadStopped"), version 0.
-///   v0 MonoProfilerThreadStopped: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3539)
+///   v0 MonoProfilerThreadStopped: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3565)
 struct MonoProfilerThreadStopped {
   static constexpr ::std::uint16_t id = 59;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -6154,7 +6154,7 @@ struct MonoProfilerThreadStopped {
 };
 
 /// MonoProfilerThreadExited: event 60 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ThreadExited"), version 0.
-///   v0 MonoProfilerThreadExited: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3540)
+///   v0 MonoProfilerThreadExited: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3566)
 struct MonoProfilerThreadExited {
   static constexpr ::std::uint16_t id = 60;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -6165,7 +6165,7 @@ struct MonoProfilerThreadExited {
 };
 
 /// MonoProfilerThreadName: event 61 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ThreadName"), version 0.
-///   v0 MonoProfilerThreadName: template ThreadName (ClrEtwBuiltin.man:3541)
+///   v0 MonoProfilerThreadName: template ThreadName (ClrEtwBuiltin.man:3567)
 struct MonoProfilerThreadName {
   static constexpr ::std::uint16_t id = 61;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -6176,7 +6176,7 @@ struct MonoProfilerThreadName {
 };
 
 /// MonoProfilerJitDoneVerbose: event 62 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitDoneVerbose"), version 0.
-///   v0 MonoProfilerJitDoneVerbose: template JitDoneVerbose (ClrEtwBuiltin.man:3542)
+///   v0 MonoProfilerJitDoneVerbose: template JitDoneVerbose (ClrEtwBuiltin.man:3568)
 struct MonoProfilerJitDoneVerbose {
   static constexpr ::std::uint16_t id = 62;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
@@ -6187,7 +6187,7 @@ struct MonoProfilerJitDoneVerbose {
 };
 
 /// MonoProfilerGCHeapDumpVTableClassReference: event 63 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHeapDumpVTableClassReference"), version 0.
-///   v0 MonoProfilerGCHeapDumpVTableClassReference: template GCHeapDumpVTableClassReference (ClrEtwBuiltin.man:3543)
+///   v0 MonoProfilerGCHeapDumpVTableClassReference: template GCHeapDumpVTableClassReference (ClrEtwBuiltin.man:3569)
 struct MonoProfilerGCHeapDumpVTableClassReference {
   static constexpr ::std::uint16_t id = 63;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;

@@ -32,7 +32,7 @@ namespace clretw::dotnet_runtime_private {
 
 namespace templates {
 
-/// Template FusionMessage (ClrEtwBuiltin.man:2754).
+/// Template FusionMessage (ClrEtwBuiltin.man:2780).
 struct FusionMessage {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   bool Prepend{};  // win:Boolean
@@ -67,7 +67,7 @@ struct FusionMessage {
   };
 };
 
-/// Template FusionErrorCode (ClrEtwBuiltin.man:2759).
+/// Template FusionErrorCode (ClrEtwBuiltin.man:2785).
 struct FusionErrorCode {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint32_t Category{};  // win:UInt32
@@ -102,7 +102,7 @@ struct FusionErrorCode {
   };
 };
 
-/// Template Binding (ClrEtwBuiltin.man:2764).
+/// Template Binding (ClrEtwBuiltin.man:2790).
 struct Binding {
   ::std::uint32_t AppDomainID{};  // win:UInt32
   ::std::uint32_t LoadContextID{};  // win:UInt32
@@ -180,7 +180,7 @@ using FusionErrorCodeEvent = ::clretw::dotnet_runtime_private::templates::Fusion
 // event's version are std::optional.
 
 /// BindingPolicyPhaseStart: event 159 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PolicyPhaseStart"), version 0.
-///   v0 BindingPolicyPhaseStart: template Binding (ClrEtwBuiltin.man:3097)
+///   v0 BindingPolicyPhaseStart: template Binding (ClrEtwBuiltin.man:3123)
 class BindingPolicyPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -259,7 +259,7 @@ class BindingPolicyPhaseStartView : public ::clretw::ViewBase<3> {
 };
 
 /// BindingPolicyPhaseEnd: event 160 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PolicyPhaseStop"), version 0.
-///   v0 BindingPolicyPhaseEnd: template Binding (ClrEtwBuiltin.man:3098)
+///   v0 BindingPolicyPhaseEnd: template Binding (ClrEtwBuiltin.man:3124)
 class BindingPolicyPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -338,7 +338,7 @@ class BindingPolicyPhaseEndView : public ::clretw::ViewBase<3> {
 };
 
 /// BindingNgenPhaseStart: event 161 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/NgenPhaseStart"), version 0.
-///   v0 BindingNgenPhaseStart: template Binding (ClrEtwBuiltin.man:3099)
+///   v0 BindingNgenPhaseStart: template Binding (ClrEtwBuiltin.man:3125)
 class BindingNgenPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -417,7 +417,7 @@ class BindingNgenPhaseStartView : public ::clretw::ViewBase<3> {
 };
 
 /// BindingNgenPhaseEnd: event 162 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/NgenPhaseStop"), version 0.
-///   v0 BindingNgenPhaseEnd: template Binding (ClrEtwBuiltin.man:3100)
+///   v0 BindingNgenPhaseEnd: template Binding (ClrEtwBuiltin.man:3126)
 class BindingNgenPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -496,7 +496,7 @@ class BindingNgenPhaseEndView : public ::clretw::ViewBase<3> {
 };
 
 /// BindingLookupAndProbingPhaseStart: event 163 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoopupAndProbingPhaseStart"), version 0.
-///   v0 BindingLookupAndProbingPhaseStart: template Binding (ClrEtwBuiltin.man:3101)
+///   v0 BindingLookupAndProbingPhaseStart: template Binding (ClrEtwBuiltin.man:3127)
 class BindingLookupAndProbingPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -575,7 +575,7 @@ class BindingLookupAndProbingPhaseStartView : public ::clretw::ViewBase<3> {
 };
 
 /// BindingLookupAndProbingPhaseEnd: event 164 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LookupAndProbingPhaseStop"), version 0.
-///   v0 BindingLookupAndProbingPhaseEnd: template Binding (ClrEtwBuiltin.man:3102)
+///   v0 BindingLookupAndProbingPhaseEnd: template Binding (ClrEtwBuiltin.man:3128)
 class BindingLookupAndProbingPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -654,7 +654,7 @@ class BindingLookupAndProbingPhaseEndView : public ::clretw::ViewBase<3> {
 };
 
 /// LoaderPhaseStart: event 165 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderPhaseStart"), version 0.
-///   v0 LoaderPhaseStart: template Binding (ClrEtwBuiltin.man:3103)
+///   v0 LoaderPhaseStart: template Binding (ClrEtwBuiltin.man:3129)
 class LoaderPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -733,7 +733,7 @@ class LoaderPhaseStartView : public ::clretw::ViewBase<3> {
 };
 
 /// LoaderPhaseEnd: event 166 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderPhaseStop"), version 0.
-///   v0 LoaderPhaseEnd: template Binding (ClrEtwBuiltin.man:3104)
+///   v0 LoaderPhaseEnd: template Binding (ClrEtwBuiltin.man:3130)
 class LoaderPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -812,7 +812,7 @@ class LoaderPhaseEndView : public ::clretw::ViewBase<3> {
 };
 
 /// BindingPhaseStart: event 167 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PhaseStart"), version 0.
-///   v0 BindingPhaseStart: template Binding (ClrEtwBuiltin.man:3105)
+///   v0 BindingPhaseStart: template Binding (ClrEtwBuiltin.man:3131)
 class BindingPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -891,7 +891,7 @@ class BindingPhaseStartView : public ::clretw::ViewBase<3> {
 };
 
 /// BindingPhaseEnd: event 168 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PhaseStop"), version 0.
-///   v0 BindingPhaseEnd: template Binding (ClrEtwBuiltin.man:3106)
+///   v0 BindingPhaseEnd: template Binding (ClrEtwBuiltin.man:3132)
 class BindingPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -970,7 +970,7 @@ class BindingPhaseEndView : public ::clretw::ViewBase<3> {
 };
 
 /// BindingDownloadPhaseStart: event 169 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/DownloadPhaseStart"), version 0.
-///   v0 BindingDownloadPhaseStart: template Binding (ClrEtwBuiltin.man:3107)
+///   v0 BindingDownloadPhaseStart: template Binding (ClrEtwBuiltin.man:3133)
 class BindingDownloadPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1049,7 +1049,7 @@ class BindingDownloadPhaseStartView : public ::clretw::ViewBase<3> {
 };
 
 /// BindingDownloadPhaseEnd: event 170 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/DownloadPhaseStop"), version 0.
-///   v0 BindingDownloadPhaseEnd: template Binding (ClrEtwBuiltin.man:3108)
+///   v0 BindingDownloadPhaseEnd: template Binding (ClrEtwBuiltin.man:3134)
 class BindingDownloadPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1128,7 +1128,7 @@ class BindingDownloadPhaseEndView : public ::clretw::ViewBase<3> {
 };
 
 /// LoaderAssemblyInitPhaseStart: event 171 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderAssemblyInitPhaseStart"), version 0.
-///   v0 LoaderAssemblyInitPhaseStart: template Binding (ClrEtwBuiltin.man:3109)
+///   v0 LoaderAssemblyInitPhaseStart: template Binding (ClrEtwBuiltin.man:3135)
 class LoaderAssemblyInitPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1207,7 +1207,7 @@ class LoaderAssemblyInitPhaseStartView : public ::clretw::ViewBase<3> {
 };
 
 /// LoaderAssemblyInitPhaseEnd: event 172 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderAssemblyInitPhaseStop"), version 0.
-///   v0 LoaderAssemblyInitPhaseEnd: template Binding (ClrEtwBuiltin.man:3110)
+///   v0 LoaderAssemblyInitPhaseEnd: template Binding (ClrEtwBuiltin.man:3136)
 class LoaderAssemblyInitPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1286,7 +1286,7 @@ class LoaderAssemblyInitPhaseEndView : public ::clretw::ViewBase<3> {
 };
 
 /// LoaderMappingPhaseStart: event 173 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderMappingPhaseStart"), version 0.
-///   v0 LoaderMappingPhaseStart: template Binding (ClrEtwBuiltin.man:3111)
+///   v0 LoaderMappingPhaseStart: template Binding (ClrEtwBuiltin.man:3137)
 class LoaderMappingPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1365,7 +1365,7 @@ class LoaderMappingPhaseStartView : public ::clretw::ViewBase<3> {
 };
 
 /// LoaderMappingPhaseEnd: event 174 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderMappingPhaseStop"), version 0.
-///   v0 LoaderMappingPhaseEnd: template Binding (ClrEtwBuiltin.man:3112)
+///   v0 LoaderMappingPhaseEnd: template Binding (ClrEtwBuiltin.man:3138)
 class LoaderMappingPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1444,7 +1444,7 @@ class LoaderMappingPhaseEndView : public ::clretw::ViewBase<3> {
 };
 
 /// LoaderDeliverEventsPhaseStart: event 175 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderDeliverEventPhaseStart"), version 0.
-///   v0 LoaderDeliverEventsPhaseStart: template Binding (ClrEtwBuiltin.man:3113)
+///   v0 LoaderDeliverEventsPhaseStart: template Binding (ClrEtwBuiltin.man:3139)
 class LoaderDeliverEventsPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1523,7 +1523,7 @@ class LoaderDeliverEventsPhaseStartView : public ::clretw::ViewBase<3> {
 };
 
 /// LoaderDeliverEventsPhaseEnd: event 176 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderDeliverEventsPhaseStop"), version 0.
-///   v0 LoaderDeliverEventsPhaseEnd: template Binding (ClrEtwBuiltin.man:3114)
+///   v0 LoaderDeliverEventsPhaseEnd: template Binding (ClrEtwBuiltin.man:3140)
 class LoaderDeliverEventsPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1602,7 +1602,7 @@ class LoaderDeliverEventsPhaseEndView : public ::clretw::ViewBase<3> {
 };
 
 /// FusionMessageEvent: event 196 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/FusionMessage"), version 0.
-///   v0 FusionMessageEvent: template FusionMessage (ClrEtwBuiltin.man:3133)
+///   v0 FusionMessageEvent: template FusionMessage (ClrEtwBuiltin.man:3159)
 class FusionMessageEventView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1665,7 +1665,7 @@ class FusionMessageEventView : public ::clretw::ViewBase<2> {
 };
 
 /// FusionErrorCodeEvent: event 197 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/FusionErrorCode"), version 0.
-///   v0 FusionErrorCodeEvent: template FusionErrorCode (ClrEtwBuiltin.man:3134)
+///   v0 FusionErrorCodeEvent: template FusionErrorCode (ClrEtwBuiltin.man:3160)
 class FusionErrorCodeEventView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1731,7 +1731,7 @@ class FusionErrorCodeEventView : public ::clretw::ViewBase<1> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// BindingPolicyPhaseStart: event 159 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PolicyPhaseStart"), version 0.
-///   v0 BindingPolicyPhaseStart: template Binding (ClrEtwBuiltin.man:3097)
+///   v0 BindingPolicyPhaseStart: template Binding (ClrEtwBuiltin.man:3123)
 struct BindingPolicyPhaseStart {
   static constexpr ::std::uint16_t id = 159;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1742,7 +1742,7 @@ struct BindingPolicyPhaseStart {
 };
 
 /// BindingPolicyPhaseEnd: event 160 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PolicyPhaseStop"), version 0.
-///   v0 BindingPolicyPhaseEnd: template Binding (ClrEtwBuiltin.man:3098)
+///   v0 BindingPolicyPhaseEnd: template Binding (ClrEtwBuiltin.man:3124)
 struct BindingPolicyPhaseEnd {
   static constexpr ::std::uint16_t id = 160;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1753,7 +1753,7 @@ struct BindingPolicyPhaseEnd {
 };
 
 /// BindingNgenPhaseStart: event 161 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/NgenPhaseStart"), version 0.
-///   v0 BindingNgenPhaseStart: template Binding (ClrEtwBuiltin.man:3099)
+///   v0 BindingNgenPhaseStart: template Binding (ClrEtwBuiltin.man:3125)
 struct BindingNgenPhaseStart {
   static constexpr ::std::uint16_t id = 161;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1764,7 +1764,7 @@ struct BindingNgenPhaseStart {
 };
 
 /// BindingNgenPhaseEnd: event 162 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/NgenPhaseStop"), version 0.
-///   v0 BindingNgenPhaseEnd: template Binding (ClrEtwBuiltin.man:3100)
+///   v0 BindingNgenPhaseEnd: template Binding (ClrEtwBuiltin.man:3126)
 struct BindingNgenPhaseEnd {
   static constexpr ::std::uint16_t id = 162;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1775,7 +1775,7 @@ struct BindingNgenPhaseEnd {
 };
 
 /// BindingLookupAndProbingPhaseStart: event 163 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoopupAndProbingPhaseStart"), version 0.
-///   v0 BindingLookupAndProbingPhaseStart: template Binding (ClrEtwBuiltin.man:3101)
+///   v0 BindingLookupAndProbingPhaseStart: template Binding (ClrEtwBuiltin.man:3127)
 struct BindingLookupAndProbingPhaseStart {
   static constexpr ::std::uint16_t id = 163;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1786,7 +1786,7 @@ struct BindingLookupAndProbingPhaseStart {
 };
 
 /// BindingLookupAndProbingPhaseEnd: event 164 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LookupAndProbingPhaseStop"), version 0.
-///   v0 BindingLookupAndProbingPhaseEnd: template Binding (ClrEtwBuiltin.man:3102)
+///   v0 BindingLookupAndProbingPhaseEnd: template Binding (ClrEtwBuiltin.man:3128)
 struct BindingLookupAndProbingPhaseEnd {
   static constexpr ::std::uint16_t id = 164;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1797,7 +1797,7 @@ struct BindingLookupAndProbingPhaseEnd {
 };
 
 /// LoaderPhaseStart: event 165 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderPhaseStart"), version 0.
-///   v0 LoaderPhaseStart: template Binding (ClrEtwBuiltin.man:3103)
+///   v0 LoaderPhaseStart: template Binding (ClrEtwBuiltin.man:3129)
 struct LoaderPhaseStart {
   static constexpr ::std::uint16_t id = 165;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1808,7 +1808,7 @@ struct LoaderPhaseStart {
 };
 
 /// LoaderPhaseEnd: event 166 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderPhaseStop"), version 0.
-///   v0 LoaderPhaseEnd: template Binding (ClrEtwBuiltin.man:3104)
+///   v0 LoaderPhaseEnd: template Binding (ClrEtwBuiltin.man:3130)
 struct LoaderPhaseEnd {
   static constexpr ::std::uint16_t id = 166;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1819,7 +1819,7 @@ struct LoaderPhaseEnd {
 };
 
 /// BindingPhaseStart: event 167 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PhaseStart"), version 0.
-///   v0 BindingPhaseStart: template Binding (ClrEtwBuiltin.man:3105)
+///   v0 BindingPhaseStart: template Binding (ClrEtwBuiltin.man:3131)
 struct BindingPhaseStart {
   static constexpr ::std::uint16_t id = 167;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1830,7 +1830,7 @@ struct BindingPhaseStart {
 };
 
 /// BindingPhaseEnd: event 168 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PhaseStop"), version 0.
-///   v0 BindingPhaseEnd: template Binding (ClrEtwBuiltin.man:3106)
+///   v0 BindingPhaseEnd: template Binding (ClrEtwBuiltin.man:3132)
 struct BindingPhaseEnd {
   static constexpr ::std::uint16_t id = 168;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1841,7 +1841,7 @@ struct BindingPhaseEnd {
 };
 
 /// BindingDownloadPhaseStart: event 169 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/DownloadPhaseStart"), version 0.
-///   v0 BindingDownloadPhaseStart: template Binding (ClrEtwBuiltin.man:3107)
+///   v0 BindingDownloadPhaseStart: template Binding (ClrEtwBuiltin.man:3133)
 struct BindingDownloadPhaseStart {
   static constexpr ::std::uint16_t id = 169;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1852,7 +1852,7 @@ struct BindingDownloadPhaseStart {
 };
 
 /// BindingDownloadPhaseEnd: event 170 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/DownloadPhaseStop"), version 0.
-///   v0 BindingDownloadPhaseEnd: template Binding (ClrEtwBuiltin.man:3108)
+///   v0 BindingDownloadPhaseEnd: template Binding (ClrEtwBuiltin.man:3134)
 struct BindingDownloadPhaseEnd {
   static constexpr ::std::uint16_t id = 170;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1863,7 +1863,7 @@ struct BindingDownloadPhaseEnd {
 };
 
 /// LoaderAssemblyInitPhaseStart: event 171 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderAssemblyInitPhaseStart"), version 0.
-///   v0 LoaderAssemblyInitPhaseStart: template Binding (ClrEtwBuiltin.man:3109)
+///   v0 LoaderAssemblyInitPhaseStart: template Binding (ClrEtwBuiltin.man:3135)
 struct LoaderAssemblyInitPhaseStart {
   static constexpr ::std::uint16_t id = 171;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1874,7 +1874,7 @@ struct LoaderAssemblyInitPhaseStart {
 };
 
 /// LoaderAssemblyInitPhaseEnd: event 172 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderAssemblyInitPhaseStop"), version 0.
-///   v0 LoaderAssemblyInitPhaseEnd: template Binding (ClrEtwBuiltin.man:3110)
+///   v0 LoaderAssemblyInitPhaseEnd: template Binding (ClrEtwBuiltin.man:3136)
 struct LoaderAssemblyInitPhaseEnd {
   static constexpr ::std::uint16_t id = 172;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1885,7 +1885,7 @@ struct LoaderAssemblyInitPhaseEnd {
 };
 
 /// LoaderMappingPhaseStart: event 173 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderMappingPhaseStart"), version 0.
-///   v0 LoaderMappingPhaseStart: template Binding (ClrEtwBuiltin.man:3111)
+///   v0 LoaderMappingPhaseStart: template Binding (ClrEtwBuiltin.man:3137)
 struct LoaderMappingPhaseStart {
   static constexpr ::std::uint16_t id = 173;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1896,7 +1896,7 @@ struct LoaderMappingPhaseStart {
 };
 
 /// LoaderMappingPhaseEnd: event 174 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderMappingPhaseStop"), version 0.
-///   v0 LoaderMappingPhaseEnd: template Binding (ClrEtwBuiltin.man:3112)
+///   v0 LoaderMappingPhaseEnd: template Binding (ClrEtwBuiltin.man:3138)
 struct LoaderMappingPhaseEnd {
   static constexpr ::std::uint16_t id = 174;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1907,7 +1907,7 @@ struct LoaderMappingPhaseEnd {
 };
 
 /// LoaderDeliverEventsPhaseStart: event 175 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderDeliverEventPhaseStart"), version 0.
-///   v0 LoaderDeliverEventsPhaseStart: template Binding (ClrEtwBuiltin.man:3113)
+///   v0 LoaderDeliverEventsPhaseStart: template Binding (ClrEtwBuiltin.man:3139)
 struct LoaderDeliverEventsPhaseStart {
   static constexpr ::std::uint16_t id = 175;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1918,7 +1918,7 @@ struct LoaderDeliverEventsPhaseStart {
 };
 
 /// LoaderDeliverEventsPhaseEnd: event 176 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderDeliverEventsPhaseStop"), version 0.
-///   v0 LoaderDeliverEventsPhaseEnd: template Binding (ClrEtwBuiltin.man:3114)
+///   v0 LoaderDeliverEventsPhaseEnd: template Binding (ClrEtwBuiltin.man:3140)
 struct LoaderDeliverEventsPhaseEnd {
   static constexpr ::std::uint16_t id = 176;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1929,7 +1929,7 @@ struct LoaderDeliverEventsPhaseEnd {
 };
 
 /// FusionMessageEvent: event 196 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/FusionMessage"), version 0.
-///   v0 FusionMessageEvent: template FusionMessage (ClrEtwBuiltin.man:3133)
+///   v0 FusionMessageEvent: template FusionMessage (ClrEtwBuiltin.man:3159)
 struct FusionMessageEvent {
   static constexpr ::std::uint16_t id = 196;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1940,7 +1940,7 @@ struct FusionMessageEvent {
 };
 
 /// FusionErrorCodeEvent: event 197 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/FusionErrorCode"), version 0.
-///   v0 FusionErrorCodeEvent: template FusionErrorCode (ClrEtwBuiltin.man:3134)
+///   v0 FusionErrorCodeEvent: template FusionErrorCode (ClrEtwBuiltin.man:3160)
 struct FusionErrorCodeEvent {
   static constexpr ::std::uint16_t id = 197;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;

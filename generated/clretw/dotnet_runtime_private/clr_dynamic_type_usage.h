@@ -32,7 +32,7 @@ namespace clretw::dotnet_runtime_private {
 
 namespace templates {
 
-/// Template DynamicTypeUsePrivate (ClrEtwBuiltin.man:2944).
+/// Template DynamicTypeUsePrivate (ClrEtwBuiltin.man:2970).
 struct DynamicTypeUsePrivate {
   ::std::string TypeName{};  // win:UnicodeString
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -65,7 +65,7 @@ struct DynamicTypeUsePrivate {
   };
 };
 
-/// Template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:2948).
+/// Template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:2974).
 struct DynamicTypeUseTwoParametersPrivate {
   ::std::string TypeName{};  // win:UnicodeString
   ::std::string SecondTypeName{};  // win:UnicodeString
@@ -101,7 +101,7 @@ struct DynamicTypeUseTwoParametersPrivate {
   };
 };
 
-/// Template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:2953).
+/// Template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:2979).
 struct DynamicTypeUsePrivateVariance {
   ::std::string TypeName{};  // win:UnicodeString
   ::std::string InterfaceTypeName{};  // win:UnicodeString
@@ -140,7 +140,7 @@ struct DynamicTypeUsePrivateVariance {
   };
 };
 
-/// Template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:2959).
+/// Template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:2985).
 struct DynamicTypeUseStringAndIntPrivate {
   ::std::string TypeName{};  // win:UnicodeString
   ::std::int32_t Int1{};  // win:Int32
@@ -175,7 +175,7 @@ struct DynamicTypeUseStringAndIntPrivate {
   };
 };
 
-/// Template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:2964).
+/// Template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:2990).
 struct DynamicTypeUseNoParametersPrivate {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
@@ -232,7 +232,7 @@ using ObjectVariantMarshallingToManaged = ::clretw::dotnet_runtime_private::temp
 // event's version are std::optional.
 
 /// IInspectableRuntimeClassName: event 400 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/IInspectableRuntimeClassName"), version 0.
-///   v0 IInspectableRuntimeClassName: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3140)
+///   v0 IInspectableRuntimeClassName: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3166)
 class IInspectableRuntimeClassNameView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -291,7 +291,7 @@ class IInspectableRuntimeClassNameView : public ::clretw::ViewBase<2> {
 };
 
 /// WinRTUnbox: event 401 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/WinRTUnbox"), version 0.
-///   v0 WinRTUnbox: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3141)
+///   v0 WinRTUnbox: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3167)
 class WinRTUnboxView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -354,7 +354,7 @@ class WinRTUnboxView : public ::clretw::ViewBase<3> {
 };
 
 /// CreateRCW: event 402 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/CreateRCW"), version 0.
-///   v0 CreateRCW: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3142)
+///   v0 CreateRCW: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3168)
 class CreateRCWView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -413,7 +413,7 @@ class CreateRCWView : public ::clretw::ViewBase<2> {
 };
 
 /// RCWVariance: event 403 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/RCWVariance"), version 0.
-///   v0 RCWVariance: template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:3143)
+///   v0 RCWVariance: template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:3169)
 class RCWVarianceView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -480,7 +480,7 @@ class RCWVarianceView : public ::clretw::ViewBase<4> {
 };
 
 /// RCWIEnumerableCasting: event 404 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/RCWIEnumerableCasting"), version 0.
-///   v0 RCWIEnumerableCasting: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3144)
+///   v0 RCWIEnumerableCasting: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3170)
 class RCWIEnumerableCastingView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -543,7 +543,7 @@ class RCWIEnumerableCastingView : public ::clretw::ViewBase<3> {
 };
 
 /// CreateCCW: event 405 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/CreateCCW"), version 0.
-///   v0 CreateCCW: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3145)
+///   v0 CreateCCW: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3171)
 class CreateCCWView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -602,7 +602,7 @@ class CreateCCWView : public ::clretw::ViewBase<2> {
 };
 
 /// CCWVariance: event 406 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/CCWVariance"), version 0.
-///   v0 CCWVariance: template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:3146)
+///   v0 CCWVariance: template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:3172)
 class CCWVarianceView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -669,7 +669,7 @@ class CCWVarianceView : public ::clretw::ViewBase<4> {
 };
 
 /// ObjectVariantMarshallingToNative: event 407 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/ObjectVariantMarshallingToNative"), version 0.
-///   v0 ObjectVariantMarshallingToNative: template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:3147)
+///   v0 ObjectVariantMarshallingToNative: template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:3173)
 class ObjectVariantMarshallingToNativeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -732,7 +732,7 @@ class ObjectVariantMarshallingToNativeView : public ::clretw::ViewBase<2> {
 };
 
 /// GetTypeFromGUID: event 408 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/GetTypeFromGUID"), version 0.
-///   v0 GetTypeFromGUID: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3148)
+///   v0 GetTypeFromGUID: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3174)
 class GetTypeFromGUIDView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -795,7 +795,7 @@ class GetTypeFromGUIDView : public ::clretw::ViewBase<3> {
 };
 
 /// GetTypeFromProgID: event 409 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/GetTypeFromProgID"), version 0.
-///   v0 GetTypeFromProgID: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3149)
+///   v0 GetTypeFromProgID: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3175)
 class GetTypeFromProgIDView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -858,7 +858,7 @@ class GetTypeFromProgIDView : public ::clretw::ViewBase<3> {
 };
 
 /// ConvertToCallbackEtw: event 410 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/ConvertToCallbackEtw"), version 0.
-///   v0 ConvertToCallbackEtw: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3150)
+///   v0 ConvertToCallbackEtw: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3176)
 class ConvertToCallbackEtwView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -921,7 +921,7 @@ class ConvertToCallbackEtwView : public ::clretw::ViewBase<3> {
 };
 
 /// BeginCreateManagedReference: event 411 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/BeginCreateManagedReference"), version 0.
-///   v0 BeginCreateManagedReference: template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:3151)
+///   v0 BeginCreateManagedReference: template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:3177)
 class BeginCreateManagedReferenceView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -976,7 +976,7 @@ class BeginCreateManagedReferenceView : public ::clretw::ViewBase<1> {
 };
 
 /// EndCreateManagedReference: event 412 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/EndCreateManagedReference"), version 0.
-///   v0 EndCreateManagedReference: template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:3152)
+///   v0 EndCreateManagedReference: template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:3178)
 class EndCreateManagedReferenceView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1031,7 +1031,7 @@ class EndCreateManagedReferenceView : public ::clretw::ViewBase<1> {
 };
 
 /// ObjectVariantMarshallingToManaged: event 413 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/ObjectVariantMarshallingToManaged"), version 0.
-///   v0 ObjectVariantMarshallingToManaged: template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:3153)
+///   v0 ObjectVariantMarshallingToManaged: template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:3179)
 class ObjectVariantMarshallingToManagedView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1097,7 +1097,7 @@ class ObjectVariantMarshallingToManagedView : public ::clretw::ViewBase<2> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// IInspectableRuntimeClassName: event 400 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/IInspectableRuntimeClassName"), version 0.
-///   v0 IInspectableRuntimeClassName: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3140)
+///   v0 IInspectableRuntimeClassName: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3166)
 struct IInspectableRuntimeClassName {
   static constexpr ::std::uint16_t id = 400;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1108,7 +1108,7 @@ struct IInspectableRuntimeClassName {
 };
 
 /// WinRTUnbox: event 401 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/WinRTUnbox"), version 0.
-///   v0 WinRTUnbox: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3141)
+///   v0 WinRTUnbox: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3167)
 struct WinRTUnbox {
   static constexpr ::std::uint16_t id = 401;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1119,7 +1119,7 @@ struct WinRTUnbox {
 };
 
 /// CreateRCW: event 402 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/CreateRCW"), version 0.
-///   v0 CreateRCW: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3142)
+///   v0 CreateRCW: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3168)
 struct CreateRCW {
   static constexpr ::std::uint16_t id = 402;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1130,7 +1130,7 @@ struct CreateRCW {
 };
 
 /// RCWVariance: event 403 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/RCWVariance"), version 0.
-///   v0 RCWVariance: template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:3143)
+///   v0 RCWVariance: template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:3169)
 struct RCWVariance {
   static constexpr ::std::uint16_t id = 403;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1141,7 +1141,7 @@ struct RCWVariance {
 };
 
 /// RCWIEnumerableCasting: event 404 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/RCWIEnumerableCasting"), version 0.
-///   v0 RCWIEnumerableCasting: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3144)
+///   v0 RCWIEnumerableCasting: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3170)
 struct RCWIEnumerableCasting {
   static constexpr ::std::uint16_t id = 404;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1152,7 +1152,7 @@ struct RCWIEnumerableCasting {
 };
 
 /// CreateCCW: event 405 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/CreateCCW"), version 0.
-///   v0 CreateCCW: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3145)
+///   v0 CreateCCW: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3171)
 struct CreateCCW {
   static constexpr ::std::uint16_t id = 405;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1163,7 +1163,7 @@ struct CreateCCW {
 };
 
 /// CCWVariance: event 406 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/CCWVariance"), version 0.
-///   v0 CCWVariance: template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:3146)
+///   v0 CCWVariance: template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:3172)
 struct CCWVariance {
   static constexpr ::std::uint16_t id = 406;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1174,7 +1174,7 @@ struct CCWVariance {
 };
 
 /// ObjectVariantMarshallingToNative: event 407 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/ObjectVariantMarshallingToNative"), version 0.
-///   v0 ObjectVariantMarshallingToNative: template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:3147)
+///   v0 ObjectVariantMarshallingToNative: template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:3173)
 struct ObjectVariantMarshallingToNative {
   static constexpr ::std::uint16_t id = 407;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1185,7 +1185,7 @@ struct ObjectVariantMarshallingToNative {
 };
 
 /// GetTypeFromGUID: event 408 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/GetTypeFromGUID"), version 0.
-///   v0 GetTypeFromGUID: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3148)
+///   v0 GetTypeFromGUID: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3174)
 struct GetTypeFromGUID {
   static constexpr ::std::uint16_t id = 408;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1196,7 +1196,7 @@ struct GetTypeFromGUID {
 };
 
 /// GetTypeFromProgID: event 409 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/GetTypeFromProgID"), version 0.
-///   v0 GetTypeFromProgID: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3149)
+///   v0 GetTypeFromProgID: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3175)
 struct GetTypeFromProgID {
   static constexpr ::std::uint16_t id = 409;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1207,7 +1207,7 @@ struct GetTypeFromProgID {
 };
 
 /// ConvertToCallbackEtw: event 410 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/ConvertToCallbackEtw"), version 0.
-///   v0 ConvertToCallbackEtw: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3150)
+///   v0 ConvertToCallbackEtw: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3176)
 struct ConvertToCallbackEtw {
   static constexpr ::std::uint16_t id = 410;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1218,7 +1218,7 @@ struct ConvertToCallbackEtw {
 };
 
 /// BeginCreateManagedReference: event 411 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/BeginCreateManagedReference"), version 0.
-///   v0 BeginCreateManagedReference: template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:3151)
+///   v0 BeginCreateManagedReference: template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:3177)
 struct BeginCreateManagedReference {
   static constexpr ::std::uint16_t id = 411;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1229,7 +1229,7 @@ struct BeginCreateManagedReference {
 };
 
 /// EndCreateManagedReference: event 412 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/EndCreateManagedReference"), version 0.
-///   v0 EndCreateManagedReference: template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:3152)
+///   v0 EndCreateManagedReference: template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:3178)
 struct EndCreateManagedReference {
   static constexpr ::std::uint16_t id = 412;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1240,7 +1240,7 @@ struct EndCreateManagedReference {
 };
 
 /// ObjectVariantMarshallingToManaged: event 413 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/ObjectVariantMarshallingToManaged"), version 0.
-///   v0 ObjectVariantMarshallingToManaged: template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:3153)
+///   v0 ObjectVariantMarshallingToManaged: template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:3179)
 struct ObjectVariantMarshallingToManaged {
   static constexpr ::std::uint16_t id = 413;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;

@@ -32,7 +32,7 @@ namespace clretw::dotnet_runtime_private {
 
 namespace templates {
 
-/// Template JittedMethodRichDebugInfo (ClrEtwBuiltin.man:2779).
+/// Template JittedMethodRichDebugInfo (ClrEtwBuiltin.man:2805).
 struct JittedMethodRichDebugInfo {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
@@ -65,7 +65,7 @@ using JittedMethodRichDebugInfo = ::clretw::dotnet_runtime_private::templates::J
 // event's version are std::optional.
 
 /// JittedMethodRichDebugInfo: event 189 of Microsoft-Windows-DotNETRuntimePrivate ("CLRMethodPrivate/JittedMethodRichDebugInfo"), version 0.
-///   v0 JittedMethodRichDebugInfo: template JittedMethodRichDebugInfo (ClrEtwBuiltin.man:3127)
+///   v0 JittedMethodRichDebugInfo: template JittedMethodRichDebugInfo (ClrEtwBuiltin.man:3153)
 class JittedMethodRichDebugInfoView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -146,7 +146,7 @@ class JittedMethodRichDebugInfoView : public ::clretw::ViewBase<2> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// JittedMethodRichDebugInfo: event 189 of Microsoft-Windows-DotNETRuntimePrivate ("CLRMethodPrivate/JittedMethodRichDebugInfo"), version 0.
-///   v0 JittedMethodRichDebugInfo: template JittedMethodRichDebugInfo (ClrEtwBuiltin.man:3127)
+///   v0 JittedMethodRichDebugInfo: template JittedMethodRichDebugInfo (ClrEtwBuiltin.man:3153)
 struct JittedMethodRichDebugInfo {
   static constexpr ::std::uint16_t id = 189;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;

@@ -32,7 +32,7 @@ namespace clretw::dotnet_runtime_private {
 
 namespace templates {
 
-/// Template MulticoreJitPrivate (ClrEtwBuiltin.man:2931).
+/// Template MulticoreJitPrivate (ClrEtwBuiltin.man:2957).
 struct MulticoreJitPrivate {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string String1{};  // win:UnicodeString
@@ -75,7 +75,7 @@ struct MulticoreJitPrivate {
   };
 };
 
-/// Template MulticoreJitMethodCodeReturnedPrivate (ClrEtwBuiltin.man:2939).
+/// Template MulticoreJitMethodCodeReturnedPrivate (ClrEtwBuiltin.man:2965).
 struct MulticoreJitMethodCodeReturnedPrivate {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint64_t ModuleID{};  // win:UInt64
@@ -124,7 +124,7 @@ using MulticoreJitMethodCodeReturned = ::clretw::dotnet_runtime_private::templat
 // event's version are std::optional.
 
 /// MulticoreJit: event 201 of Microsoft-Windows-DotNETRuntimePrivate ("ClrMulticoreJit/Common"), version 0.
-///   v0 MulticoreJit: template MulticoreJitPrivate (ClrEtwBuiltin.man:3138)
+///   v0 MulticoreJit: template MulticoreJitPrivate (ClrEtwBuiltin.man:3164)
 class MulticoreJitView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -199,7 +199,7 @@ class MulticoreJitView : public ::clretw::ViewBase<3> {
 };
 
 /// MulticoreJitMethodCodeReturned: event 202 of Microsoft-Windows-DotNETRuntimePrivate ("ClrMulticoreJit/MethodCodeReturned"), version 0.
-///   v0 MulticoreJitMethodCodeReturned: template MulticoreJitMethodCodeReturnedPrivate (ClrEtwBuiltin.man:3139)
+///   v0 MulticoreJitMethodCodeReturned: template MulticoreJitMethodCodeReturnedPrivate (ClrEtwBuiltin.man:3165)
 class MulticoreJitMethodCodeReturnedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -265,7 +265,7 @@ class MulticoreJitMethodCodeReturnedView : public ::clretw::ViewBase<1> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// MulticoreJit: event 201 of Microsoft-Windows-DotNETRuntimePrivate ("ClrMulticoreJit/Common"), version 0.
-///   v0 MulticoreJit: template MulticoreJitPrivate (ClrEtwBuiltin.man:3138)
+///   v0 MulticoreJit: template MulticoreJitPrivate (ClrEtwBuiltin.man:3164)
 struct MulticoreJit {
   static constexpr ::std::uint16_t id = 201;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -276,7 +276,7 @@ struct MulticoreJit {
 };
 
 /// MulticoreJitMethodCodeReturned: event 202 of Microsoft-Windows-DotNETRuntimePrivate ("ClrMulticoreJit/MethodCodeReturned"), version 0.
-///   v0 MulticoreJitMethodCodeReturned: template MulticoreJitMethodCodeReturnedPrivate (ClrEtwBuiltin.man:3139)
+///   v0 MulticoreJitMethodCodeReturned: template MulticoreJitMethodCodeReturnedPrivate (ClrEtwBuiltin.man:3165)
 struct MulticoreJitMethodCodeReturned {
   static constexpr ::std::uint16_t id = 202;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;

@@ -32,7 +32,7 @@ namespace clretw::dotnet_runtime_private {
 
 namespace templates {
 
-/// Template ModuleRangePrivate (ClrEtwBuiltin.man:2922).
+/// Template ModuleRangePrivate (ClrEtwBuiltin.man:2948).
 struct ModuleRangePrivate {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -90,7 +90,7 @@ using ModuleRangeLoadPrivate = ::clretw::dotnet_runtime_private::templates::Modu
 // event's version are std::optional.
 
 /// ModuleRangeLoadPrivate: event 158 of Microsoft-Windows-DotNETRuntimePrivate ("ClrPerfTrack/ModuleRangeLoad"), version 0.
-///   v0 ModuleRangeLoadPrivate: template ModuleRangePrivate (ClrEtwBuiltin.man:3096)
+///   v0 ModuleRangeLoadPrivate: template ModuleRangePrivate (ClrEtwBuiltin.man:3122)
 class ModuleRangeLoadPrivateView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -172,7 +172,7 @@ class ModuleRangeLoadPrivateView : public ::clretw::ViewBase<1> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// ModuleRangeLoadPrivate: event 158 of Microsoft-Windows-DotNETRuntimePrivate ("ClrPerfTrack/ModuleRangeLoad"), version 0.
-///   v0 ModuleRangeLoadPrivate: template ModuleRangePrivate (ClrEtwBuiltin.man:3096)
+///   v0 ModuleRangeLoadPrivate: template ModuleRangePrivate (ClrEtwBuiltin.man:3122)
 struct ModuleRangeLoadPrivate {
   static constexpr ::std::uint16_t id = 158;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;

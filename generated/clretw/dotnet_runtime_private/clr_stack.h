@@ -32,7 +32,7 @@ namespace clretw::dotnet_runtime_private {
 
 namespace templates {
 
-/// Template ClrStackWalk (ClrEtwBuiltin.man:2622).
+/// Template ClrStackWalk (ClrEtwBuiltin.man:2648).
 struct ClrStackWalk {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint8_t Reserved1{};  // win:UInt8
@@ -87,7 +87,7 @@ using CLRStackWalkPrivate = ::clretw::dotnet_runtime_private::templates::ClrStac
 // event's version are std::optional.
 
 /// CLRStackWalkPrivate: event 151 of Microsoft-Windows-DotNETRuntimePrivate ("ClrStack/Walk"), version 0.
-///   v0 CLRStackWalkPrivate: template ClrStackWalk (ClrEtwBuiltin.man:3095)
+///   v0 CLRStackWalkPrivate: template ClrStackWalk (ClrEtwBuiltin.man:3121)
 class CLRStackWalkPrivateView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -162,7 +162,7 @@ class CLRStackWalkPrivateView : public ::clretw::ViewBase<2> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// CLRStackWalkPrivate: event 151 of Microsoft-Windows-DotNETRuntimePrivate ("ClrStack/Walk"), version 0.
-///   v0 CLRStackWalkPrivate: template ClrStackWalk (ClrEtwBuiltin.man:3095)
+///   v0 CLRStackWalkPrivate: template ClrStackWalk (ClrEtwBuiltin.man:3121)
 struct CLRStackWalkPrivate {
   static constexpr ::std::uint16_t id = 151;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;

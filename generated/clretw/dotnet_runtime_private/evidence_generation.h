@@ -32,7 +32,7 @@ namespace clretw::dotnet_runtime_private {
 
 namespace templates {
 
-/// Template EvidenceGenerated (ClrEtwBuiltin.man:2629).
+/// Template EvidenceGenerated (ClrEtwBuiltin.man:2655).
 struct EvidenceGenerated {
   ::std::uint32_t Type{};  // win:UInt32 -> xs:unsignedInt
   ::std::uint32_t AppDomain{};  // win:UInt32 -> xs:unsignedInt
@@ -82,7 +82,7 @@ using EvidenceGenerated = ::clretw::dotnet_runtime_private::templates::EvidenceG
 // event's version are std::optional.
 
 /// EvidenceGenerated: event 177 of Microsoft-Windows-DotNETRuntimePrivate ("EvidenceGeneration/EvidenceGenerated"), version 0.
-///   v0 EvidenceGenerated: template EvidenceGenerated (ClrEtwBuiltin.man:3115)
+///   v0 EvidenceGenerated: template EvidenceGenerated (ClrEtwBuiltin.man:3141)
 class EvidenceGeneratedView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -152,7 +152,7 @@ class EvidenceGeneratedView : public ::clretw::ViewBase<2> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// EvidenceGenerated: event 177 of Microsoft-Windows-DotNETRuntimePrivate ("EvidenceGeneration/EvidenceGenerated"), version 0.
-///   v0 EvidenceGenerated: template EvidenceGenerated (ClrEtwBuiltin.man:3115)
+///   v0 EvidenceGenerated: template EvidenceGenerated (ClrEtwBuiltin.man:3141)
 struct EvidenceGenerated {
   static constexpr ::std::uint16_t id = 177;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;

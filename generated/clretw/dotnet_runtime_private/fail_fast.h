@@ -32,7 +32,7 @@ namespace clretw::dotnet_runtime_private {
 
 namespace templates {
 
-/// Template FailFast (ClrEtwBuiltin.man:2861).
+/// Template FailFast (ClrEtwBuiltin.man:2887).
 struct FailFast {
   ::std::string FailFastUserMessage{};  // win:UnicodeString
   ::std::uint64_t FailedEIP{};  // win:Pointer
@@ -86,7 +86,7 @@ using FailFast = ::clretw::dotnet_runtime_private::templates::FailFast;  // Fail
 // event's version are std::optional.
 
 /// FailFast: event 191 of Microsoft-Windows-DotNETRuntimePrivate ("FailFast/FailFast"), version 0.
-///   v0 FailFast: template FailFast (ClrEtwBuiltin.man:3128)
+///   v0 FailFast: template FailFast (ClrEtwBuiltin.man:3154)
 class FailFastView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -161,7 +161,7 @@ class FailFastView : public ::clretw::ViewBase<2> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// FailFast: event 191 of Microsoft-Windows-DotNETRuntimePrivate ("FailFast/FailFast"), version 0.
-///   v0 FailFast: template FailFast (ClrEtwBuiltin.man:3128)
+///   v0 FailFast: template FailFast (ClrEtwBuiltin.man:3154)
 struct FailFast {
   static constexpr ::std::uint16_t id = 191;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;

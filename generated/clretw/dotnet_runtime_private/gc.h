@@ -32,7 +32,7 @@ namespace clretw::dotnet_runtime_private {
 
 namespace templates {
 
-/// Template GCDecision (ClrEtwBuiltin.man:2635).
+/// Template GCDecision (ClrEtwBuiltin.man:2661).
 struct GCDecision {
   bool DoCompact{};  // win:Boolean
 
@@ -63,7 +63,7 @@ struct GCDecision {
   };
 };
 
-/// Template GCDecision_V1 (ClrEtwBuiltin.man:2638).
+/// Template GCDecision_V1 (ClrEtwBuiltin.man:2664).
 struct GCDecision_V1 {
   bool DoCompact{};  // win:Boolean
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -96,7 +96,7 @@ struct GCDecision_V1 {
   };
 };
 
-/// Template PrvGCMark (ClrEtwBuiltin.man:2642).
+/// Template PrvGCMark (ClrEtwBuiltin.man:2668).
 struct PrvGCMark {
   ::std::uint32_t HeapNum{};  // win:UInt32
 
@@ -127,7 +127,7 @@ struct PrvGCMark {
   };
 };
 
-/// Template PrvGCMark_V1 (ClrEtwBuiltin.man:2645).
+/// Template PrvGCMark_V1 (ClrEtwBuiltin.man:2671).
 struct PrvGCMark_V1 {
   ::std::uint32_t HeapNum{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -160,7 +160,7 @@ struct PrvGCMark_V1 {
   };
 };
 
-/// Template GCPerHeapHistory (ClrEtwBuiltin.man:2649).
+/// Template GCPerHeapHistory (ClrEtwBuiltin.man:2675).
 struct GCPerHeapHistory {
 
   static const ::clretw::RecordDesc& record() noexcept;
@@ -189,7 +189,7 @@ struct GCPerHeapHistory {
   };
 };
 
-/// Template GCPerHeapHistory_V1 (ClrEtwBuiltin.man:2651).
+/// Template GCPerHeapHistory_V1 (ClrEtwBuiltin.man:2677).
 struct GCPerHeapHistory_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
@@ -220,14 +220,14 @@ struct GCPerHeapHistory_V1 {
   };
 };
 
-/// Template GCGlobalHeap (ClrEtwBuiltin.man:2654).
+/// Template GCGlobalHeap (ClrEtwBuiltin.man:2680).
 struct GCGlobalHeap {
   ::std::uint64_t FinalYoungestDesired{};  // win:UInt64 -> win:HexInt64
   ::std::int32_t NumHeaps{};  // win:Int32
   ::std::uint32_t CondemnedGeneration{};  // win:UInt32
   ::std::uint32_t Gen0ReductionCount{};  // win:UInt32
-  ::std::uint32_t Reason{};  // win:UInt32
-  ::std::uint32_t GlobalMechanisms{};  // win:UInt32
+  ::clretw::dotnet_runtime_private::GCReasonMap Reason{};  // win:UInt32, map GCReasonMap
+  ::clretw::dotnet_runtime_private::GCGlobalMechanismsMap GlobalMechanisms{};  // win:UInt32, map GCGlobalMechanismsMap
 
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCGlobalHeap> decode(::clretw::Bytes payload, unsigned pointer_size);
@@ -253,8 +253,8 @@ struct GCGlobalHeap {
     ::std::int32_t NumHeaps() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(this->p_ + 8); }
     ::std::uint32_t CondemnedGeneration() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 12); }
     ::std::uint32_t Gen0ReductionCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 16); }
-    ::std::uint32_t Reason() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 20); }
-    ::std::uint32_t GlobalMechanisms() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 24); }
+    ::clretw::dotnet_runtime_private::GCReasonMap Reason() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_private::GCReasonMap, 4>(this->p_ + 20); }
+    ::clretw::dotnet_runtime_private::GCGlobalMechanismsMap GlobalMechanisms() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_private::GCGlobalMechanismsMap, 4>(this->p_ + 24); }
     // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
     // this-> because a field may be named f).
     template <class F>
@@ -263,14 +263,14 @@ struct GCGlobalHeap {
   };
 };
 
-/// Template GCGlobalHeap_V1 (ClrEtwBuiltin.man:2662).
+/// Template GCGlobalHeap_V1 (ClrEtwBuiltin.man:2688).
 struct GCGlobalHeap_V1 {
   ::std::uint64_t FinalYoungestDesired{};  // win:UInt64 -> win:HexInt64
   ::std::int32_t NumHeaps{};  // win:Int32
   ::std::uint32_t CondemnedGeneration{};  // win:UInt32
   ::std::uint32_t Gen0ReductionCount{};  // win:UInt32
-  ::std::uint32_t Reason{};  // win:UInt32
-  ::std::uint32_t GlobalMechanisms{};  // win:UInt32
+  ::clretw::dotnet_runtime_private::GCReasonMap Reason{};  // win:UInt32, map GCReasonMap
+  ::clretw::dotnet_runtime_private::GCGlobalMechanismsMap GlobalMechanisms{};  // win:UInt32, map GCGlobalMechanismsMap
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
@@ -297,8 +297,8 @@ struct GCGlobalHeap_V1 {
     ::std::int32_t NumHeaps() const noexcept { return ::clretw::load_value_w<::std::int32_t, 4>(this->p_ + 8); }
     ::std::uint32_t CondemnedGeneration() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 12); }
     ::std::uint32_t Gen0ReductionCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 16); }
-    ::std::uint32_t Reason() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 20); }
-    ::std::uint32_t GlobalMechanisms() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 24); }
+    ::clretw::dotnet_runtime_private::GCReasonMap Reason() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_private::GCReasonMap, 4>(this->p_ + 20); }
+    ::clretw::dotnet_runtime_private::GCGlobalMechanismsMap GlobalMechanisms() const noexcept { return ::clretw::load_value_w<::clretw::dotnet_runtime_private::GCGlobalMechanismsMap, 4>(this->p_ + 24); }
     ::std::uint16_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 28); }
     // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
     // this-> because a field may be named f).
@@ -309,7 +309,7 @@ struct GCGlobalHeap_V1 {
   };
 };
 
-/// Template GCJoin (ClrEtwBuiltin.man:2671).
+/// Template GCJoin (ClrEtwBuiltin.man:2697).
 struct GCJoin {
   ::std::uint32_t Heap{};  // win:UInt32
   ::std::uint32_t JoinTime{};  // win:UInt32
@@ -344,7 +344,7 @@ struct GCJoin {
   };
 };
 
-/// Template GCJoin_V1 (ClrEtwBuiltin.man:2676).
+/// Template GCJoin_V1 (ClrEtwBuiltin.man:2702).
 struct GCJoin_V1 {
   ::std::uint32_t Heap{};  // win:UInt32
   ::std::uint32_t JoinTime{};  // win:UInt32
@@ -381,7 +381,7 @@ struct GCJoin_V1 {
   };
 };
 
-/// Template GCOptimized (ClrEtwBuiltin.man:2682).
+/// Template GCOptimized (ClrEtwBuiltin.man:2708).
 struct GCOptimized {
   ::std::uint64_t DesiredAllocation{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t NewAllocation{};  // win:UInt64 -> win:HexInt64
@@ -416,7 +416,7 @@ struct GCOptimized {
   };
 };
 
-/// Template GCOptimized_V1 (ClrEtwBuiltin.man:2687).
+/// Template GCOptimized_V1 (ClrEtwBuiltin.man:2713).
 struct GCOptimized_V1 {
   ::std::uint64_t DesiredAllocation{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t NewAllocation{};  // win:UInt64 -> win:HexInt64
@@ -454,7 +454,7 @@ struct GCOptimized_V1 {
   };
 };
 
-/// Template GCSettings (ClrEtwBuiltin.man:2693).
+/// Template GCSettings (ClrEtwBuiltin.man:2719).
 struct GCSettings {
   ::std::uint64_t SegmentSize{};  // win:UInt64
   ::std::uint64_t LargeObjectSegmentSize{};  // win:UInt64
@@ -489,7 +489,7 @@ struct GCSettings {
   };
 };
 
-/// Template GCSettings_V1 (ClrEtwBuiltin.man:2698).
+/// Template GCSettings_V1 (ClrEtwBuiltin.man:2724).
 struct GCSettings_V1 {
   ::std::uint64_t SegmentSize{};  // win:UInt64
   ::std::uint64_t LargeObjectSegmentSize{};  // win:UInt64
@@ -527,7 +527,7 @@ struct GCSettings_V1 {
   };
 };
 
-/// Template BGCDrainMark (ClrEtwBuiltin.man:2704).
+/// Template BGCDrainMark (ClrEtwBuiltin.man:2730).
 struct BGCDrainMark {
   ::std::uint64_t Objects{};  // win:UInt64
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -560,7 +560,7 @@ struct BGCDrainMark {
   };
 };
 
-/// Template BGCRevisit (ClrEtwBuiltin.man:2708).
+/// Template BGCRevisit (ClrEtwBuiltin.man:2734).
 struct BGCRevisit {
   ::std::uint64_t Pages{};  // win:UInt64
   ::std::uint64_t Objects{};  // win:UInt64
@@ -597,7 +597,7 @@ struct BGCRevisit {
   };
 };
 
-/// Template BGCOverflow (ClrEtwBuiltin.man:2714).
+/// Template BGCOverflow (ClrEtwBuiltin.man:2740).
 struct BGCOverflow {
   ::std::uint64_t Min{};  // win:UInt64
   ::std::uint64_t Max{};  // win:UInt64
@@ -636,7 +636,7 @@ struct BGCOverflow {
   };
 };
 
-/// Template BGCOverflow_V1 (ClrEtwBuiltin.man:2721).
+/// Template BGCOverflow_V1 (ClrEtwBuiltin.man:2747).
 struct BGCOverflow_V1 {
   ::std::uint64_t Min{};  // win:UInt64
   ::std::uint64_t Max{};  // win:UInt64
@@ -678,7 +678,7 @@ struct BGCOverflow_V1 {
   };
 };
 
-/// Template BGCAllocWait (ClrEtwBuiltin.man:2729).
+/// Template BGCAllocWait (ClrEtwBuiltin.man:2755).
 struct BGCAllocWait {
   ::std::uint32_t Reason{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -711,7 +711,7 @@ struct BGCAllocWait {
   };
 };
 
-/// Template GCFullNotify (ClrEtwBuiltin.man:2733).
+/// Template GCFullNotify (ClrEtwBuiltin.man:2759).
 struct GCFullNotify {
   ::std::uint32_t GenNumber{};  // win:UInt32
   ::std::uint32_t IsAlloc{};  // win:UInt32
@@ -744,7 +744,7 @@ struct GCFullNotify {
   };
 };
 
-/// Template GCFullNotify_V1 (ClrEtwBuiltin.man:2737).
+/// Template GCFullNotify_V1 (ClrEtwBuiltin.man:2763).
 struct GCFullNotify_V1 {
   ::std::uint32_t GenNumber{};  // win:UInt32
   ::std::uint32_t IsAlloc{};  // win:UInt32
@@ -779,7 +779,7 @@ struct GCFullNotify_V1 {
   };
 };
 
-/// Template BGC1stSweepEnd (ClrEtwBuiltin.man:2742).
+/// Template BGC1stSweepEnd (ClrEtwBuiltin.man:2768).
 struct BGC1stSweepEnd {
   ::std::uint32_t GenNumber{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -812,7 +812,7 @@ struct BGC1stSweepEnd {
   };
 };
 
-/// Template GCNoUserData (ClrEtwBuiltin.man:2746).
+/// Template GCNoUserData (ClrEtwBuiltin.man:2772).
 struct GCNoUserData {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
@@ -843,7 +843,7 @@ struct GCNoUserData {
   };
 };
 
-/// Template PrvFinalizeObject (ClrEtwBuiltin.man:2868).
+/// Template PrvFinalizeObject (ClrEtwBuiltin.man:2894).
 struct PrvFinalizeObject {
   ::std::uint64_t TypeID{};  // win:Pointer
   ::std::uint64_t ObjectID{};  // win:Pointer
@@ -881,7 +881,7 @@ struct PrvFinalizeObject {
   };
 };
 
-/// Template CCWRefCountChange (ClrEtwBuiltin.man:2874).
+/// Template CCWRefCountChange (ClrEtwBuiltin.man:2900).
 struct CCWRefCountChange {
   ::std::uint64_t HandleID{};  // win:Pointer
   ::std::uint64_t ObjectID{};  // win:Pointer
@@ -933,7 +933,7 @@ struct CCWRefCountChange {
   };
 };
 
-/// Template CCWRefCountChangeAnsi (ClrEtwBuiltin.man:2885).
+/// Template CCWRefCountChangeAnsi (ClrEtwBuiltin.man:2911).
 struct CCWRefCountChangeAnsi {
   ::std::uint64_t HandleID{};  // win:Pointer
   ::std::uint64_t ObjectID{};  // win:Pointer
@@ -989,7 +989,7 @@ struct CCWRefCountChangeAnsi {
   };
 };
 
-/// Template PinPlugAtGCTime (ClrEtwBuiltin.man:2896).
+/// Template PinPlugAtGCTime (ClrEtwBuiltin.man:2922).
 struct PinPlugAtGCTime {
   ::std::uint64_t PlugStart{};  // win:Pointer
   ::std::uint64_t PlugEnd{};  // win:Pointer
@@ -1026,7 +1026,7 @@ struct PinPlugAtGCTime {
   };
 };
 
-/// Template PrvDestroyGCHandle (ClrEtwBuiltin.man:2902).
+/// Template PrvDestroyGCHandle (ClrEtwBuiltin.man:2928).
 struct PrvDestroyGCHandle {
   ::std::uint64_t HandleID{};  // win:Pointer
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -1059,7 +1059,7 @@ struct PrvDestroyGCHandle {
   };
 };
 
-/// Template PrvSetGCHandle (ClrEtwBuiltin.man:2906).
+/// Template PrvSetGCHandle (ClrEtwBuiltin.man:2932).
 struct PrvSetGCHandle {
   ::std::uint64_t HandleID{};  // win:Pointer
   ::std::uint64_t ObjectID{};  // win:Pointer
@@ -1157,8 +1157,8 @@ using CCWRefCountChange = ::clretw::dotnet_runtime_private::templates::CCWRefCou
 // event's version are std::optional.
 
 /// GCDecision: event 1 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Decision"), versions 0, 1.
-///   v0 GCDecision: template GCDecision (ClrEtwBuiltin.man:2969)
-///   v1 GCDecision_V1: template GCDecision_V1 (ClrEtwBuiltin.man:2970)
+///   v0 GCDecision: template GCDecision (ClrEtwBuiltin.man:2995)
+///   v1 GCDecision_V1: template GCDecision_V1 (ClrEtwBuiltin.man:2996)
 class GCDecisionView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1219,8 +1219,8 @@ class GCDecisionView : public ::clretw::ViewBase<1> {
 };
 
 /// GCSettings: event 2 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Settings"), versions 0, 1.
-///   v0 GCSettings: template GCSettings (ClrEtwBuiltin.man:2971)
-///   v1 GCSettings_V1: template GCSettings_V1 (ClrEtwBuiltin.man:2972)
+///   v0 GCSettings: template GCSettings (ClrEtwBuiltin.man:2997)
+///   v1 GCSettings_V1: template GCSettings_V1 (ClrEtwBuiltin.man:2998)
 class GCSettingsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1289,8 +1289,8 @@ class GCSettingsView : public ::clretw::ViewBase<1> {
 };
 
 /// GCOptimized: event 3 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Optimized"), versions 0, 1.
-///   v0 GCOptimized: template GCOptimized (ClrEtwBuiltin.man:2973)
-///   v1 GCOptimized_V1: template GCOptimized_V1 (ClrEtwBuiltin.man:2974)
+///   v0 GCOptimized: template GCOptimized (ClrEtwBuiltin.man:2999)
+///   v1 GCOptimized_V1: template GCOptimized_V1 (ClrEtwBuiltin.man:3000)
 class GCOptimizedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1359,8 +1359,8 @@ class GCOptimizedView : public ::clretw::ViewBase<1> {
 };
 
 /// GCPerHeapHistory: event 4 of Microsoft-Windows-DotNETRuntimePrivate ("GC/PerHeapHistory"), versions 1, 2.
-///   v1 GCPerHeapHistory_V1: template GCPerHeapHistory_V1 (ClrEtwBuiltin.man:2976)
-///   v2 GCPerHeapHistory: template GCPerHeapHistory (ClrEtwBuiltin.man:2975)
+///   v1 GCPerHeapHistory_V1: template GCPerHeapHistory_V1 (ClrEtwBuiltin.man:3002)
+///   v2 GCPerHeapHistory: template GCPerHeapHistory (ClrEtwBuiltin.man:3001)
 class GCPerHeapHistoryView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1418,8 +1418,8 @@ class GCPerHeapHistoryView : public ::clretw::ViewBase<1> {
 };
 
 /// GCGlobalHeapHistory: event 5 of Microsoft-Windows-DotNETRuntimePrivate ("GC/GlobalHeapHistory"), versions 0, 1.
-///   v0 GCGlobalHeapHistory: template GCGlobalHeap (ClrEtwBuiltin.man:2977)
-///   v1 GCGlobalHeapHistory_V1: template GCGlobalHeap_V1 (ClrEtwBuiltin.man:2978)
+///   v0 GCGlobalHeapHistory: template GCGlobalHeap (ClrEtwBuiltin.man:3003)
+///   v1 GCGlobalHeapHistory_V1: template GCGlobalHeap_V1 (ClrEtwBuiltin.man:3004)
 class GCGlobalHeapHistoryView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1449,10 +1449,10 @@ class GCGlobalHeapHistoryView : public ::clretw::ViewBase<1> {
   ::std::uint32_t CondemnedGeneration() const noexcept { return get_w<::std::uint32_t, 4>(k_CondemnedGeneration); }
   // win:UInt32
   ::std::uint32_t Gen0ReductionCount() const noexcept { return get_w<::std::uint32_t, 4>(k_Gen0ReductionCount); }
-  // win:UInt32
-  ::std::uint32_t Reason() const noexcept { return get_w<::std::uint32_t, 4>(k_Reason); }
-  // win:UInt32
-  ::std::uint32_t GlobalMechanisms() const noexcept { return get_w<::std::uint32_t, 4>(k_GlobalMechanisms); }
+  // win:UInt32, map GCReasonMap
+  ::clretw::dotnet_runtime_private::GCReasonMap Reason() const noexcept { return get_w<::clretw::dotnet_runtime_private::GCReasonMap, 4>(k_Reason); }
+  // win:UInt32, map GCGlobalMechanismsMap
+  ::clretw::dotnet_runtime_private::GCGlobalMechanismsMap GlobalMechanisms() const noexcept { return get_w<::clretw::dotnet_runtime_private::GCGlobalMechanismsMap, 4>(k_GlobalMechanisms); }
   // win:UInt16 (from v1)
   ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
 
@@ -1500,8 +1500,8 @@ class GCGlobalHeapHistoryView : public ::clretw::ViewBase<1> {
 };
 
 /// GCJoin: event 6 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Join"), versions 0, 1.
-///   v0 GCJoin: template GCJoin (ClrEtwBuiltin.man:2979)
-///   v1 GCJoin_V1: template GCJoin_V1 (ClrEtwBuiltin.man:2980)
+///   v0 GCJoin: template GCJoin (ClrEtwBuiltin.man:3005)
+///   v1 GCJoin_V1: template GCJoin_V1 (ClrEtwBuiltin.man:3006)
 class GCJoinView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1570,8 +1570,8 @@ class GCJoinView : public ::clretw::ViewBase<1> {
 };
 
 /// PrvGCMarkStackRoots: event 7 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkStackRoots"), versions 0, 1.
-///   v0 PrvGCMarkStackRoots: template PrvGCMark (ClrEtwBuiltin.man:2981)
-///   v1 PrvGCMarkStackRoots_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2982)
+///   v0 PrvGCMarkStackRoots: template PrvGCMark (ClrEtwBuiltin.man:3007)
+///   v1 PrvGCMarkStackRoots_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:3008)
 class PrvGCMarkStackRootsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1632,8 +1632,8 @@ class PrvGCMarkStackRootsView : public ::clretw::ViewBase<1> {
 };
 
 /// PrvGCMarkFinalizeQueueRoots: event 8 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkFinalizeQueueRoots"), versions 0, 1.
-///   v0 PrvGCMarkFinalizeQueueRoots: template PrvGCMark (ClrEtwBuiltin.man:2983)
-///   v1 PrvGCMarkFinalizeQueueRoots_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2984)
+///   v0 PrvGCMarkFinalizeQueueRoots: template PrvGCMark (ClrEtwBuiltin.man:3009)
+///   v1 PrvGCMarkFinalizeQueueRoots_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:3010)
 class PrvGCMarkFinalizeQueueRootsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1694,8 +1694,8 @@ class PrvGCMarkFinalizeQueueRootsView : public ::clretw::ViewBase<1> {
 };
 
 /// PrvGCMarkHandles: event 9 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkHandles"), versions 0, 1.
-///   v0 PrvGCMarkHandles: template PrvGCMark (ClrEtwBuiltin.man:2985)
-///   v1 PrvGCMarkHandles_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2986)
+///   v0 PrvGCMarkHandles: template PrvGCMark (ClrEtwBuiltin.man:3011)
+///   v1 PrvGCMarkHandles_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:3012)
 class PrvGCMarkHandlesView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1756,8 +1756,8 @@ class PrvGCMarkHandlesView : public ::clretw::ViewBase<1> {
 };
 
 /// PrvGCMarkCards: event 10 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkCards"), versions 0, 1.
-///   v0 PrvGCMarkCards: template PrvGCMark (ClrEtwBuiltin.man:2987)
-///   v1 PrvGCMarkCards_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2988)
+///   v0 PrvGCMarkCards: template PrvGCMark (ClrEtwBuiltin.man:3013)
+///   v1 PrvGCMarkCards_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:3014)
 class PrvGCMarkCardsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1818,7 +1818,7 @@ class PrvGCMarkCardsView : public ::clretw::ViewBase<1> {
 };
 
 /// BGCBegin: event 11 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCStart"), version 0.
-///   v0 BGCBegin: template GCNoUserData (ClrEtwBuiltin.man:2989)
+///   v0 BGCBegin: template GCNoUserData (ClrEtwBuiltin.man:3015)
 class BGCBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1873,7 +1873,7 @@ class BGCBeginView : public ::clretw::ViewBase<1> {
 };
 
 /// BGC1stNonConEnd: event 12 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC1stNonCondStop"), version 0.
-///   v0 BGC1stNonConEnd: template GCNoUserData (ClrEtwBuiltin.man:2990)
+///   v0 BGC1stNonConEnd: template GCNoUserData (ClrEtwBuiltin.man:3016)
 class BGC1stNonConEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1928,7 +1928,7 @@ class BGC1stNonConEndView : public ::clretw::ViewBase<1> {
 };
 
 /// BGC1stConEnd: event 13 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC1stConStop"), version 0.
-///   v0 BGC1stConEnd: template GCNoUserData (ClrEtwBuiltin.man:2991)
+///   v0 BGC1stConEnd: template GCNoUserData (ClrEtwBuiltin.man:3017)
 class BGC1stConEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1983,7 +1983,7 @@ class BGC1stConEndView : public ::clretw::ViewBase<1> {
 };
 
 /// BGC2ndNonConBegin: event 14 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndNonConStart"), version 0.
-///   v0 BGC2ndNonConBegin: template GCNoUserData (ClrEtwBuiltin.man:2992)
+///   v0 BGC2ndNonConBegin: template GCNoUserData (ClrEtwBuiltin.man:3018)
 class BGC2ndNonConBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2038,7 +2038,7 @@ class BGC2ndNonConBeginView : public ::clretw::ViewBase<1> {
 };
 
 /// BGC2ndNonConEnd: event 15 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndNonConStop"), version 0.
-///   v0 BGC2ndNonConEnd: template GCNoUserData (ClrEtwBuiltin.man:2993)
+///   v0 BGC2ndNonConEnd: template GCNoUserData (ClrEtwBuiltin.man:3019)
 class BGC2ndNonConEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2093,7 +2093,7 @@ class BGC2ndNonConEndView : public ::clretw::ViewBase<1> {
 };
 
 /// BGC2ndConBegin: event 16 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndConStart"), version 0.
-///   v0 BGC2ndConBegin: template GCNoUserData (ClrEtwBuiltin.man:2994)
+///   v0 BGC2ndConBegin: template GCNoUserData (ClrEtwBuiltin.man:3020)
 class BGC2ndConBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2148,7 +2148,7 @@ class BGC2ndConBeginView : public ::clretw::ViewBase<1> {
 };
 
 /// BGC2ndConEnd: event 17 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndConStop"), version 0.
-///   v0 BGC2ndConEnd: template GCNoUserData (ClrEtwBuiltin.man:2995)
+///   v0 BGC2ndConEnd: template GCNoUserData (ClrEtwBuiltin.man:3021)
 class BGC2ndConEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2203,7 +2203,7 @@ class BGC2ndConEndView : public ::clretw::ViewBase<1> {
 };
 
 /// BGCPlanEnd: event 18 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCPlanStop"), version 0.
-///   v0 BGCPlanEnd: template GCNoUserData (ClrEtwBuiltin.man:2996)
+///   v0 BGCPlanEnd: template GCNoUserData (ClrEtwBuiltin.man:3022)
 class BGCPlanEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2258,7 +2258,7 @@ class BGCPlanEndView : public ::clretw::ViewBase<1> {
 };
 
 /// BGCSweepEnd: event 19 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCSweepStop"), version 0.
-///   v0 BGCSweepEnd: template GCNoUserData (ClrEtwBuiltin.man:2997)
+///   v0 BGCSweepEnd: template GCNoUserData (ClrEtwBuiltin.man:3023)
 class BGCSweepEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2313,7 +2313,7 @@ class BGCSweepEndView : public ::clretw::ViewBase<1> {
 };
 
 /// BGCDrainMark: event 20 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCDrainMark"), version 0.
-///   v0 BGCDrainMark: template BGCDrainMark (ClrEtwBuiltin.man:2998)
+///   v0 BGCDrainMark: template BGCDrainMark (ClrEtwBuiltin.man:3024)
 class BGCDrainMarkView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2372,7 +2372,7 @@ class BGCDrainMarkView : public ::clretw::ViewBase<1> {
 };
 
 /// BGCRevisit: event 21 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCRevisit"), version 0.
-///   v0 BGCRevisit: template BGCRevisit (ClrEtwBuiltin.man:2999)
+///   v0 BGCRevisit: template BGCRevisit (ClrEtwBuiltin.man:3025)
 class BGCRevisitView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2439,8 +2439,8 @@ class BGCRevisitView : public ::clretw::ViewBase<1> {
 };
 
 /// BGCOverflow: event 22 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCOverflow"), versions 0, 1.
-///   v0 BGCOverflow: template BGCOverflow (ClrEtwBuiltin.man:3000)
-///   v1 BGCOverflow_V1: template BGCOverflow_V1 (ClrEtwBuiltin.man:3001)
+///   v0 BGCOverflow: template BGCOverflow (ClrEtwBuiltin.man:3026)
+///   v1 BGCOverflow_V1: template BGCOverflow_V1 (ClrEtwBuiltin.man:3027)
 class BGCOverflowView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2517,7 +2517,7 @@ class BGCOverflowView : public ::clretw::ViewBase<1> {
 };
 
 /// BGCAllocWaitBegin: event 23 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCAllocWaitStart"), version 0.
-///   v0 BGCAllocWaitBegin: template BGCAllocWait (ClrEtwBuiltin.man:3002)
+///   v0 BGCAllocWaitBegin: template BGCAllocWait (ClrEtwBuiltin.man:3028)
 class BGCAllocWaitBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2576,7 +2576,7 @@ class BGCAllocWaitBeginView : public ::clretw::ViewBase<1> {
 };
 
 /// BGCAllocWaitEnd: event 24 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCAllocWaitStop"), version 0.
-///   v0 BGCAllocWaitEnd: template BGCAllocWait (ClrEtwBuiltin.man:3003)
+///   v0 BGCAllocWaitEnd: template BGCAllocWait (ClrEtwBuiltin.man:3029)
 class BGCAllocWaitEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2635,8 +2635,8 @@ class BGCAllocWaitEndView : public ::clretw::ViewBase<1> {
 };
 
 /// GCFullNotify: event 25 of Microsoft-Windows-DotNETRuntimePrivate ("GC/FullNotify"), versions 0, 1.
-///   v0 GCFullNotify: template GCFullNotify (ClrEtwBuiltin.man:3004)
-///   v1 GCFullNotify_V1: template GCFullNotify_V1 (ClrEtwBuiltin.man:3005)
+///   v0 GCFullNotify: template GCFullNotify (ClrEtwBuiltin.man:3030)
+///   v1 GCFullNotify_V1: template GCFullNotify_V1 (ClrEtwBuiltin.man:3031)
 class GCFullNotifyView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2701,7 +2701,7 @@ class GCFullNotifyView : public ::clretw::ViewBase<1> {
 };
 
 /// BGC1stSweepEnd: event 26 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC1stSweepEnd"), version 0.
-///   v0 BGC1stSweepEnd: template BGC1stSweepEnd (ClrEtwBuiltin.man:3006)
+///   v0 BGC1stSweepEnd: template BGC1stSweepEnd (ClrEtwBuiltin.man:3032)
 class BGC1stSweepEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2760,7 +2760,7 @@ class BGC1stSweepEndView : public ::clretw::ViewBase<1> {
 };
 
 /// PrvFinalizeObject: event 192 of Microsoft-Windows-DotNETRuntimePrivate ("GC/FinalizeObject"), version 0.
-///   v0 PrvFinalizeObject: template PrvFinalizeObject (ClrEtwBuiltin.man:3129)
+///   v0 PrvFinalizeObject: template PrvFinalizeObject (ClrEtwBuiltin.man:3155)
 class PrvFinalizeObjectView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2828,7 +2828,7 @@ class PrvFinalizeObjectView : public ::clretw::ViewBase<2> {
 };
 
 /// CCWRefCountChangeAnsi: event 193 of Microsoft-Windows-DotNETRuntimePrivate ("GC/CCWRefCountChangeAnsi"), version 0.
-///   v0 CCWRefCountChangeAnsi: template CCWRefCountChangeAnsi (ClrEtwBuiltin.man:3130)
+///   v0 CCWRefCountChangeAnsi: template CCWRefCountChangeAnsi (ClrEtwBuiltin.man:3156)
 class CCWRefCountChangeAnsiView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2916,7 +2916,7 @@ class CCWRefCountChangeAnsiView : public ::clretw::ViewBase<4> {
 };
 
 /// PrvSetGCHandle: event 194 of Microsoft-Windows-DotNETRuntimePrivate ("GC/SetGCHandle"), version 0.
-///   v0 PrvSetGCHandle: template PrvSetGCHandle (ClrEtwBuiltin.man:3131)
+///   v0 PrvSetGCHandle: template PrvSetGCHandle (ClrEtwBuiltin.man:3157)
 class PrvSetGCHandleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2992,7 +2992,7 @@ class PrvSetGCHandleView : public ::clretw::ViewBase<1> {
 };
 
 /// PrvDestroyGCHandle: event 195 of Microsoft-Windows-DotNETRuntimePrivate ("GC/DestoryGCHandle"), version 0.
-///   v0 PrvDestroyGCHandle: template PrvDestroyGCHandle (ClrEtwBuiltin.man:3132)
+///   v0 PrvDestroyGCHandle: template PrvDestroyGCHandle (ClrEtwBuiltin.man:3158)
 class PrvDestroyGCHandleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3052,7 +3052,7 @@ class PrvDestroyGCHandleView : public ::clretw::ViewBase<1> {
 };
 
 /// PinPlugAtGCTime: event 199 of Microsoft-Windows-DotNETRuntimePrivate ("GC/PinPlugAtGCTime"), version 0.
-///   v0 PinPlugAtGCTime: template PinPlugAtGCTime (ClrEtwBuiltin.man:3135)
+///   v0 PinPlugAtGCTime: template PinPlugAtGCTime (ClrEtwBuiltin.man:3161)
 class PinPlugAtGCTimeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3120,7 +3120,7 @@ class PinPlugAtGCTimeView : public ::clretw::ViewBase<1> {
 };
 
 /// CCWRefCountChange: event 200 of Microsoft-Windows-DotNETRuntimePrivate ("GC/CCWRefCountChange"), version 0.
-///   v0 CCWRefCountChange: template CCWRefCountChange (ClrEtwBuiltin.man:3136)
+///   v0 CCWRefCountChange: template CCWRefCountChange (ClrEtwBuiltin.man:3162)
 class CCWRefCountChangeView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -3211,8 +3211,8 @@ class CCWRefCountChangeView : public ::clretw::ViewBase<4> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// GCDecision: event 1 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Decision"), versions 0, 1.
-///   v0 GCDecision: template GCDecision (ClrEtwBuiltin.man:2969)
-///   v1 GCDecision_V1: template GCDecision_V1 (ClrEtwBuiltin.man:2970)
+///   v0 GCDecision: template GCDecision (ClrEtwBuiltin.man:2995)
+///   v1 GCDecision_V1: template GCDecision_V1 (ClrEtwBuiltin.man:2996)
 struct GCDecision {
   static constexpr ::std::uint16_t id = 1;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3223,8 +3223,8 @@ struct GCDecision {
 };
 
 /// GCSettings: event 2 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Settings"), versions 0, 1.
-///   v0 GCSettings: template GCSettings (ClrEtwBuiltin.man:2971)
-///   v1 GCSettings_V1: template GCSettings_V1 (ClrEtwBuiltin.man:2972)
+///   v0 GCSettings: template GCSettings (ClrEtwBuiltin.man:2997)
+///   v1 GCSettings_V1: template GCSettings_V1 (ClrEtwBuiltin.man:2998)
 struct GCSettings {
   static constexpr ::std::uint16_t id = 2;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3235,8 +3235,8 @@ struct GCSettings {
 };
 
 /// GCOptimized: event 3 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Optimized"), versions 0, 1.
-///   v0 GCOptimized: template GCOptimized (ClrEtwBuiltin.man:2973)
-///   v1 GCOptimized_V1: template GCOptimized_V1 (ClrEtwBuiltin.man:2974)
+///   v0 GCOptimized: template GCOptimized (ClrEtwBuiltin.man:2999)
+///   v1 GCOptimized_V1: template GCOptimized_V1 (ClrEtwBuiltin.man:3000)
 struct GCOptimized {
   static constexpr ::std::uint16_t id = 3;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3247,8 +3247,8 @@ struct GCOptimized {
 };
 
 /// GCPerHeapHistory: event 4 of Microsoft-Windows-DotNETRuntimePrivate ("GC/PerHeapHistory"), versions 1, 2.
-///   v1 GCPerHeapHistory_V1: template GCPerHeapHistory_V1 (ClrEtwBuiltin.man:2976)
-///   v2 GCPerHeapHistory: template GCPerHeapHistory (ClrEtwBuiltin.man:2975)
+///   v1 GCPerHeapHistory_V1: template GCPerHeapHistory_V1 (ClrEtwBuiltin.man:3002)
+///   v2 GCPerHeapHistory: template GCPerHeapHistory (ClrEtwBuiltin.man:3001)
 struct GCPerHeapHistory {
   static constexpr ::std::uint16_t id = 4;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3259,8 +3259,8 @@ struct GCPerHeapHistory {
 };
 
 /// GCGlobalHeapHistory: event 5 of Microsoft-Windows-DotNETRuntimePrivate ("GC/GlobalHeapHistory"), versions 0, 1.
-///   v0 GCGlobalHeapHistory: template GCGlobalHeap (ClrEtwBuiltin.man:2977)
-///   v1 GCGlobalHeapHistory_V1: template GCGlobalHeap_V1 (ClrEtwBuiltin.man:2978)
+///   v0 GCGlobalHeapHistory: template GCGlobalHeap (ClrEtwBuiltin.man:3003)
+///   v1 GCGlobalHeapHistory_V1: template GCGlobalHeap_V1 (ClrEtwBuiltin.man:3004)
 struct GCGlobalHeapHistory {
   static constexpr ::std::uint16_t id = 5;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3271,8 +3271,8 @@ struct GCGlobalHeapHistory {
 };
 
 /// GCJoin: event 6 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Join"), versions 0, 1.
-///   v0 GCJoin: template GCJoin (ClrEtwBuiltin.man:2979)
-///   v1 GCJoin_V1: template GCJoin_V1 (ClrEtwBuiltin.man:2980)
+///   v0 GCJoin: template GCJoin (ClrEtwBuiltin.man:3005)
+///   v1 GCJoin_V1: template GCJoin_V1 (ClrEtwBuiltin.man:3006)
 struct GCJoin {
   static constexpr ::std::uint16_t id = 6;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3283,8 +3283,8 @@ struct GCJoin {
 };
 
 /// PrvGCMarkStackRoots: event 7 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkStackRoots"), versions 0, 1.
-///   v0 PrvGCMarkStackRoots: template PrvGCMark (ClrEtwBuiltin.man:2981)
-///   v1 PrvGCMarkStackRoots_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2982)
+///   v0 PrvGCMarkStackRoots: template PrvGCMark (ClrEtwBuiltin.man:3007)
+///   v1 PrvGCMarkStackRoots_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:3008)
 struct PrvGCMarkStackRoots {
   static constexpr ::std::uint16_t id = 7;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3295,8 +3295,8 @@ struct PrvGCMarkStackRoots {
 };
 
 /// PrvGCMarkFinalizeQueueRoots: event 8 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkFinalizeQueueRoots"), versions 0, 1.
-///   v0 PrvGCMarkFinalizeQueueRoots: template PrvGCMark (ClrEtwBuiltin.man:2983)
-///   v1 PrvGCMarkFinalizeQueueRoots_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2984)
+///   v0 PrvGCMarkFinalizeQueueRoots: template PrvGCMark (ClrEtwBuiltin.man:3009)
+///   v1 PrvGCMarkFinalizeQueueRoots_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:3010)
 struct PrvGCMarkFinalizeQueueRoots {
   static constexpr ::std::uint16_t id = 8;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3307,8 +3307,8 @@ struct PrvGCMarkFinalizeQueueRoots {
 };
 
 /// PrvGCMarkHandles: event 9 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkHandles"), versions 0, 1.
-///   v0 PrvGCMarkHandles: template PrvGCMark (ClrEtwBuiltin.man:2985)
-///   v1 PrvGCMarkHandles_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2986)
+///   v0 PrvGCMarkHandles: template PrvGCMark (ClrEtwBuiltin.man:3011)
+///   v1 PrvGCMarkHandles_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:3012)
 struct PrvGCMarkHandles {
   static constexpr ::std::uint16_t id = 9;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3319,8 +3319,8 @@ struct PrvGCMarkHandles {
 };
 
 /// PrvGCMarkCards: event 10 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkCards"), versions 0, 1.
-///   v0 PrvGCMarkCards: template PrvGCMark (ClrEtwBuiltin.man:2987)
-///   v1 PrvGCMarkCards_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2988)
+///   v0 PrvGCMarkCards: template PrvGCMark (ClrEtwBuiltin.man:3013)
+///   v1 PrvGCMarkCards_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:3014)
 struct PrvGCMarkCards {
   static constexpr ::std::uint16_t id = 10;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3331,7 +3331,7 @@ struct PrvGCMarkCards {
 };
 
 /// BGCBegin: event 11 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCStart"), version 0.
-///   v0 BGCBegin: template GCNoUserData (ClrEtwBuiltin.man:2989)
+///   v0 BGCBegin: template GCNoUserData (ClrEtwBuiltin.man:3015)
 struct BGCBegin {
   static constexpr ::std::uint16_t id = 11;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3342,7 +3342,7 @@ struct BGCBegin {
 };
 
 /// BGC1stNonConEnd: event 12 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC1stNonCondStop"), version 0.
-///   v0 BGC1stNonConEnd: template GCNoUserData (ClrEtwBuiltin.man:2990)
+///   v0 BGC1stNonConEnd: template GCNoUserData (ClrEtwBuiltin.man:3016)
 struct BGC1stNonConEnd {
   static constexpr ::std::uint16_t id = 12;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3353,7 +3353,7 @@ struct BGC1stNonConEnd {
 };
 
 /// BGC1stConEnd: event 13 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC1stConStop"), version 0.
-///   v0 BGC1stConEnd: template GCNoUserData (ClrEtwBuiltin.man:2991)
+///   v0 BGC1stConEnd: template GCNoUserData (ClrEtwBuiltin.man:3017)
 struct BGC1stConEnd {
   static constexpr ::std::uint16_t id = 13;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3364,7 +3364,7 @@ struct BGC1stConEnd {
 };
 
 /// BGC2ndNonConBegin: event 14 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndNonConStart"), version 0.
-///   v0 BGC2ndNonConBegin: template GCNoUserData (ClrEtwBuiltin.man:2992)
+///   v0 BGC2ndNonConBegin: template GCNoUserData (ClrEtwBuiltin.man:3018)
 struct BGC2ndNonConBegin {
   static constexpr ::std::uint16_t id = 14;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3375,7 +3375,7 @@ struct BGC2ndNonConBegin {
 };
 
 /// BGC2ndNonConEnd: event 15 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndNonConStop"), version 0.
-///   v0 BGC2ndNonConEnd: template GCNoUserData (ClrEtwBuiltin.man:2993)
+///   v0 BGC2ndNonConEnd: template GCNoUserData (ClrEtwBuiltin.man:3019)
 struct BGC2ndNonConEnd {
   static constexpr ::std::uint16_t id = 15;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3386,7 +3386,7 @@ struct BGC2ndNonConEnd {
 };
 
 /// BGC2ndConBegin: event 16 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndConStart"), version 0.
-///   v0 BGC2ndConBegin: template GCNoUserData (ClrEtwBuiltin.man:2994)
+///   v0 BGC2ndConBegin: template GCNoUserData (ClrEtwBuiltin.man:3020)
 struct BGC2ndConBegin {
   static constexpr ::std::uint16_t id = 16;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3397,7 +3397,7 @@ struct BGC2ndConBegin {
 };
 
 /// BGC2ndConEnd: event 17 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndConStop"), version 0.
-///   v0 BGC2ndConEnd: template GCNoUserData (ClrEtwBuiltin.man:2995)
+///   v0 BGC2ndConEnd: template GCNoUserData (ClrEtwBuiltin.man:3021)
 struct BGC2ndConEnd {
   static constexpr ::std::uint16_t id = 17;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3408,7 +3408,7 @@ struct BGC2ndConEnd {
 };
 
 /// BGCPlanEnd: event 18 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCPlanStop"), version 0.
-///   v0 BGCPlanEnd: template GCNoUserData (ClrEtwBuiltin.man:2996)
+///   v0 BGCPlanEnd: template GCNoUserData (ClrEtwBuiltin.man:3022)
 struct BGCPlanEnd {
   static constexpr ::std::uint16_t id = 18;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3419,7 +3419,7 @@ struct BGCPlanEnd {
 };
 
 /// BGCSweepEnd: event 19 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCSweepStop"), version 0.
-///   v0 BGCSweepEnd: template GCNoUserData (ClrEtwBuiltin.man:2997)
+///   v0 BGCSweepEnd: template GCNoUserData (ClrEtwBuiltin.man:3023)
 struct BGCSweepEnd {
   static constexpr ::std::uint16_t id = 19;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3430,7 +3430,7 @@ struct BGCSweepEnd {
 };
 
 /// BGCDrainMark: event 20 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCDrainMark"), version 0.
-///   v0 BGCDrainMark: template BGCDrainMark (ClrEtwBuiltin.man:2998)
+///   v0 BGCDrainMark: template BGCDrainMark (ClrEtwBuiltin.man:3024)
 struct BGCDrainMark {
   static constexpr ::std::uint16_t id = 20;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3441,7 +3441,7 @@ struct BGCDrainMark {
 };
 
 /// BGCRevisit: event 21 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCRevisit"), version 0.
-///   v0 BGCRevisit: template BGCRevisit (ClrEtwBuiltin.man:2999)
+///   v0 BGCRevisit: template BGCRevisit (ClrEtwBuiltin.man:3025)
 struct BGCRevisit {
   static constexpr ::std::uint16_t id = 21;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3452,8 +3452,8 @@ struct BGCRevisit {
 };
 
 /// BGCOverflow: event 22 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCOverflow"), versions 0, 1.
-///   v0 BGCOverflow: template BGCOverflow (ClrEtwBuiltin.man:3000)
-///   v1 BGCOverflow_V1: template BGCOverflow_V1 (ClrEtwBuiltin.man:3001)
+///   v0 BGCOverflow: template BGCOverflow (ClrEtwBuiltin.man:3026)
+///   v1 BGCOverflow_V1: template BGCOverflow_V1 (ClrEtwBuiltin.man:3027)
 struct BGCOverflow {
   static constexpr ::std::uint16_t id = 22;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3464,7 +3464,7 @@ struct BGCOverflow {
 };
 
 /// BGCAllocWaitBegin: event 23 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCAllocWaitStart"), version 0.
-///   v0 BGCAllocWaitBegin: template BGCAllocWait (ClrEtwBuiltin.man:3002)
+///   v0 BGCAllocWaitBegin: template BGCAllocWait (ClrEtwBuiltin.man:3028)
 struct BGCAllocWaitBegin {
   static constexpr ::std::uint16_t id = 23;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3475,7 +3475,7 @@ struct BGCAllocWaitBegin {
 };
 
 /// BGCAllocWaitEnd: event 24 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCAllocWaitStop"), version 0.
-///   v0 BGCAllocWaitEnd: template BGCAllocWait (ClrEtwBuiltin.man:3003)
+///   v0 BGCAllocWaitEnd: template BGCAllocWait (ClrEtwBuiltin.man:3029)
 struct BGCAllocWaitEnd {
   static constexpr ::std::uint16_t id = 24;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3486,8 +3486,8 @@ struct BGCAllocWaitEnd {
 };
 
 /// GCFullNotify: event 25 of Microsoft-Windows-DotNETRuntimePrivate ("GC/FullNotify"), versions 0, 1.
-///   v0 GCFullNotify: template GCFullNotify (ClrEtwBuiltin.man:3004)
-///   v1 GCFullNotify_V1: template GCFullNotify_V1 (ClrEtwBuiltin.man:3005)
+///   v0 GCFullNotify: template GCFullNotify (ClrEtwBuiltin.man:3030)
+///   v1 GCFullNotify_V1: template GCFullNotify_V1 (ClrEtwBuiltin.man:3031)
 struct GCFullNotify {
   static constexpr ::std::uint16_t id = 25;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3498,7 +3498,7 @@ struct GCFullNotify {
 };
 
 /// BGC1stSweepEnd: event 26 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC1stSweepEnd"), version 0.
-///   v0 BGC1stSweepEnd: template BGC1stSweepEnd (ClrEtwBuiltin.man:3006)
+///   v0 BGC1stSweepEnd: template BGC1stSweepEnd (ClrEtwBuiltin.man:3032)
 struct BGC1stSweepEnd {
   static constexpr ::std::uint16_t id = 26;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3509,7 +3509,7 @@ struct BGC1stSweepEnd {
 };
 
 /// PrvFinalizeObject: event 192 of Microsoft-Windows-DotNETRuntimePrivate ("GC/FinalizeObject"), version 0.
-///   v0 PrvFinalizeObject: template PrvFinalizeObject (ClrEtwBuiltin.man:3129)
+///   v0 PrvFinalizeObject: template PrvFinalizeObject (ClrEtwBuiltin.man:3155)
 struct PrvFinalizeObject {
   static constexpr ::std::uint16_t id = 192;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3520,7 +3520,7 @@ struct PrvFinalizeObject {
 };
 
 /// CCWRefCountChangeAnsi: event 193 of Microsoft-Windows-DotNETRuntimePrivate ("GC/CCWRefCountChangeAnsi"), version 0.
-///   v0 CCWRefCountChangeAnsi: template CCWRefCountChangeAnsi (ClrEtwBuiltin.man:3130)
+///   v0 CCWRefCountChangeAnsi: template CCWRefCountChangeAnsi (ClrEtwBuiltin.man:3156)
 struct CCWRefCountChangeAnsi {
   static constexpr ::std::uint16_t id = 193;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3531,7 +3531,7 @@ struct CCWRefCountChangeAnsi {
 };
 
 /// PrvSetGCHandle: event 194 of Microsoft-Windows-DotNETRuntimePrivate ("GC/SetGCHandle"), version 0.
-///   v0 PrvSetGCHandle: template PrvSetGCHandle (ClrEtwBuiltin.man:3131)
+///   v0 PrvSetGCHandle: template PrvSetGCHandle (ClrEtwBuiltin.man:3157)
 struct PrvSetGCHandle {
   static constexpr ::std::uint16_t id = 194;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3542,7 +3542,7 @@ struct PrvSetGCHandle {
 };
 
 /// PrvDestroyGCHandle: event 195 of Microsoft-Windows-DotNETRuntimePrivate ("GC/DestoryGCHandle"), version 0.
-///   v0 PrvDestroyGCHandle: template PrvDestroyGCHandle (ClrEtwBuiltin.man:3132)
+///   v0 PrvDestroyGCHandle: template PrvDestroyGCHandle (ClrEtwBuiltin.man:3158)
 struct PrvDestroyGCHandle {
   static constexpr ::std::uint16_t id = 195;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3553,7 +3553,7 @@ struct PrvDestroyGCHandle {
 };
 
 /// PinPlugAtGCTime: event 199 of Microsoft-Windows-DotNETRuntimePrivate ("GC/PinPlugAtGCTime"), version 0.
-///   v0 PinPlugAtGCTime: template PinPlugAtGCTime (ClrEtwBuiltin.man:3135)
+///   v0 PinPlugAtGCTime: template PinPlugAtGCTime (ClrEtwBuiltin.man:3161)
 struct PinPlugAtGCTime {
   static constexpr ::std::uint16_t id = 199;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3564,7 +3564,7 @@ struct PinPlugAtGCTime {
 };
 
 /// CCWRefCountChange: event 200 of Microsoft-Windows-DotNETRuntimePrivate ("GC/CCWRefCountChange"), version 0.
-///   v0 CCWRefCountChange: template CCWRefCountChange (ClrEtwBuiltin.man:3136)
+///   v0 CCWRefCountChange: template CCWRefCountChange (ClrEtwBuiltin.man:3162)
 struct CCWRefCountChange {
   static constexpr ::std::uint16_t id = 200;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;

@@ -32,7 +32,7 @@ namespace clretw::dotnet_runtime_private {
 
 namespace templates {
 
-/// Template LoaderHeapPrivate (ClrEtwBuiltin.man:2914).
+/// Template LoaderHeapPrivate (ClrEtwBuiltin.man:2940).
 struct LoaderHeapPrivate {
   ::std::uint64_t LoaderHeapPtr{};  // win:Pointer
   ::std::uint64_t MemoryAddress{};  // win:Pointer
@@ -87,7 +87,7 @@ using AllocRequest = ::clretw::dotnet_runtime_private::templates::LoaderHeapPriv
 // event's version are std::optional.
 
 /// AllocRequest: event 310 of Microsoft-Windows-DotNETRuntimePrivate ("LoaderHeap/LoaderHeapAllocRequest"), version 0.
-///   v0 AllocRequest: template LoaderHeapPrivate (ClrEtwBuiltin.man:3137)
+///   v0 AllocRequest: template LoaderHeapPrivate (ClrEtwBuiltin.man:3163)
 class AllocRequestView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -166,7 +166,7 @@ class AllocRequestView : public ::clretw::ViewBase<1> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// AllocRequest: event 310 of Microsoft-Windows-DotNETRuntimePrivate ("LoaderHeap/LoaderHeapAllocRequest"), version 0.
-///   v0 AllocRequest: template LoaderHeapPrivate (ClrEtwBuiltin.man:3137)
+///   v0 AllocRequest: template LoaderHeapPrivate (ClrEtwBuiltin.man:3163)
 struct AllocRequest {
   static constexpr ::std::uint16_t id = 310;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;

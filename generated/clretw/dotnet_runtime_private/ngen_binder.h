@@ -32,7 +32,7 @@ namespace clretw::dotnet_runtime_private {
 
 namespace templates {
 
-/// Template NgenBindEvent (ClrEtwBuiltin.man:2773).
+/// Template NgenBindEvent (ClrEtwBuiltin.man:2799).
 struct NgenBindEvent {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint64_t BindingID{};  // win:UInt64
@@ -82,7 +82,7 @@ using NgenBindEvent = ::clretw::dotnet_runtime_private::templates::NgenBindEvent
 // event's version are std::optional.
 
 /// NgenBindEvent: event 188 of Microsoft-Windows-DotNETRuntimePrivate ("NgenBinder/NgenBind"), version 0.
-///   v0 NgenBindEvent: template NgenBindEvent (ClrEtwBuiltin.man:3126)
+///   v0 NgenBindEvent: template NgenBindEvent (ClrEtwBuiltin.man:3152)
 class NgenBindEventView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -152,7 +152,7 @@ class NgenBindEventView : public ::clretw::ViewBase<2> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// NgenBindEvent: event 188 of Microsoft-Windows-DotNETRuntimePrivate ("NgenBinder/NgenBind"), version 0.
-///   v0 NgenBindEvent: template NgenBindEvent (ClrEtwBuiltin.man:3126)
+///   v0 NgenBindEvent: template NgenBindEvent (ClrEtwBuiltin.man:3152)
 struct NgenBindEvent {
   static constexpr ::std::uint16_t id = 188;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;

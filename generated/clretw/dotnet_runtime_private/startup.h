@@ -32,7 +32,7 @@ namespace clretw::dotnet_runtime_private {
 
 namespace templates {
 
-/// Template Startup (ClrEtwBuiltin.man:2749).
+/// Template Startup (ClrEtwBuiltin.man:2775).
 struct Startup {
 
   static const ::clretw::RecordDesc& record() noexcept;
@@ -61,7 +61,7 @@ struct Startup {
   };
 };
 
-/// Template Startup_V1 (ClrEtwBuiltin.man:2751).
+/// Template Startup_V1 (ClrEtwBuiltin.man:2777).
 struct Startup_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
@@ -192,8 +192,8 @@ using SecurityCatchCallEnd_V1 = ::clretw::dotnet_runtime_private::templates::Sta
 // event's version are std::optional.
 
 /// EEStartupStart: event 80 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEStartupStart"), versions 0, 1.
-///   v0 EEStartupStart: template Startup (ClrEtwBuiltin.man:3007)
-///   v1 EEStartupStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3008)
+///   v0 EEStartupStart: template Startup (ClrEtwBuiltin.man:3033)
+///   v1 EEStartupStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3034)
 class EEStartupStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -250,8 +250,8 @@ class EEStartupStartView : public ::clretw::ViewBase<1> {
 };
 
 /// EEStartupEnd: event 81 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEStartupStop"), versions 0, 1.
-///   v0 EEStartupEnd: template Startup (ClrEtwBuiltin.man:3009)
-///   v1 EEStartupEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3010)
+///   v0 EEStartupEnd: template Startup (ClrEtwBuiltin.man:3035)
+///   v1 EEStartupEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3036)
 class EEStartupEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -308,8 +308,8 @@ class EEStartupEndView : public ::clretw::ViewBase<1> {
 };
 
 /// EEConfigSetup: event 82 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSetupStart"), versions 0, 1.
-///   v0 EEConfigSetup: template Startup (ClrEtwBuiltin.man:3011)
-///   v1 EEConfigSetup_V1: template Startup_V1 (ClrEtwBuiltin.man:3012)
+///   v0 EEConfigSetup: template Startup (ClrEtwBuiltin.man:3037)
+///   v1 EEConfigSetup_V1: template Startup_V1 (ClrEtwBuiltin.man:3038)
 class EEConfigSetupView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -366,8 +366,8 @@ class EEConfigSetupView : public ::clretw::ViewBase<1> {
 };
 
 /// EEConfigSetupEnd: event 83 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSetupStop"), versions 0, 1.
-///   v0 EEConfigSetupEnd: template Startup (ClrEtwBuiltin.man:3013)
-///   v1 EEConfigSetupEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3014)
+///   v0 EEConfigSetupEnd: template Startup (ClrEtwBuiltin.man:3039)
+///   v1 EEConfigSetupEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3040)
 class EEConfigSetupEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -424,8 +424,8 @@ class EEConfigSetupEndView : public ::clretw::ViewBase<1> {
 };
 
 /// LdSysBases: event 84 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoadSystemBasesStart"), versions 0, 1.
-///   v0 LdSysBases: template Startup (ClrEtwBuiltin.man:3015)
-///   v1 LdSysBases_V1: template Startup_V1 (ClrEtwBuiltin.man:3016)
+///   v0 LdSysBases: template Startup (ClrEtwBuiltin.man:3041)
+///   v1 LdSysBases_V1: template Startup_V1 (ClrEtwBuiltin.man:3042)
 class LdSysBasesView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -482,8 +482,8 @@ class LdSysBasesView : public ::clretw::ViewBase<1> {
 };
 
 /// LdSysBasesEnd: event 85 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoadSystemBasesStop"), versions 0, 1.
-///   v0 LdSysBasesEnd: template Startup (ClrEtwBuiltin.man:3017)
-///   v1 LdSysBasesEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3018)
+///   v0 LdSysBasesEnd: template Startup (ClrEtwBuiltin.man:3043)
+///   v1 LdSysBasesEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3044)
 class LdSysBasesEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -540,8 +540,8 @@ class LdSysBasesEndView : public ::clretw::ViewBase<1> {
 };
 
 /// ExecExe: event 86 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExecExeStart"), versions 0, 1.
-///   v0 ExecExe: template Startup (ClrEtwBuiltin.man:3019)
-///   v1 ExecExe_V1: template Startup_V1 (ClrEtwBuiltin.man:3020)
+///   v0 ExecExe: template Startup (ClrEtwBuiltin.man:3045)
+///   v1 ExecExe_V1: template Startup_V1 (ClrEtwBuiltin.man:3046)
 class ExecExeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -598,8 +598,8 @@ class ExecExeView : public ::clretw::ViewBase<1> {
 };
 
 /// ExecExeEnd: event 87 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExecExeStop"), versions 0, 1.
-///   v0 ExecExeEnd: template Startup (ClrEtwBuiltin.man:3021)
-///   v1 ExecExeEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3022)
+///   v0 ExecExeEnd: template Startup (ClrEtwBuiltin.man:3047)
+///   v1 ExecExeEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3048)
 class ExecExeEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -656,8 +656,8 @@ class ExecExeEndView : public ::clretw::ViewBase<1> {
 };
 
 /// Main: event 88 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/MainStart"), versions 0, 1.
-///   v0 Main: template Startup (ClrEtwBuiltin.man:3023)
-///   v1 Main_V1: template Startup_V1 (ClrEtwBuiltin.man:3024)
+///   v0 Main: template Startup (ClrEtwBuiltin.man:3049)
+///   v1 Main_V1: template Startup_V1 (ClrEtwBuiltin.man:3050)
 class MainView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -714,8 +714,8 @@ class MainView : public ::clretw::ViewBase<1> {
 };
 
 /// MainEnd: event 89 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/MainStop"), versions 0, 1.
-///   v0 MainEnd: template Startup (ClrEtwBuiltin.man:3025)
-///   v1 MainEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3026)
+///   v0 MainEnd: template Startup (ClrEtwBuiltin.man:3051)
+///   v1 MainEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3052)
 class MainEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -772,8 +772,8 @@ class MainEndView : public ::clretw::ViewBase<1> {
 };
 
 /// ApplyPolicyStart: event 90 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ApplyPolicyStart"), versions 0, 1.
-///   v0 ApplyPolicyStart: template Startup (ClrEtwBuiltin.man:3027)
-///   v1 ApplyPolicyStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3028)
+///   v0 ApplyPolicyStart: template Startup (ClrEtwBuiltin.man:3053)
+///   v1 ApplyPolicyStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3054)
 class ApplyPolicyStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -830,8 +830,8 @@ class ApplyPolicyStartView : public ::clretw::ViewBase<1> {
 };
 
 /// ApplyPolicyEnd: event 91 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ApplyPolicyStop"), versions 0, 1.
-///   v0 ApplyPolicyEnd: template Startup (ClrEtwBuiltin.man:3029)
-///   v1 ApplyPolicyEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3030)
+///   v0 ApplyPolicyEnd: template Startup (ClrEtwBuiltin.man:3055)
+///   v1 ApplyPolicyEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3056)
 class ApplyPolicyEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -888,8 +888,8 @@ class ApplyPolicyEndView : public ::clretw::ViewBase<1> {
 };
 
 /// LdLibShFolder: event 92 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LdLibShFolderStart"), versions 0, 1.
-///   v0 LdLibShFolder: template Startup (ClrEtwBuiltin.man:3031)
-///   v1 LdLibShFolder_V1: template Startup_V1 (ClrEtwBuiltin.man:3032)
+///   v0 LdLibShFolder: template Startup (ClrEtwBuiltin.man:3057)
+///   v1 LdLibShFolder_V1: template Startup_V1 (ClrEtwBuiltin.man:3058)
 class LdLibShFolderView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -946,8 +946,8 @@ class LdLibShFolderView : public ::clretw::ViewBase<1> {
 };
 
 /// LdLibShFolderEnd: event 93 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LdLibShFolderStop"), versions 0, 1.
-///   v0 LdLibShFolderEnd: template Startup (ClrEtwBuiltin.man:3033)
-///   v1 LdLibShFolderEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3034)
+///   v0 LdLibShFolderEnd: template Startup (ClrEtwBuiltin.man:3059)
+///   v1 LdLibShFolderEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3060)
 class LdLibShFolderEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1004,8 +1004,8 @@ class LdLibShFolderEndView : public ::clretw::ViewBase<1> {
 };
 
 /// PrestubWorker: event 94 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/PrestubWorkerStart"), versions 0, 1.
-///   v0 PrestubWorker: template Startup (ClrEtwBuiltin.man:3035)
-///   v1 PrestubWorker_V1: template Startup_V1 (ClrEtwBuiltin.man:3036)
+///   v0 PrestubWorker: template Startup (ClrEtwBuiltin.man:3061)
+///   v1 PrestubWorker_V1: template Startup_V1 (ClrEtwBuiltin.man:3062)
 class PrestubWorkerView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1062,8 +1062,8 @@ class PrestubWorkerView : public ::clretw::ViewBase<1> {
 };
 
 /// PrestubWorkerEnd: event 95 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/PrestubWorkerStop"), versions 0, 1.
-///   v0 PrestubWorkerEnd: template Startup (ClrEtwBuiltin.man:3037)
-///   v1 PrestubWorkerEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3038)
+///   v0 PrestubWorkerEnd: template Startup (ClrEtwBuiltin.man:3063)
+///   v1 PrestubWorkerEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3064)
 class PrestubWorkerEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1120,8 +1120,8 @@ class PrestubWorkerEndView : public ::clretw::ViewBase<1> {
 };
 
 /// GetInstallationStart: event 96 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/GetInstallationStart"), versions 0, 1.
-///   v0 GetInstallationStart: template Startup (ClrEtwBuiltin.man:3039)
-///   v1 GetInstallationStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3040)
+///   v0 GetInstallationStart: template Startup (ClrEtwBuiltin.man:3065)
+///   v1 GetInstallationStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3066)
 class GetInstallationStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1178,8 +1178,8 @@ class GetInstallationStartView : public ::clretw::ViewBase<1> {
 };
 
 /// GetInstallationEnd: event 97 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/GetInstallationStop"), versions 0, 1.
-///   v0 GetInstallationEnd: template Startup (ClrEtwBuiltin.man:3041)
-///   v1 GetInstallationEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3042)
+///   v0 GetInstallationEnd: template Startup (ClrEtwBuiltin.man:3067)
+///   v1 GetInstallationEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3068)
 class GetInstallationEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1236,8 +1236,8 @@ class GetInstallationEndView : public ::clretw::ViewBase<1> {
 };
 
 /// OpenHModule: event 98 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/OpenHModuleStart"), versions 0, 1.
-///   v0 OpenHModule: template Startup (ClrEtwBuiltin.man:3043)
-///   v1 OpenHModule_V1: template Startup_V1 (ClrEtwBuiltin.man:3044)
+///   v0 OpenHModule: template Startup (ClrEtwBuiltin.man:3069)
+///   v1 OpenHModule_V1: template Startup_V1 (ClrEtwBuiltin.man:3070)
 class OpenHModuleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1294,8 +1294,8 @@ class OpenHModuleView : public ::clretw::ViewBase<1> {
 };
 
 /// OpenHModuleEnd: event 99 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/OpenHModuleStop"), versions 0, 1.
-///   v0 OpenHModuleEnd: template Startup (ClrEtwBuiltin.man:3045)
-///   v1 OpenHModuleEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3046)
+///   v0 OpenHModuleEnd: template Startup (ClrEtwBuiltin.man:3071)
+///   v1 OpenHModuleEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3072)
 class OpenHModuleEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1352,8 +1352,8 @@ class OpenHModuleEndView : public ::clretw::ViewBase<1> {
 };
 
 /// ExplicitBindStart: event 100 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExplicitBindStart"), versions 0, 1.
-///   v0 ExplicitBindStart: template Startup (ClrEtwBuiltin.man:3047)
-///   v1 ExplicitBindStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3048)
+///   v0 ExplicitBindStart: template Startup (ClrEtwBuiltin.man:3073)
+///   v1 ExplicitBindStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3074)
 class ExplicitBindStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1410,8 +1410,8 @@ class ExplicitBindStartView : public ::clretw::ViewBase<1> {
 };
 
 /// ExplicitBindEnd: event 101 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExplicitBindStop"), versions 0, 1.
-///   v0 ExplicitBindEnd: template Startup (ClrEtwBuiltin.man:3049)
-///   v1 ExplicitBindEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3050)
+///   v0 ExplicitBindEnd: template Startup (ClrEtwBuiltin.man:3075)
+///   v1 ExplicitBindEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3076)
 class ExplicitBindEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1468,8 +1468,8 @@ class ExplicitBindEndView : public ::clretw::ViewBase<1> {
 };
 
 /// ParseXml: event 102 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ParseXmlStart"), versions 0, 1.
-///   v0 ParseXml: template Startup (ClrEtwBuiltin.man:3051)
-///   v1 ParseXml_V1: template Startup_V1 (ClrEtwBuiltin.man:3052)
+///   v0 ParseXml: template Startup (ClrEtwBuiltin.man:3077)
+///   v1 ParseXml_V1: template Startup_V1 (ClrEtwBuiltin.man:3078)
 class ParseXmlView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1526,8 +1526,8 @@ class ParseXmlView : public ::clretw::ViewBase<1> {
 };
 
 /// ParseXmlEnd: event 103 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ParseXmlStop"), versions 0, 1.
-///   v0 ParseXmlEnd: template Startup (ClrEtwBuiltin.man:3053)
-///   v1 ParseXmlEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3054)
+///   v0 ParseXmlEnd: template Startup (ClrEtwBuiltin.man:3079)
+///   v1 ParseXmlEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3080)
 class ParseXmlEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1584,8 +1584,8 @@ class ParseXmlEndView : public ::clretw::ViewBase<1> {
 };
 
 /// InitDefaultDomain: event 104 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitDefaultDomainStart"), versions 0, 1.
-///   v0 InitDefaultDomain: template Startup (ClrEtwBuiltin.man:3055)
-///   v1 InitDefaultDomain_V1: template Startup_V1 (ClrEtwBuiltin.man:3056)
+///   v0 InitDefaultDomain: template Startup (ClrEtwBuiltin.man:3081)
+///   v1 InitDefaultDomain_V1: template Startup_V1 (ClrEtwBuiltin.man:3082)
 class InitDefaultDomainView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1642,8 +1642,8 @@ class InitDefaultDomainView : public ::clretw::ViewBase<1> {
 };
 
 /// InitDefaultDomainEnd: event 105 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitDefaultDomainStop"), versions 0, 1.
-///   v0 InitDefaultDomainEnd: template Startup (ClrEtwBuiltin.man:3057)
-///   v1 InitDefaultDomainEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3058)
+///   v0 InitDefaultDomainEnd: template Startup (ClrEtwBuiltin.man:3083)
+///   v1 InitDefaultDomainEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3084)
 class InitDefaultDomainEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1700,8 +1700,8 @@ class InitDefaultDomainEndView : public ::clretw::ViewBase<1> {
 };
 
 /// InitSecurity: event 106 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitSecurityStart"), versions 0, 1.
-///   v0 InitSecurity: template Startup (ClrEtwBuiltin.man:3059)
-///   v1 InitSecurity_V1: template Startup_V1 (ClrEtwBuiltin.man:3060)
+///   v0 InitSecurity: template Startup (ClrEtwBuiltin.man:3085)
+///   v1 InitSecurity_V1: template Startup_V1 (ClrEtwBuiltin.man:3086)
 class InitSecurityView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1758,8 +1758,8 @@ class InitSecurityView : public ::clretw::ViewBase<1> {
 };
 
 /// InitSecurityEnd: event 107 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitSecurityStop"), versions 0, 1.
-///   v0 InitSecurityEnd: template Startup (ClrEtwBuiltin.man:3061)
-///   v1 InitSecurityEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3062)
+///   v0 InitSecurityEnd: template Startup (ClrEtwBuiltin.man:3087)
+///   v1 InitSecurityEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3088)
 class InitSecurityEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1816,8 +1816,8 @@ class InitSecurityEndView : public ::clretw::ViewBase<1> {
 };
 
 /// AllowBindingRedirs: event 108 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/AllowBindingRedirsStart"), versions 0, 1.
-///   v0 AllowBindingRedirs: template Startup (ClrEtwBuiltin.man:3063)
-///   v1 AllowBindingRedirs_V1: template Startup_V1 (ClrEtwBuiltin.man:3064)
+///   v0 AllowBindingRedirs: template Startup (ClrEtwBuiltin.man:3089)
+///   v1 AllowBindingRedirs_V1: template Startup_V1 (ClrEtwBuiltin.man:3090)
 class AllowBindingRedirsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1874,8 +1874,8 @@ class AllowBindingRedirsView : public ::clretw::ViewBase<1> {
 };
 
 /// AllowBindingRedirsEnd: event 109 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/AllowBindingRedirsStop"), versions 0, 1.
-///   v0 AllowBindingRedirsEnd: template Startup (ClrEtwBuiltin.man:3065)
-///   v1 AllowBindingRedirsEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3066)
+///   v0 AllowBindingRedirsEnd: template Startup (ClrEtwBuiltin.man:3091)
+///   v1 AllowBindingRedirsEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3092)
 class AllowBindingRedirsEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1932,8 +1932,8 @@ class AllowBindingRedirsEndView : public ::clretw::ViewBase<1> {
 };
 
 /// EEConfigSync: event 110 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSyncStart"), versions 0, 1.
-///   v0 EEConfigSync: template Startup (ClrEtwBuiltin.man:3067)
-///   v1 EEConfigSync_V1: template Startup_V1 (ClrEtwBuiltin.man:3068)
+///   v0 EEConfigSync: template Startup (ClrEtwBuiltin.man:3093)
+///   v1 EEConfigSync_V1: template Startup_V1 (ClrEtwBuiltin.man:3094)
 class EEConfigSyncView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1990,8 +1990,8 @@ class EEConfigSyncView : public ::clretw::ViewBase<1> {
 };
 
 /// EEConfigSyncEnd: event 111 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSyncStop"), versions 0, 1.
-///   v0 EEConfigSyncEnd: template Startup (ClrEtwBuiltin.man:3069)
-///   v1 EEConfigSyncEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3070)
+///   v0 EEConfigSyncEnd: template Startup (ClrEtwBuiltin.man:3095)
+///   v1 EEConfigSyncEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3096)
 class EEConfigSyncEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2048,8 +2048,8 @@ class EEConfigSyncEndView : public ::clretw::ViewBase<1> {
 };
 
 /// FusionBinding: event 112 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/BindingStart"), versions 0, 1.
-///   v0 FusionBinding: template Startup (ClrEtwBuiltin.man:3071)
-///   v1 FusionBinding_V1: template Startup_V1 (ClrEtwBuiltin.man:3072)
+///   v0 FusionBinding: template Startup (ClrEtwBuiltin.man:3097)
+///   v1 FusionBinding_V1: template Startup_V1 (ClrEtwBuiltin.man:3098)
 class FusionBindingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2106,8 +2106,8 @@ class FusionBindingView : public ::clretw::ViewBase<1> {
 };
 
 /// FusionBindingEnd: event 113 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/BindingStop"), versions 0, 1.
-///   v0 FusionBindingEnd: template Startup (ClrEtwBuiltin.man:3073)
-///   v1 FusionBindingEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3074)
+///   v0 FusionBindingEnd: template Startup (ClrEtwBuiltin.man:3099)
+///   v1 FusionBindingEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3100)
 class FusionBindingEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2164,8 +2164,8 @@ class FusionBindingEndView : public ::clretw::ViewBase<1> {
 };
 
 /// LoaderCatchCall: event 114 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoaderCatchCallStart"), versions 0, 1.
-///   v0 LoaderCatchCall: template Startup (ClrEtwBuiltin.man:3075)
-///   v1 LoaderCatchCall_V1: template Startup_V1 (ClrEtwBuiltin.man:3076)
+///   v0 LoaderCatchCall: template Startup (ClrEtwBuiltin.man:3101)
+///   v1 LoaderCatchCall_V1: template Startup_V1 (ClrEtwBuiltin.man:3102)
 class LoaderCatchCallView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2222,8 +2222,8 @@ class LoaderCatchCallView : public ::clretw::ViewBase<1> {
 };
 
 /// LoaderCatchCallEnd: event 115 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoaderCatchCallStop"), versions 0, 1.
-///   v0 LoaderCatchCallEnd: template Startup (ClrEtwBuiltin.man:3077)
-///   v1 LoaderCatchCallEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3078)
+///   v0 LoaderCatchCallEnd: template Startup (ClrEtwBuiltin.man:3103)
+///   v1 LoaderCatchCallEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3104)
 class LoaderCatchCallEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2280,8 +2280,8 @@ class LoaderCatchCallEndView : public ::clretw::ViewBase<1> {
 };
 
 /// FusionInit: event 116 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionInitStart"), versions 0, 1.
-///   v0 FusionInit: template Startup (ClrEtwBuiltin.man:3079)
-///   v1 FusionInit_V1: template Startup_V1 (ClrEtwBuiltin.man:3080)
+///   v0 FusionInit: template Startup (ClrEtwBuiltin.man:3105)
+///   v1 FusionInit_V1: template Startup_V1 (ClrEtwBuiltin.man:3106)
 class FusionInitView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2338,8 +2338,8 @@ class FusionInitView : public ::clretw::ViewBase<1> {
 };
 
 /// FusionInitEnd: event 117 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionInitStop"), versions 0, 1.
-///   v0 FusionInitEnd: template Startup (ClrEtwBuiltin.man:3081)
-///   v1 FusionInitEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3082)
+///   v0 FusionInitEnd: template Startup (ClrEtwBuiltin.man:3107)
+///   v1 FusionInitEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3108)
 class FusionInitEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2396,8 +2396,8 @@ class FusionInitEndView : public ::clretw::ViewBase<1> {
 };
 
 /// FusionAppCtx: event 118 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionAppCtxStart"), versions 0, 1.
-///   v0 FusionAppCtx: template Startup (ClrEtwBuiltin.man:3083)
-///   v1 FusionAppCtx_V1: template Startup_V1 (ClrEtwBuiltin.man:3084)
+///   v0 FusionAppCtx: template Startup (ClrEtwBuiltin.man:3109)
+///   v1 FusionAppCtx_V1: template Startup_V1 (ClrEtwBuiltin.man:3110)
 class FusionAppCtxView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2454,8 +2454,8 @@ class FusionAppCtxView : public ::clretw::ViewBase<1> {
 };
 
 /// FusionAppCtxEnd: event 119 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionAppCtxStop"), versions 0, 1.
-///   v0 FusionAppCtxEnd: template Startup (ClrEtwBuiltin.man:3085)
-///   v1 FusionAppCtxEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3086)
+///   v0 FusionAppCtxEnd: template Startup (ClrEtwBuiltin.man:3111)
+///   v1 FusionAppCtxEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3112)
 class FusionAppCtxEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2512,8 +2512,8 @@ class FusionAppCtxEndView : public ::clretw::ViewBase<1> {
 };
 
 /// Fusion2EE: event 120 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/Fusion2EEStart"), versions 0, 1.
-///   v0 Fusion2EE: template Startup (ClrEtwBuiltin.man:3087)
-///   v1 Fusion2EE_V1: template Startup_V1 (ClrEtwBuiltin.man:3088)
+///   v0 Fusion2EE: template Startup (ClrEtwBuiltin.man:3113)
+///   v1 Fusion2EE_V1: template Startup_V1 (ClrEtwBuiltin.man:3114)
 class Fusion2EEView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2570,8 +2570,8 @@ class Fusion2EEView : public ::clretw::ViewBase<1> {
 };
 
 /// Fusion2EEEnd: event 121 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/Fusion2EEStop"), versions 0, 1.
-///   v0 Fusion2EEEnd: template Startup (ClrEtwBuiltin.man:3089)
-///   v1 Fusion2EEEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3090)
+///   v0 Fusion2EEEnd: template Startup (ClrEtwBuiltin.man:3115)
+///   v1 Fusion2EEEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3116)
 class Fusion2EEEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2628,8 +2628,8 @@ class Fusion2EEEndView : public ::clretw::ViewBase<1> {
 };
 
 /// SecurityCatchCall: event 122 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/SecurityCatchCallStart"), versions 0, 1.
-///   v0 SecurityCatchCall: template Startup (ClrEtwBuiltin.man:3091)
-///   v1 SecurityCatchCall_V1: template Startup_V1 (ClrEtwBuiltin.man:3092)
+///   v0 SecurityCatchCall: template Startup (ClrEtwBuiltin.man:3117)
+///   v1 SecurityCatchCall_V1: template Startup_V1 (ClrEtwBuiltin.man:3118)
 class SecurityCatchCallView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2686,8 +2686,8 @@ class SecurityCatchCallView : public ::clretw::ViewBase<1> {
 };
 
 /// SecurityCatchCallEnd: event 123 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/SecurityCatchCallStop"), versions 0, 1.
-///   v0 SecurityCatchCallEnd: template Startup (ClrEtwBuiltin.man:3093)
-///   v1 SecurityCatchCallEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3094)
+///   v0 SecurityCatchCallEnd: template Startup (ClrEtwBuiltin.man:3119)
+///   v1 SecurityCatchCallEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3120)
 class SecurityCatchCallEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -2747,8 +2747,8 @@ class SecurityCatchCallEndView : public ::clretw::ViewBase<1> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// EEStartupStart: event 80 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEStartupStart"), versions 0, 1.
-///   v0 EEStartupStart: template Startup (ClrEtwBuiltin.man:3007)
-///   v1 EEStartupStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3008)
+///   v0 EEStartupStart: template Startup (ClrEtwBuiltin.man:3033)
+///   v1 EEStartupStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3034)
 struct EEStartupStart {
   static constexpr ::std::uint16_t id = 80;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -2759,8 +2759,8 @@ struct EEStartupStart {
 };
 
 /// EEStartupEnd: event 81 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEStartupStop"), versions 0, 1.
-///   v0 EEStartupEnd: template Startup (ClrEtwBuiltin.man:3009)
-///   v1 EEStartupEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3010)
+///   v0 EEStartupEnd: template Startup (ClrEtwBuiltin.man:3035)
+///   v1 EEStartupEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3036)
 struct EEStartupEnd {
   static constexpr ::std::uint16_t id = 81;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -2771,8 +2771,8 @@ struct EEStartupEnd {
 };
 
 /// EEConfigSetup: event 82 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSetupStart"), versions 0, 1.
-///   v0 EEConfigSetup: template Startup (ClrEtwBuiltin.man:3011)
-///   v1 EEConfigSetup_V1: template Startup_V1 (ClrEtwBuiltin.man:3012)
+///   v0 EEConfigSetup: template Startup (ClrEtwBuiltin.man:3037)
+///   v1 EEConfigSetup_V1: template Startup_V1 (ClrEtwBuiltin.man:3038)
 struct EEConfigSetup {
   static constexpr ::std::uint16_t id = 82;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -2783,8 +2783,8 @@ struct EEConfigSetup {
 };
 
 /// EEConfigSetupEnd: event 83 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSetupStop"), versions 0, 1.
-///   v0 EEConfigSetupEnd: template Startup (ClrEtwBuiltin.man:3013)
-///   v1 EEConfigSetupEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3014)
+///   v0 EEConfigSetupEnd: template Startup (ClrEtwBuiltin.man:3039)
+///   v1 EEConfigSetupEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3040)
 struct EEConfigSetupEnd {
   static constexpr ::std::uint16_t id = 83;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -2795,8 +2795,8 @@ struct EEConfigSetupEnd {
 };
 
 /// LdSysBases: event 84 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoadSystemBasesStart"), versions 0, 1.
-///   v0 LdSysBases: template Startup (ClrEtwBuiltin.man:3015)
-///   v1 LdSysBases_V1: template Startup_V1 (ClrEtwBuiltin.man:3016)
+///   v0 LdSysBases: template Startup (ClrEtwBuiltin.man:3041)
+///   v1 LdSysBases_V1: template Startup_V1 (ClrEtwBuiltin.man:3042)
 struct LdSysBases {
   static constexpr ::std::uint16_t id = 84;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -2807,8 +2807,8 @@ struct LdSysBases {
 };
 
 /// LdSysBasesEnd: event 85 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoadSystemBasesStop"), versions 0, 1.
-///   v0 LdSysBasesEnd: template Startup (ClrEtwBuiltin.man:3017)
-///   v1 LdSysBasesEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3018)
+///   v0 LdSysBasesEnd: template Startup (ClrEtwBuiltin.man:3043)
+///   v1 LdSysBasesEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3044)
 struct LdSysBasesEnd {
   static constexpr ::std::uint16_t id = 85;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -2819,8 +2819,8 @@ struct LdSysBasesEnd {
 };
 
 /// ExecExe: event 86 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExecExeStart"), versions 0, 1.
-///   v0 ExecExe: template Startup (ClrEtwBuiltin.man:3019)
-///   v1 ExecExe_V1: template Startup_V1 (ClrEtwBuiltin.man:3020)
+///   v0 ExecExe: template Startup (ClrEtwBuiltin.man:3045)
+///   v1 ExecExe_V1: template Startup_V1 (ClrEtwBuiltin.man:3046)
 struct ExecExe {
   static constexpr ::std::uint16_t id = 86;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -2831,8 +2831,8 @@ struct ExecExe {
 };
 
 /// ExecExeEnd: event 87 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExecExeStop"), versions 0, 1.
-///   v0 ExecExeEnd: template Startup (ClrEtwBuiltin.man:3021)
-///   v1 ExecExeEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3022)
+///   v0 ExecExeEnd: template Startup (ClrEtwBuiltin.man:3047)
+///   v1 ExecExeEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3048)
 struct ExecExeEnd {
   static constexpr ::std::uint16_t id = 87;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -2843,8 +2843,8 @@ struct ExecExeEnd {
 };
 
 /// Main: event 88 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/MainStart"), versions 0, 1.
-///   v0 Main: template Startup (ClrEtwBuiltin.man:3023)
-///   v1 Main_V1: template Startup_V1 (ClrEtwBuiltin.man:3024)
+///   v0 Main: template Startup (ClrEtwBuiltin.man:3049)
+///   v1 Main_V1: template Startup_V1 (ClrEtwBuiltin.man:3050)
 struct Main {
   static constexpr ::std::uint16_t id = 88;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -2855,8 +2855,8 @@ struct Main {
 };
 
 /// MainEnd: event 89 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/MainStop"), versions 0, 1.
-///   v0 MainEnd: template Startup (ClrEtwBuiltin.man:3025)
-///   v1 MainEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3026)
+///   v0 MainEnd: template Startup (ClrEtwBuiltin.man:3051)
+///   v1 MainEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3052)
 struct MainEnd {
   static constexpr ::std::uint16_t id = 89;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -2867,8 +2867,8 @@ struct MainEnd {
 };
 
 /// ApplyPolicyStart: event 90 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ApplyPolicyStart"), versions 0, 1.
-///   v0 ApplyPolicyStart: template Startup (ClrEtwBuiltin.man:3027)
-///   v1 ApplyPolicyStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3028)
+///   v0 ApplyPolicyStart: template Startup (ClrEtwBuiltin.man:3053)
+///   v1 ApplyPolicyStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3054)
 struct ApplyPolicyStart {
   static constexpr ::std::uint16_t id = 90;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -2879,8 +2879,8 @@ struct ApplyPolicyStart {
 };
 
 /// ApplyPolicyEnd: event 91 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ApplyPolicyStop"), versions 0, 1.
-///   v0 ApplyPolicyEnd: template Startup (ClrEtwBuiltin.man:3029)
-///   v1 ApplyPolicyEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3030)
+///   v0 ApplyPolicyEnd: template Startup (ClrEtwBuiltin.man:3055)
+///   v1 ApplyPolicyEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3056)
 struct ApplyPolicyEnd {
   static constexpr ::std::uint16_t id = 91;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -2891,8 +2891,8 @@ struct ApplyPolicyEnd {
 };
 
 /// LdLibShFolder: event 92 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LdLibShFolderStart"), versions 0, 1.
-///   v0 LdLibShFolder: template Startup (ClrEtwBuiltin.man:3031)
-///   v1 LdLibShFolder_V1: template Startup_V1 (ClrEtwBuiltin.man:3032)
+///   v0 LdLibShFolder: template Startup (ClrEtwBuiltin.man:3057)
+///   v1 LdLibShFolder_V1: template Startup_V1 (ClrEtwBuiltin.man:3058)
 struct LdLibShFolder {
   static constexpr ::std::uint16_t id = 92;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -2903,8 +2903,8 @@ struct LdLibShFolder {
 };
 
 /// LdLibShFolderEnd: event 93 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LdLibShFolderStop"), versions 0, 1.
-///   v0 LdLibShFolderEnd: template Startup (ClrEtwBuiltin.man:3033)
-///   v1 LdLibShFolderEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3034)
+///   v0 LdLibShFolderEnd: template Startup (ClrEtwBuiltin.man:3059)
+///   v1 LdLibShFolderEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3060)
 struct LdLibShFolderEnd {
   static constexpr ::std::uint16_t id = 93;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -2915,8 +2915,8 @@ struct LdLibShFolderEnd {
 };
 
 /// PrestubWorker: event 94 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/PrestubWorkerStart"), versions 0, 1.
-///   v0 PrestubWorker: template Startup (ClrEtwBuiltin.man:3035)
-///   v1 PrestubWorker_V1: template Startup_V1 (ClrEtwBuiltin.man:3036)
+///   v0 PrestubWorker: template Startup (ClrEtwBuiltin.man:3061)
+///   v1 PrestubWorker_V1: template Startup_V1 (ClrEtwBuiltin.man:3062)
 struct PrestubWorker {
   static constexpr ::std::uint16_t id = 94;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -2927,8 +2927,8 @@ struct PrestubWorker {
 };
 
 /// PrestubWorkerEnd: event 95 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/PrestubWorkerStop"), versions 0, 1.
-///   v0 PrestubWorkerEnd: template Startup (ClrEtwBuiltin.man:3037)
-///   v1 PrestubWorkerEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3038)
+///   v0 PrestubWorkerEnd: template Startup (ClrEtwBuiltin.man:3063)
+///   v1 PrestubWorkerEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3064)
 struct PrestubWorkerEnd {
   static constexpr ::std::uint16_t id = 95;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -2939,8 +2939,8 @@ struct PrestubWorkerEnd {
 };
 
 /// GetInstallationStart: event 96 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/GetInstallationStart"), versions 0, 1.
-///   v0 GetInstallationStart: template Startup (ClrEtwBuiltin.man:3039)
-///   v1 GetInstallationStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3040)
+///   v0 GetInstallationStart: template Startup (ClrEtwBuiltin.man:3065)
+///   v1 GetInstallationStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3066)
 struct GetInstallationStart {
   static constexpr ::std::uint16_t id = 96;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -2951,8 +2951,8 @@ struct GetInstallationStart {
 };
 
 /// GetInstallationEnd: event 97 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/GetInstallationStop"), versions 0, 1.
-///   v0 GetInstallationEnd: template Startup (ClrEtwBuiltin.man:3041)
-///   v1 GetInstallationEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3042)
+///   v0 GetInstallationEnd: template Startup (ClrEtwBuiltin.man:3067)
+///   v1 GetInstallationEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3068)
 struct GetInstallationEnd {
   static constexpr ::std::uint16_t id = 97;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -2963,8 +2963,8 @@ struct GetInstallationEnd {
 };
 
 /// OpenHModule: event 98 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/OpenHModuleStart"), versions 0, 1.
-///   v0 OpenHModule: template Startup (ClrEtwBuiltin.man:3043)
-///   v1 OpenHModule_V1: template Startup_V1 (ClrEtwBuiltin.man:3044)
+///   v0 OpenHModule: template Startup (ClrEtwBuiltin.man:3069)
+///   v1 OpenHModule_V1: template Startup_V1 (ClrEtwBuiltin.man:3070)
 struct OpenHModule {
   static constexpr ::std::uint16_t id = 98;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -2975,8 +2975,8 @@ struct OpenHModule {
 };
 
 /// OpenHModuleEnd: event 99 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/OpenHModuleStop"), versions 0, 1.
-///   v0 OpenHModuleEnd: template Startup (ClrEtwBuiltin.man:3045)
-///   v1 OpenHModuleEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3046)
+///   v0 OpenHModuleEnd: template Startup (ClrEtwBuiltin.man:3071)
+///   v1 OpenHModuleEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3072)
 struct OpenHModuleEnd {
   static constexpr ::std::uint16_t id = 99;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -2987,8 +2987,8 @@ struct OpenHModuleEnd {
 };
 
 /// ExplicitBindStart: event 100 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExplicitBindStart"), versions 0, 1.
-///   v0 ExplicitBindStart: template Startup (ClrEtwBuiltin.man:3047)
-///   v1 ExplicitBindStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3048)
+///   v0 ExplicitBindStart: template Startup (ClrEtwBuiltin.man:3073)
+///   v1 ExplicitBindStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3074)
 struct ExplicitBindStart {
   static constexpr ::std::uint16_t id = 100;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -2999,8 +2999,8 @@ struct ExplicitBindStart {
 };
 
 /// ExplicitBindEnd: event 101 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExplicitBindStop"), versions 0, 1.
-///   v0 ExplicitBindEnd: template Startup (ClrEtwBuiltin.man:3049)
-///   v1 ExplicitBindEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3050)
+///   v0 ExplicitBindEnd: template Startup (ClrEtwBuiltin.man:3075)
+///   v1 ExplicitBindEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3076)
 struct ExplicitBindEnd {
   static constexpr ::std::uint16_t id = 101;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3011,8 +3011,8 @@ struct ExplicitBindEnd {
 };
 
 /// ParseXml: event 102 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ParseXmlStart"), versions 0, 1.
-///   v0 ParseXml: template Startup (ClrEtwBuiltin.man:3051)
-///   v1 ParseXml_V1: template Startup_V1 (ClrEtwBuiltin.man:3052)
+///   v0 ParseXml: template Startup (ClrEtwBuiltin.man:3077)
+///   v1 ParseXml_V1: template Startup_V1 (ClrEtwBuiltin.man:3078)
 struct ParseXml {
   static constexpr ::std::uint16_t id = 102;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3023,8 +3023,8 @@ struct ParseXml {
 };
 
 /// ParseXmlEnd: event 103 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ParseXmlStop"), versions 0, 1.
-///   v0 ParseXmlEnd: template Startup (ClrEtwBuiltin.man:3053)
-///   v1 ParseXmlEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3054)
+///   v0 ParseXmlEnd: template Startup (ClrEtwBuiltin.man:3079)
+///   v1 ParseXmlEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3080)
 struct ParseXmlEnd {
   static constexpr ::std::uint16_t id = 103;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3035,8 +3035,8 @@ struct ParseXmlEnd {
 };
 
 /// InitDefaultDomain: event 104 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitDefaultDomainStart"), versions 0, 1.
-///   v0 InitDefaultDomain: template Startup (ClrEtwBuiltin.man:3055)
-///   v1 InitDefaultDomain_V1: template Startup_V1 (ClrEtwBuiltin.man:3056)
+///   v0 InitDefaultDomain: template Startup (ClrEtwBuiltin.man:3081)
+///   v1 InitDefaultDomain_V1: template Startup_V1 (ClrEtwBuiltin.man:3082)
 struct InitDefaultDomain {
   static constexpr ::std::uint16_t id = 104;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3047,8 +3047,8 @@ struct InitDefaultDomain {
 };
 
 /// InitDefaultDomainEnd: event 105 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitDefaultDomainStop"), versions 0, 1.
-///   v0 InitDefaultDomainEnd: template Startup (ClrEtwBuiltin.man:3057)
-///   v1 InitDefaultDomainEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3058)
+///   v0 InitDefaultDomainEnd: template Startup (ClrEtwBuiltin.man:3083)
+///   v1 InitDefaultDomainEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3084)
 struct InitDefaultDomainEnd {
   static constexpr ::std::uint16_t id = 105;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3059,8 +3059,8 @@ struct InitDefaultDomainEnd {
 };
 
 /// InitSecurity: event 106 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitSecurityStart"), versions 0, 1.
-///   v0 InitSecurity: template Startup (ClrEtwBuiltin.man:3059)
-///   v1 InitSecurity_V1: template Startup_V1 (ClrEtwBuiltin.man:3060)
+///   v0 InitSecurity: template Startup (ClrEtwBuiltin.man:3085)
+///   v1 InitSecurity_V1: template Startup_V1 (ClrEtwBuiltin.man:3086)
 struct InitSecurity {
   static constexpr ::std::uint16_t id = 106;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3071,8 +3071,8 @@ struct InitSecurity {
 };
 
 /// InitSecurityEnd: event 107 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitSecurityStop"), versions 0, 1.
-///   v0 InitSecurityEnd: template Startup (ClrEtwBuiltin.man:3061)
-///   v1 InitSecurityEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3062)
+///   v0 InitSecurityEnd: template Startup (ClrEtwBuiltin.man:3087)
+///   v1 InitSecurityEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3088)
 struct InitSecurityEnd {
   static constexpr ::std::uint16_t id = 107;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3083,8 +3083,8 @@ struct InitSecurityEnd {
 };
 
 /// AllowBindingRedirs: event 108 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/AllowBindingRedirsStart"), versions 0, 1.
-///   v0 AllowBindingRedirs: template Startup (ClrEtwBuiltin.man:3063)
-///   v1 AllowBindingRedirs_V1: template Startup_V1 (ClrEtwBuiltin.man:3064)
+///   v0 AllowBindingRedirs: template Startup (ClrEtwBuiltin.man:3089)
+///   v1 AllowBindingRedirs_V1: template Startup_V1 (ClrEtwBuiltin.man:3090)
 struct AllowBindingRedirs {
   static constexpr ::std::uint16_t id = 108;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3095,8 +3095,8 @@ struct AllowBindingRedirs {
 };
 
 /// AllowBindingRedirsEnd: event 109 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/AllowBindingRedirsStop"), versions 0, 1.
-///   v0 AllowBindingRedirsEnd: template Startup (ClrEtwBuiltin.man:3065)
-///   v1 AllowBindingRedirsEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3066)
+///   v0 AllowBindingRedirsEnd: template Startup (ClrEtwBuiltin.man:3091)
+///   v1 AllowBindingRedirsEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3092)
 struct AllowBindingRedirsEnd {
   static constexpr ::std::uint16_t id = 109;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3107,8 +3107,8 @@ struct AllowBindingRedirsEnd {
 };
 
 /// EEConfigSync: event 110 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSyncStart"), versions 0, 1.
-///   v0 EEConfigSync: template Startup (ClrEtwBuiltin.man:3067)
-///   v1 EEConfigSync_V1: template Startup_V1 (ClrEtwBuiltin.man:3068)
+///   v0 EEConfigSync: template Startup (ClrEtwBuiltin.man:3093)
+///   v1 EEConfigSync_V1: template Startup_V1 (ClrEtwBuiltin.man:3094)
 struct EEConfigSync {
   static constexpr ::std::uint16_t id = 110;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3119,8 +3119,8 @@ struct EEConfigSync {
 };
 
 /// EEConfigSyncEnd: event 111 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSyncStop"), versions 0, 1.
-///   v0 EEConfigSyncEnd: template Startup (ClrEtwBuiltin.man:3069)
-///   v1 EEConfigSyncEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3070)
+///   v0 EEConfigSyncEnd: template Startup (ClrEtwBuiltin.man:3095)
+///   v1 EEConfigSyncEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3096)
 struct EEConfigSyncEnd {
   static constexpr ::std::uint16_t id = 111;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3131,8 +3131,8 @@ struct EEConfigSyncEnd {
 };
 
 /// FusionBinding: event 112 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/BindingStart"), versions 0, 1.
-///   v0 FusionBinding: template Startup (ClrEtwBuiltin.man:3071)
-///   v1 FusionBinding_V1: template Startup_V1 (ClrEtwBuiltin.man:3072)
+///   v0 FusionBinding: template Startup (ClrEtwBuiltin.man:3097)
+///   v1 FusionBinding_V1: template Startup_V1 (ClrEtwBuiltin.man:3098)
 struct FusionBinding {
   static constexpr ::std::uint16_t id = 112;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3143,8 +3143,8 @@ struct FusionBinding {
 };
 
 /// FusionBindingEnd: event 113 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/BindingStop"), versions 0, 1.
-///   v0 FusionBindingEnd: template Startup (ClrEtwBuiltin.man:3073)
-///   v1 FusionBindingEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3074)
+///   v0 FusionBindingEnd: template Startup (ClrEtwBuiltin.man:3099)
+///   v1 FusionBindingEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3100)
 struct FusionBindingEnd {
   static constexpr ::std::uint16_t id = 113;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3155,8 +3155,8 @@ struct FusionBindingEnd {
 };
 
 /// LoaderCatchCall: event 114 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoaderCatchCallStart"), versions 0, 1.
-///   v0 LoaderCatchCall: template Startup (ClrEtwBuiltin.man:3075)
-///   v1 LoaderCatchCall_V1: template Startup_V1 (ClrEtwBuiltin.man:3076)
+///   v0 LoaderCatchCall: template Startup (ClrEtwBuiltin.man:3101)
+///   v1 LoaderCatchCall_V1: template Startup_V1 (ClrEtwBuiltin.man:3102)
 struct LoaderCatchCall {
   static constexpr ::std::uint16_t id = 114;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3167,8 +3167,8 @@ struct LoaderCatchCall {
 };
 
 /// LoaderCatchCallEnd: event 115 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoaderCatchCallStop"), versions 0, 1.
-///   v0 LoaderCatchCallEnd: template Startup (ClrEtwBuiltin.man:3077)
-///   v1 LoaderCatchCallEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3078)
+///   v0 LoaderCatchCallEnd: template Startup (ClrEtwBuiltin.man:3103)
+///   v1 LoaderCatchCallEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3104)
 struct LoaderCatchCallEnd {
   static constexpr ::std::uint16_t id = 115;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3179,8 +3179,8 @@ struct LoaderCatchCallEnd {
 };
 
 /// FusionInit: event 116 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionInitStart"), versions 0, 1.
-///   v0 FusionInit: template Startup (ClrEtwBuiltin.man:3079)
-///   v1 FusionInit_V1: template Startup_V1 (ClrEtwBuiltin.man:3080)
+///   v0 FusionInit: template Startup (ClrEtwBuiltin.man:3105)
+///   v1 FusionInit_V1: template Startup_V1 (ClrEtwBuiltin.man:3106)
 struct FusionInit {
   static constexpr ::std::uint16_t id = 116;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3191,8 +3191,8 @@ struct FusionInit {
 };
 
 /// FusionInitEnd: event 117 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionInitStop"), versions 0, 1.
-///   v0 FusionInitEnd: template Startup (ClrEtwBuiltin.man:3081)
-///   v1 FusionInitEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3082)
+///   v0 FusionInitEnd: template Startup (ClrEtwBuiltin.man:3107)
+///   v1 FusionInitEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3108)
 struct FusionInitEnd {
   static constexpr ::std::uint16_t id = 117;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3203,8 +3203,8 @@ struct FusionInitEnd {
 };
 
 /// FusionAppCtx: event 118 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionAppCtxStart"), versions 0, 1.
-///   v0 FusionAppCtx: template Startup (ClrEtwBuiltin.man:3083)
-///   v1 FusionAppCtx_V1: template Startup_V1 (ClrEtwBuiltin.man:3084)
+///   v0 FusionAppCtx: template Startup (ClrEtwBuiltin.man:3109)
+///   v1 FusionAppCtx_V1: template Startup_V1 (ClrEtwBuiltin.man:3110)
 struct FusionAppCtx {
   static constexpr ::std::uint16_t id = 118;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3215,8 +3215,8 @@ struct FusionAppCtx {
 };
 
 /// FusionAppCtxEnd: event 119 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionAppCtxStop"), versions 0, 1.
-///   v0 FusionAppCtxEnd: template Startup (ClrEtwBuiltin.man:3085)
-///   v1 FusionAppCtxEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3086)
+///   v0 FusionAppCtxEnd: template Startup (ClrEtwBuiltin.man:3111)
+///   v1 FusionAppCtxEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3112)
 struct FusionAppCtxEnd {
   static constexpr ::std::uint16_t id = 119;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3227,8 +3227,8 @@ struct FusionAppCtxEnd {
 };
 
 /// Fusion2EE: event 120 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/Fusion2EEStart"), versions 0, 1.
-///   v0 Fusion2EE: template Startup (ClrEtwBuiltin.man:3087)
-///   v1 Fusion2EE_V1: template Startup_V1 (ClrEtwBuiltin.man:3088)
+///   v0 Fusion2EE: template Startup (ClrEtwBuiltin.man:3113)
+///   v1 Fusion2EE_V1: template Startup_V1 (ClrEtwBuiltin.man:3114)
 struct Fusion2EE {
   static constexpr ::std::uint16_t id = 120;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3239,8 +3239,8 @@ struct Fusion2EE {
 };
 
 /// Fusion2EEEnd: event 121 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/Fusion2EEStop"), versions 0, 1.
-///   v0 Fusion2EEEnd: template Startup (ClrEtwBuiltin.man:3089)
-///   v1 Fusion2EEEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3090)
+///   v0 Fusion2EEEnd: template Startup (ClrEtwBuiltin.man:3115)
+///   v1 Fusion2EEEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3116)
 struct Fusion2EEEnd {
   static constexpr ::std::uint16_t id = 121;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3251,8 +3251,8 @@ struct Fusion2EEEnd {
 };
 
 /// SecurityCatchCall: event 122 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/SecurityCatchCallStart"), versions 0, 1.
-///   v0 SecurityCatchCall: template Startup (ClrEtwBuiltin.man:3091)
-///   v1 SecurityCatchCall_V1: template Startup_V1 (ClrEtwBuiltin.man:3092)
+///   v0 SecurityCatchCall: template Startup (ClrEtwBuiltin.man:3117)
+///   v1 SecurityCatchCall_V1: template Startup_V1 (ClrEtwBuiltin.man:3118)
 struct SecurityCatchCall {
   static constexpr ::std::uint16_t id = 122;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -3263,8 +3263,8 @@ struct SecurityCatchCall {
 };
 
 /// SecurityCatchCallEnd: event 123 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/SecurityCatchCallStop"), versions 0, 1.
-///   v0 SecurityCatchCallEnd: template Startup (ClrEtwBuiltin.man:3093)
-///   v1 SecurityCatchCallEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3094)
+///   v0 SecurityCatchCallEnd: template Startup (ClrEtwBuiltin.man:3119)
+///   v1 SecurityCatchCallEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3120)
 struct SecurityCatchCallEnd {
   static constexpr ::std::uint16_t id = 123;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;

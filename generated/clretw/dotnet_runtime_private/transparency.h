@@ -32,7 +32,7 @@ namespace clretw::dotnet_runtime_private {
 
 namespace templates {
 
-/// Template ModuleTransparencyCalculation (ClrEtwBuiltin.man:2788).
+/// Template ModuleTransparencyCalculation (ClrEtwBuiltin.man:2814).
 struct ModuleTransparencyCalculation {
   ::std::string Module{};  // win:UnicodeString
   ::std::uint32_t AppDomainID{};  // win:UInt32
@@ -67,7 +67,7 @@ struct ModuleTransparencyCalculation {
   };
 };
 
-/// Template TypeTransparencyCalculation (ClrEtwBuiltin.man:2793).
+/// Template TypeTransparencyCalculation (ClrEtwBuiltin.man:2819).
 struct TypeTransparencyCalculation {
   ::std::string Type{};  // win:UnicodeString
   ::std::string Module{};  // win:UnicodeString
@@ -105,7 +105,7 @@ struct TypeTransparencyCalculation {
   };
 };
 
-/// Template MethodTransparencyCalculation (ClrEtwBuiltin.man:2799).
+/// Template MethodTransparencyCalculation (ClrEtwBuiltin.man:2825).
 struct MethodTransparencyCalculation {
   ::std::string Method{};  // win:UnicodeString
   ::std::string Module{};  // win:UnicodeString
@@ -143,7 +143,7 @@ struct MethodTransparencyCalculation {
   };
 };
 
-/// Template FieldTransparencyCalculation (ClrEtwBuiltin.man:2805).
+/// Template FieldTransparencyCalculation (ClrEtwBuiltin.man:2831).
 struct FieldTransparencyCalculation {
   ::std::string Field{};  // win:UnicodeString
   ::std::string Module{};  // win:UnicodeString
@@ -181,7 +181,7 @@ struct FieldTransparencyCalculation {
   };
 };
 
-/// Template TokenTransparencyCalculation (ClrEtwBuiltin.man:2811).
+/// Template TokenTransparencyCalculation (ClrEtwBuiltin.man:2837).
 struct TokenTransparencyCalculation {
   ::std::uint32_t Token{};  // win:UInt32
   ::std::string Module{};  // win:UnicodeString
@@ -218,7 +218,7 @@ struct TokenTransparencyCalculation {
   };
 };
 
-/// Template ModuleTransparencyCalculationResult (ClrEtwBuiltin.man:2817).
+/// Template ModuleTransparencyCalculationResult (ClrEtwBuiltin.man:2843).
 struct ModuleTransparencyCalculationResult {
   ::std::string Module{};  // win:UnicodeString
   ::std::uint32_t AppDomainID{};  // win:UInt32
@@ -266,7 +266,7 @@ struct ModuleTransparencyCalculationResult {
   };
 };
 
-/// Template TypeTransparencyCalculationResult (ClrEtwBuiltin.man:2827).
+/// Template TypeTransparencyCalculationResult (ClrEtwBuiltin.man:2853).
 struct TypeTransparencyCalculationResult {
   ::std::string Type{};  // win:UnicodeString
   ::std::string Module{};  // win:UnicodeString
@@ -315,7 +315,7 @@ struct TypeTransparencyCalculationResult {
   };
 };
 
-/// Template MethodTransparencyCalculationResult (ClrEtwBuiltin.man:2837).
+/// Template MethodTransparencyCalculationResult (ClrEtwBuiltin.man:2863).
 struct MethodTransparencyCalculationResult {
   ::std::string Method{};  // win:UnicodeString
   ::std::string Module{};  // win:UnicodeString
@@ -358,7 +358,7 @@ struct MethodTransparencyCalculationResult {
   };
 };
 
-/// Template FieldTransparencyCalculationResult (ClrEtwBuiltin.man:2845).
+/// Template FieldTransparencyCalculationResult (ClrEtwBuiltin.man:2871).
 struct FieldTransparencyCalculationResult {
   ::std::string Field{};  // win:UnicodeString
   ::std::string Module{};  // win:UnicodeString
@@ -401,7 +401,7 @@ struct FieldTransparencyCalculationResult {
   };
 };
 
-/// Template TokenTransparencyCalculationResult (ClrEtwBuiltin.man:2853).
+/// Template TokenTransparencyCalculationResult (ClrEtwBuiltin.man:2879).
 struct TokenTransparencyCalculationResult {
   ::std::uint32_t Token{};  // win:UInt32
   ::std::string Module{};  // win:UnicodeString
@@ -465,7 +465,7 @@ using TokenTransparencyComputationEnd = ::clretw::dotnet_runtime_private::templa
 // event's version are std::optional.
 
 /// ModuleTransparencyComputationStart: event 178 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/ModuleTransparencyComputationStart"), version 0.
-///   v0 ModuleTransparencyComputationStart: template ModuleTransparencyCalculation (ClrEtwBuiltin.man:3116)
+///   v0 ModuleTransparencyComputationStart: template ModuleTransparencyCalculation (ClrEtwBuiltin.man:3142)
 class ModuleTransparencyComputationStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -528,7 +528,7 @@ class ModuleTransparencyComputationStartView : public ::clretw::ViewBase<2> {
 };
 
 /// ModuleTransparencyComputationEnd: event 179 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/ModuleTransparencyComputationStop"), version 0.
-///   v0 ModuleTransparencyComputationEnd: template ModuleTransparencyCalculationResult (ClrEtwBuiltin.man:3117)
+///   v0 ModuleTransparencyComputationEnd: template ModuleTransparencyCalculationResult (ClrEtwBuiltin.man:3143)
 class ModuleTransparencyComputationEndView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -611,7 +611,7 @@ class ModuleTransparencyComputationEndView : public ::clretw::ViewBase<2> {
 };
 
 /// TypeTransparencyComputationStart: event 180 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TypeTransparencyComputationStart"), version 0.
-///   v0 TypeTransparencyComputationStart: template TypeTransparencyCalculation (ClrEtwBuiltin.man:3118)
+///   v0 TypeTransparencyComputationStart: template TypeTransparencyCalculation (ClrEtwBuiltin.man:3144)
 class TypeTransparencyComputationStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -678,7 +678,7 @@ class TypeTransparencyComputationStartView : public ::clretw::ViewBase<3> {
 };
 
 /// TypeTransparencyComputationEnd: event 181 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TypeTransparencyComputationStop"), version 0.
-///   v0 TypeTransparencyComputationEnd: template TypeTransparencyCalculationResult (ClrEtwBuiltin.man:3119)
+///   v0 TypeTransparencyComputationEnd: template TypeTransparencyCalculationResult (ClrEtwBuiltin.man:3145)
 class TypeTransparencyComputationEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -761,7 +761,7 @@ class TypeTransparencyComputationEndView : public ::clretw::ViewBase<3> {
 };
 
 /// MethodTransparencyComputationStart: event 182 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/MethodTransparencyComputationStart"), version 0.
-///   v0 MethodTransparencyComputationStart: template MethodTransparencyCalculation (ClrEtwBuiltin.man:3120)
+///   v0 MethodTransparencyComputationStart: template MethodTransparencyCalculation (ClrEtwBuiltin.man:3146)
 class MethodTransparencyComputationStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -828,7 +828,7 @@ class MethodTransparencyComputationStartView : public ::clretw::ViewBase<3> {
 };
 
 /// MethodTransparencyComputationEnd: event 183 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/MethodTransparencyComputationStop"), version 0.
-///   v0 MethodTransparencyComputationEnd: template MethodTransparencyCalculationResult (ClrEtwBuiltin.man:3121)
+///   v0 MethodTransparencyComputationEnd: template MethodTransparencyCalculationResult (ClrEtwBuiltin.man:3147)
 class MethodTransparencyComputationEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -903,7 +903,7 @@ class MethodTransparencyComputationEndView : public ::clretw::ViewBase<3> {
 };
 
 /// FieldTransparencyComputationStart: event 184 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/FieldTransparencyComputationStart"), version 0.
-///   v0 FieldTransparencyComputationStart: template FieldTransparencyCalculation (ClrEtwBuiltin.man:3122)
+///   v0 FieldTransparencyComputationStart: template FieldTransparencyCalculation (ClrEtwBuiltin.man:3148)
 class FieldTransparencyComputationStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -970,7 +970,7 @@ class FieldTransparencyComputationStartView : public ::clretw::ViewBase<3> {
 };
 
 /// FieldTransparencyComputationEnd: event 185 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/FieldTransparencyComputationStop"), version 0.
-///   v0 FieldTransparencyComputationEnd: template FieldTransparencyCalculationResult (ClrEtwBuiltin.man:3123)
+///   v0 FieldTransparencyComputationEnd: template FieldTransparencyCalculationResult (ClrEtwBuiltin.man:3149)
 class FieldTransparencyComputationEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1045,7 +1045,7 @@ class FieldTransparencyComputationEndView : public ::clretw::ViewBase<3> {
 };
 
 /// TokenTransparencyComputationStart: event 186 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TokenTransparencyComputationStart"), version 0.
-///   v0 TokenTransparencyComputationStart: template TokenTransparencyCalculation (ClrEtwBuiltin.man:3124)
+///   v0 TokenTransparencyComputationStart: template TokenTransparencyCalculation (ClrEtwBuiltin.man:3150)
 class TokenTransparencyComputationStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1112,7 +1112,7 @@ class TokenTransparencyComputationStartView : public ::clretw::ViewBase<2> {
 };
 
 /// TokenTransparencyComputationEnd: event 187 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TokenTransparencyComputationStop"), version 0.
-///   v0 TokenTransparencyComputationEnd: template TokenTransparencyCalculationResult (ClrEtwBuiltin.man:3125)
+///   v0 TokenTransparencyComputationEnd: template TokenTransparencyCalculationResult (ClrEtwBuiltin.man:3151)
 class TokenTransparencyComputationEndView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1190,7 +1190,7 @@ class TokenTransparencyComputationEndView : public ::clretw::ViewBase<2> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// ModuleTransparencyComputationStart: event 178 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/ModuleTransparencyComputationStart"), version 0.
-///   v0 ModuleTransparencyComputationStart: template ModuleTransparencyCalculation (ClrEtwBuiltin.man:3116)
+///   v0 ModuleTransparencyComputationStart: template ModuleTransparencyCalculation (ClrEtwBuiltin.man:3142)
 struct ModuleTransparencyComputationStart {
   static constexpr ::std::uint16_t id = 178;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1201,7 +1201,7 @@ struct ModuleTransparencyComputationStart {
 };
 
 /// ModuleTransparencyComputationEnd: event 179 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/ModuleTransparencyComputationStop"), version 0.
-///   v0 ModuleTransparencyComputationEnd: template ModuleTransparencyCalculationResult (ClrEtwBuiltin.man:3117)
+///   v0 ModuleTransparencyComputationEnd: template ModuleTransparencyCalculationResult (ClrEtwBuiltin.man:3143)
 struct ModuleTransparencyComputationEnd {
   static constexpr ::std::uint16_t id = 179;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1212,7 +1212,7 @@ struct ModuleTransparencyComputationEnd {
 };
 
 /// TypeTransparencyComputationStart: event 180 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TypeTransparencyComputationStart"), version 0.
-///   v0 TypeTransparencyComputationStart: template TypeTransparencyCalculation (ClrEtwBuiltin.man:3118)
+///   v0 TypeTransparencyComputationStart: template TypeTransparencyCalculation (ClrEtwBuiltin.man:3144)
 struct TypeTransparencyComputationStart {
   static constexpr ::std::uint16_t id = 180;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1223,7 +1223,7 @@ struct TypeTransparencyComputationStart {
 };
 
 /// TypeTransparencyComputationEnd: event 181 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TypeTransparencyComputationStop"), version 0.
-///   v0 TypeTransparencyComputationEnd: template TypeTransparencyCalculationResult (ClrEtwBuiltin.man:3119)
+///   v0 TypeTransparencyComputationEnd: template TypeTransparencyCalculationResult (ClrEtwBuiltin.man:3145)
 struct TypeTransparencyComputationEnd {
   static constexpr ::std::uint16_t id = 181;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1234,7 +1234,7 @@ struct TypeTransparencyComputationEnd {
 };
 
 /// MethodTransparencyComputationStart: event 182 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/MethodTransparencyComputationStart"), version 0.
-///   v0 MethodTransparencyComputationStart: template MethodTransparencyCalculation (ClrEtwBuiltin.man:3120)
+///   v0 MethodTransparencyComputationStart: template MethodTransparencyCalculation (ClrEtwBuiltin.man:3146)
 struct MethodTransparencyComputationStart {
   static constexpr ::std::uint16_t id = 182;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1245,7 +1245,7 @@ struct MethodTransparencyComputationStart {
 };
 
 /// MethodTransparencyComputationEnd: event 183 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/MethodTransparencyComputationStop"), version 0.
-///   v0 MethodTransparencyComputationEnd: template MethodTransparencyCalculationResult (ClrEtwBuiltin.man:3121)
+///   v0 MethodTransparencyComputationEnd: template MethodTransparencyCalculationResult (ClrEtwBuiltin.man:3147)
 struct MethodTransparencyComputationEnd {
   static constexpr ::std::uint16_t id = 183;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1256,7 +1256,7 @@ struct MethodTransparencyComputationEnd {
 };
 
 /// FieldTransparencyComputationStart: event 184 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/FieldTransparencyComputationStart"), version 0.
-///   v0 FieldTransparencyComputationStart: template FieldTransparencyCalculation (ClrEtwBuiltin.man:3122)
+///   v0 FieldTransparencyComputationStart: template FieldTransparencyCalculation (ClrEtwBuiltin.man:3148)
 struct FieldTransparencyComputationStart {
   static constexpr ::std::uint16_t id = 184;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1267,7 +1267,7 @@ struct FieldTransparencyComputationStart {
 };
 
 /// FieldTransparencyComputationEnd: event 185 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/FieldTransparencyComputationStop"), version 0.
-///   v0 FieldTransparencyComputationEnd: template FieldTransparencyCalculationResult (ClrEtwBuiltin.man:3123)
+///   v0 FieldTransparencyComputationEnd: template FieldTransparencyCalculationResult (ClrEtwBuiltin.man:3149)
 struct FieldTransparencyComputationEnd {
   static constexpr ::std::uint16_t id = 185;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1278,7 +1278,7 @@ struct FieldTransparencyComputationEnd {
 };
 
 /// TokenTransparencyComputationStart: event 186 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TokenTransparencyComputationStart"), version 0.
-///   v0 TokenTransparencyComputationStart: template TokenTransparencyCalculation (ClrEtwBuiltin.man:3124)
+///   v0 TokenTransparencyComputationStart: template TokenTransparencyCalculation (ClrEtwBuiltin.man:3150)
 struct TokenTransparencyComputationStart {
   static constexpr ::std::uint16_t id = 186;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
@@ -1289,7 +1289,7 @@ struct TokenTransparencyComputationStart {
 };
 
 /// TokenTransparencyComputationEnd: event 187 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TokenTransparencyComputationStop"), version 0.
-///   v0 TokenTransparencyComputationEnd: template TokenTransparencyCalculationResult (ClrEtwBuiltin.man:3125)
+///   v0 TokenTransparencyComputationEnd: template TokenTransparencyCalculationResult (ClrEtwBuiltin.man:3151)
 struct TokenTransparencyComputationEnd {
   static constexpr ::std::uint16_t id = 187;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;

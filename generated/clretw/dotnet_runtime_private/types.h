@@ -359,4 +359,37 @@ constexpr bool clretw_flag_enum(ModuleRangeTypeMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
 ::std::string to_string(ModuleRangeTypeMap value);
 
+/// Value map GCReasonMap (ClrEtwBuiltin.man:2621).
+enum class GCReasonMap : ::std::uint32_t {
+  AllocSmall = 0x0,
+  Induced = 0x1,
+  LowMemory = 0x2,
+  Empty = 0x3,
+  AllocLarge = 0x4,
+  OutOfSpaceSmallObjectHeap = 0x5,
+  OutOfSpaceLargeObjectHeap = 0x6,
+  InducedNoForce = 0x7,
+  Stress = 0x8,
+  InducedLowMemory = 0x9,
+  InducedCompacting = 0xa,
+  LowMemoryHost = 0xb,
+  PMFullGC = 0xc,
+  LowMemoryHostBlocking = 0xd,
+};
+/// The entry's name; empty for a value the map does not name.
+::std::string_view to_string(GCReasonMap value) noexcept;
+
+/// Bit map GCGlobalMechanismsMap (ClrEtwBuiltin.man:2638).
+enum class GCGlobalMechanismsMap : ::std::uint32_t {
+  Concurrent = 0x1,
+  Compaction = 0x2,
+  Promotion = 0x4,
+  Demotion = 0x8,
+  CardBundles = 0x10,
+  Elevation = 0x20,
+};
+constexpr bool clretw_flag_enum(GCGlobalMechanismsMap) noexcept { return true; }
+/// Set flags by name, joined with ", "; bits without a name in hex.
+::std::string to_string(GCGlobalMechanismsMap value);
+
 }  // namespace clretw::dotnet_runtime_private

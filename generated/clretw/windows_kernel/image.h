@@ -32,7 +32,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template Image (WindowsKernel.man:133).
+/// Template Image (WindowsKernel.man:229).
 struct Image {
   ::std::uint64_t ImageBase{};  // win:Pointer
   ::std::uint64_t ImageSize{};  // win:Pointer
@@ -89,6 +89,68 @@ struct Image {
   };
 };
 
+/// Template ImageKernelBase (WindowsKernel.man:629).
+struct ImageKernelBase {
+  ::std::uint64_t ImageBase{};  // win:Pointer
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ImageKernelBase> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ImageBase); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const ImageKernelBase&, const ImageKernelBase&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 8u : 4u));
+  }
+
+  /// ImageKernelBase read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, ImageKernelBase, PointerSize, 1, (PointerSize == 8 ? 8u : 4u)> {
+   public:
+    ::std::uint64_t ImageBase() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ImageBase()); }
+  };
+};
+
+/// Template ImageHypercallPage (WindowsKernel.man:632).
+struct ImageHypercallPage {
+  ::std::uint64_t HypercallPageVa{};  // win:Pointer
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ImageHypercallPage> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.HypercallPageVa); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const ImageHypercallPage&, const ImageHypercallPage&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 8u : 4u));
+  }
+
+  /// ImageHypercallPage read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, ImageHypercallPage, PointerSize, 1, (PointerSize == 8 ? 8u : 4u)> {
+   public:
+    ::std::uint64_t HypercallPageVa() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->HypercallPageVa()); }
+  };
+};
+
 }  // namespace templates
 
 // The payload struct of every event version, by the event's symbol.
@@ -103,6 +165,8 @@ using ImageDCStop_V2 = ::clretw::windows_kernel::templates::Image;  // ImageDCSt
 using ImageDCStop = ::clretw::windows_kernel::templates::Image;  // ImageDCStop v3
 using ImageLoad_V2 = ::clretw::windows_kernel::templates::Image;  // ImageLoad v2
 using ImageLoad = ::clretw::windows_kernel::templates::Image;  // ImageLoad v3
+using ImageKernelBase = ::clretw::windows_kernel::templates::ImageKernelBase;  // ImageKernelBase v2
+using ImageHypercallPage = ::clretw::windows_kernel::templates::ImageHypercallPage;  // ImageHypercallPage v2
 }  // namespace payload
 
 // ---------------------------------------------------------------------------
@@ -111,8 +175,8 @@ using ImageLoad = ::clretw::windows_kernel::templates::Image;  // ImageLoad v3
 // event's version are std::optional.
 
 /// ImageLoadProcessGroup: event 778 of Windows Kernel ("Image/Load"), versions 2, 3.
-///   v2 ImageLoadProcessGroup_V2: template Image (WindowsKernel.man:219)
-///   v3 ImageLoadProcessGroup: template Image (WindowsKernel.man:220)
+///   v2 ImageLoadProcessGroup_V2: template Image (WindowsKernel.man:707)
+///   v3 ImageLoadProcessGroup: template Image (WindowsKernel.man:708)
 class ImageLoadProcessGroupView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -216,8 +280,8 @@ class ImageLoadProcessGroupView : public ::clretw::ViewBase<2> {
 };
 
 /// ImageUnload: event 5122 of Windows Kernel ("Image/Stop"), versions 2, 3.
-///   v2 ImageUnload_V2: template Image (WindowsKernel.man:212)
-///   v3 ImageUnload: template Image (WindowsKernel.man:213)
+///   v2 ImageUnload_V2: template Image (WindowsKernel.man:700)
+///   v3 ImageUnload: template Image (WindowsKernel.man:701)
 class ImageUnloadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -321,8 +385,8 @@ class ImageUnloadView : public ::clretw::ViewBase<2> {
 };
 
 /// ImageDCStart: event 5123 of Windows Kernel ("Image/DCStart"), versions 2, 3.
-///   v2 ImageDCStart_V2: template Image (WindowsKernel.man:214)
-///   v3 ImageDCStart: template Image (WindowsKernel.man:215)
+///   v2 ImageDCStart_V2: template Image (WindowsKernel.man:702)
+///   v3 ImageDCStart: template Image (WindowsKernel.man:703)
 class ImageDCStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -426,8 +490,8 @@ class ImageDCStartView : public ::clretw::ViewBase<2> {
 };
 
 /// ImageDCStop: event 5124 of Windows Kernel ("Image/DCStop"), versions 2, 3.
-///   v2 ImageDCStop_V2: template Image (WindowsKernel.man:216)
-///   v3 ImageDCStop: template Image (WindowsKernel.man:217)
+///   v2 ImageDCStop_V2: template Image (WindowsKernel.man:704)
+///   v3 ImageDCStop: template Image (WindowsKernel.man:705)
 class ImageDCStopView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -531,8 +595,8 @@ class ImageDCStopView : public ::clretw::ViewBase<2> {
 };
 
 /// ImageLoad: event 5130 of Windows Kernel ("Image/Load"), versions 2, 3.
-///   v2 ImageLoad_V2: template Image (WindowsKernel.man:221)
-///   v3 ImageLoad: template Image (WindowsKernel.man:222)
+///   v2 ImageLoad_V2: template Image (WindowsKernel.man:709)
+///   v3 ImageLoad: template Image (WindowsKernel.man:710)
 class ImageLoadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -635,12 +699,126 @@ class ImageLoadView : public ::clretw::ViewBase<2> {
   static constexpr ::clretw::FieldLoc k_FileName[2] = {::clretw::loc(11, 0, 44, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(11, 0, 56, ::clretw::kVariable, 0, ::clretw::kTerminated)};
 };
 
+/// ImageKernelBase: event 5153 of Windows Kernel ("Image/KernelBase"), version 2.
+///   v2 ImageKernelBase: template ImageKernelBase (WindowsKernel.man:789)
+class ImageKernelBaseView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ImageKernelBaseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ImageKernelBaseView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ImageKernelBaseView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 5153) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ImageKernelBaseView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ImageKernelBaseView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t ImageBase() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_ImageBase[1]) : get_w<::std::uint64_t, 4>(k_ImageBase[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("ImageBase", this->ImageBase());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ImageKernelBaseView>;
+  ImageKernelBaseView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ImageKernelBaseView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::ImageKernelBase::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::ImageKernelBase::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_ImageBase[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+};
+
+/// ImageHypercallPage: event 5154 of Windows Kernel ("Image/HypercallPage"), version 2.
+///   v2 ImageHypercallPage: template ImageHypercallPage (WindowsKernel.man:790)
+class ImageHypercallPageView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ImageHypercallPageView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ImageHypercallPageView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ImageHypercallPageView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 5154) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ImageHypercallPageView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ImageHypercallPageView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t HypercallPageVa() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_HypercallPageVa[1]) : get_w<::std::uint64_t, 4>(k_HypercallPageVa[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("HypercallPageVa", this->HypercallPageVa());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ImageHypercallPageView>;
+  ImageHypercallPageView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ImageHypercallPageView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::ImageHypercallPage::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::ImageHypercallPage::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_HypercallPageVa[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+};
+
 // ---------------------------------------------------------------------------
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// ImageLoadProcessGroup: event 778 of Windows Kernel ("Image/Load"), versions 2, 3.
-///   v2 ImageLoadProcessGroup_V2: template Image (WindowsKernel.man:219)
-///   v3 ImageLoadProcessGroup: template Image (WindowsKernel.man:220)
+///   v2 ImageLoadProcessGroup_V2: template Image (WindowsKernel.man:707)
+///   v3 ImageLoadProcessGroup: template Image (WindowsKernel.man:708)
 struct ImageLoadProcessGroup {
   static constexpr ::std::uint16_t id = 778;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -651,8 +829,8 @@ struct ImageLoadProcessGroup {
 };
 
 /// ImageUnload: event 5122 of Windows Kernel ("Image/Stop"), versions 2, 3.
-///   v2 ImageUnload_V2: template Image (WindowsKernel.man:212)
-///   v3 ImageUnload: template Image (WindowsKernel.man:213)
+///   v2 ImageUnload_V2: template Image (WindowsKernel.man:700)
+///   v3 ImageUnload: template Image (WindowsKernel.man:701)
 struct ImageUnload {
   static constexpr ::std::uint16_t id = 5122;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -663,8 +841,8 @@ struct ImageUnload {
 };
 
 /// ImageDCStart: event 5123 of Windows Kernel ("Image/DCStart"), versions 2, 3.
-///   v2 ImageDCStart_V2: template Image (WindowsKernel.man:214)
-///   v3 ImageDCStart: template Image (WindowsKernel.man:215)
+///   v2 ImageDCStart_V2: template Image (WindowsKernel.man:702)
+///   v3 ImageDCStart: template Image (WindowsKernel.man:703)
 struct ImageDCStart {
   static constexpr ::std::uint16_t id = 5123;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -675,8 +853,8 @@ struct ImageDCStart {
 };
 
 /// ImageDCStop: event 5124 of Windows Kernel ("Image/DCStop"), versions 2, 3.
-///   v2 ImageDCStop_V2: template Image (WindowsKernel.man:216)
-///   v3 ImageDCStop: template Image (WindowsKernel.man:217)
+///   v2 ImageDCStop_V2: template Image (WindowsKernel.man:704)
+///   v3 ImageDCStop: template Image (WindowsKernel.man:705)
 struct ImageDCStop {
   static constexpr ::std::uint16_t id = 5124;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -687,8 +865,8 @@ struct ImageDCStop {
 };
 
 /// ImageLoad: event 5130 of Windows Kernel ("Image/Load"), versions 2, 3.
-///   v2 ImageLoad_V2: template Image (WindowsKernel.man:221)
-///   v3 ImageLoad: template Image (WindowsKernel.man:222)
+///   v2 ImageLoad_V2: template Image (WindowsKernel.man:709)
+///   v3 ImageLoad: template Image (WindowsKernel.man:710)
 struct ImageLoad {
   static constexpr ::std::uint16_t id = 5130;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -696,6 +874,28 @@ struct ImageLoad {
   static constexpr ::std::uint8_t latest_version = 3;
   using View = ::clretw::windows_kernel::ImageLoadView;
   using Payload = ::clretw::windows_kernel::payload::ImageLoad;  // the payload struct of latest_version
+};
+
+/// ImageKernelBase: event 5153 of Windows Kernel ("Image/KernelBase"), version 2.
+///   v2 ImageKernelBase: template ImageKernelBase (WindowsKernel.man:789)
+struct ImageKernelBase {
+  static constexpr ::std::uint16_t id = 5153;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Image/KernelBase";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::ImageKernelBaseView;
+  using Payload = ::clretw::windows_kernel::payload::ImageKernelBase;  // the payload struct of latest_version
+};
+
+/// ImageHypercallPage: event 5154 of Windows Kernel ("Image/HypercallPage"), version 2.
+///   v2 ImageHypercallPage: template ImageHypercallPage (WindowsKernel.man:790)
+struct ImageHypercallPage {
+  static constexpr ::std::uint16_t id = 5154;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Image/HypercallPage";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::ImageHypercallPageView;
+  using Payload = ::clretw::windows_kernel::payload::ImageHypercallPage;  // the payload struct of latest_version
 };
 
 }  // namespace clretw::windows_kernel

@@ -15,6 +15,7 @@
 #include "clretw/record.h"
 #include "clretw/view.h"
 #include "clretw/windows_kernel/types.h"
+#include "clretw/windows_kernel/shared.h"
 
 namespace clretw::windows_kernel {
 
@@ -32,7 +33,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template EventTraceHeader (WindowsKernel.man:62).
+/// Template EventTraceHeader (WindowsKernel.man:158).
 struct EventTraceHeader {
   ::std::uint32_t BufferSize{};  // win:UInt32
   ::std::uint32_t Version{};  // win:UInt32 -> win:HexInt32
@@ -139,6 +140,7 @@ struct EventTraceHeader {
 // The payload struct of every event version, by the event's symbol.
 namespace payload {
 using EventTraceHeader = ::clretw::windows_kernel::templates::EventTraceHeader;  // EventTraceHeader v2
+using FileIOName = ::clretw::windows_kernel::templates::FileIoName;  // FileIOName v2
 }  // namespace payload
 
 // ---------------------------------------------------------------------------
@@ -147,7 +149,7 @@ using EventTraceHeader = ::clretw::windows_kernel::templates::EventTraceHeader; 
 // event's version are std::optional.
 
 /// EventTraceHeader: event 0 of Windows Kernel ("EventTrace"), version 2.
-///   v2 EventTraceHeader: template EventTraceHeader (WindowsKernel.man:195)
+///   v2 EventTraceHeader: template EventTraceHeader (WindowsKernel.man:683)
 class EventTraceHeaderView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -319,11 +321,72 @@ class EventTraceHeaderView : public ::clretw::ViewBase<3> {
   static constexpr ::clretw::FieldLoc k_LogFileName = ::clretw::loc(29, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
+/// FileIOName: event 1024 of Windows Kernel ("FileIO"), version 2.
+///   v2 FileIOName: template FileIoName (WindowsKernel.man:740)
+class FileIONameView : public ::clretw::ViewBase<2> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<FileIONameView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<FileIONameView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<FileIONameView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1024) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FileIONameView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FileIONameView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t FileObject() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_FileObject[1]) : get_w<::std::uint64_t, 4>(k_FileObject[0]); }
+  // win:UnicodeString
+  ::clretw::Utf16View FileName() const noexcept { return utf16(k_FileName[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("FileObject", this->FileObject());
+    f("FileName", this->FileName());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<FileIONameView>;
+  FileIONameView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<FileIONameView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::FileIoName::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::FileIoName::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_FileObject[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_FileName[2] = {::clretw::loc(1, 0, 4, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(1, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated)};
+};
+
 // ---------------------------------------------------------------------------
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// EventTraceHeader: event 0 of Windows Kernel ("EventTrace"), version 2.
-///   v2 EventTraceHeader: template EventTraceHeader (WindowsKernel.man:195)
+///   v2 EventTraceHeader: template EventTraceHeader (WindowsKernel.man:683)
 struct EventTraceHeader {
   static constexpr ::std::uint16_t id = 0;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -331,6 +394,17 @@ struct EventTraceHeader {
   static constexpr ::std::uint8_t latest_version = 2;
   using View = ::clretw::windows_kernel::EventTraceHeaderView;
   using Payload = ::clretw::windows_kernel::payload::EventTraceHeader;  // the payload struct of latest_version
+};
+
+/// FileIOName: event 1024 of Windows Kernel ("FileIO"), version 2.
+///   v2 FileIOName: template FileIoName (WindowsKernel.man:740)
+struct FileIOName {
+  static constexpr ::std::uint16_t id = 1024;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "FileIO";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::FileIONameView;
+  using Payload = ::clretw::windows_kernel::payload::FileIOName;  // the payload struct of latest_version
 };
 
 }  // namespace clretw::windows_kernel

@@ -32,7 +32,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template SampledProfile (WindowsKernel.man:148).
+/// Template SampledProfile (WindowsKernel.man:636).
 struct SampledProfile {
   ::std::uint64_t InstructionPointer{};  // win:Pointer
   ::std::uint32_t ThreadId{};  // win:UInt32
@@ -69,7 +69,7 @@ struct SampledProfile {
   };
 };
 
-/// Template SampledProfileInterval_V2 (WindowsKernel.man:157).
+/// Template SampledProfileInterval_V2 (WindowsKernel.man:645).
 struct SampledProfileInterval_V2 {
   ::std::uint32_t SampleSource{};  // win:UInt32
   ::std::uint32_t NewInterval{};  // win:UInt32
@@ -104,7 +104,7 @@ struct SampledProfileInterval_V2 {
   };
 };
 
-/// Template SampledProfileInterval (WindowsKernel.man:162).
+/// Template SampledProfileInterval (WindowsKernel.man:650).
 struct SampledProfileInterval {
   ::std::uint32_t SampleSource{};  // win:UInt32
   ::std::uint32_t NewInterval{};  // win:UInt32
@@ -160,7 +160,7 @@ using SampledProfileCollectionEnd = ::clretw::windows_kernel::templates::Sampled
 // event's version are std::optional.
 
 /// SampledProfile: event 3886 of Windows Kernel ("PerfInfo/Sample"), version 2.
-///   v2 SampledProfile: template SampledProfile (WindowsKernel.man:205)
+///   v2 SampledProfile: template SampledProfile (WindowsKernel.man:693)
 class SampledProfileView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -229,8 +229,8 @@ class SampledProfileView : public ::clretw::ViewBase<1> {
 };
 
 /// SampledProfileSetInterval: event 3912 of Windows Kernel ("PerfInfo/SetInterval"), versions 2, 3.
-///   v2 SampledProfileSetInterval_V2: template SampledProfileInterval_V2 (WindowsKernel.man:206)
-///   v3 SampledProfileSetInterval: template SampledProfileInterval (WindowsKernel.man:207)
+///   v2 SampledProfileSetInterval_V2: template SampledProfileInterval_V2 (WindowsKernel.man:694)
+///   v3 SampledProfileSetInterval: template SampledProfileInterval (WindowsKernel.man:695)
 class SampledProfileSetIntervalView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -300,8 +300,8 @@ class SampledProfileSetIntervalView : public ::clretw::ViewBase<2> {
 };
 
 /// SampledProfileCollectionStart: event 3913 of Windows Kernel ("PerfInfo/CollectionStart"), versions 2, 3.
-///   v2 SampledProfileCollectionStart_V2: template SampledProfileInterval_V2 (WindowsKernel.man:208)
-///   v3 SampledProfileCollectionStart: template SampledProfileInterval (WindowsKernel.man:209)
+///   v2 SampledProfileCollectionStart_V2: template SampledProfileInterval_V2 (WindowsKernel.man:696)
+///   v3 SampledProfileCollectionStart: template SampledProfileInterval (WindowsKernel.man:697)
 class SampledProfileCollectionStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -371,8 +371,8 @@ class SampledProfileCollectionStartView : public ::clretw::ViewBase<2> {
 };
 
 /// SampledProfileCollectionEnd: event 3914 of Windows Kernel ("PerfInfo/CollectionEnd"), versions 2, 3.
-///   v2 SampledProfileCollectionEnd_V2: template SampledProfileInterval_V2 (WindowsKernel.man:210)
-///   v3 SampledProfileCollectionEnd: template SampledProfileInterval (WindowsKernel.man:211)
+///   v2 SampledProfileCollectionEnd_V2: template SampledProfileInterval_V2 (WindowsKernel.man:698)
+///   v3 SampledProfileCollectionEnd: template SampledProfileInterval (WindowsKernel.man:699)
 class SampledProfileCollectionEndView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -445,7 +445,7 @@ class SampledProfileCollectionEndView : public ::clretw::ViewBase<2> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// SampledProfile: event 3886 of Windows Kernel ("PerfInfo/Sample"), version 2.
-///   v2 SampledProfile: template SampledProfile (WindowsKernel.man:205)
+///   v2 SampledProfile: template SampledProfile (WindowsKernel.man:693)
 struct SampledProfile {
   static constexpr ::std::uint16_t id = 3886;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -456,8 +456,8 @@ struct SampledProfile {
 };
 
 /// SampledProfileSetInterval: event 3912 of Windows Kernel ("PerfInfo/SetInterval"), versions 2, 3.
-///   v2 SampledProfileSetInterval_V2: template SampledProfileInterval_V2 (WindowsKernel.man:206)
-///   v3 SampledProfileSetInterval: template SampledProfileInterval (WindowsKernel.man:207)
+///   v2 SampledProfileSetInterval_V2: template SampledProfileInterval_V2 (WindowsKernel.man:694)
+///   v3 SampledProfileSetInterval: template SampledProfileInterval (WindowsKernel.man:695)
 struct SampledProfileSetInterval {
   static constexpr ::std::uint16_t id = 3912;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -468,8 +468,8 @@ struct SampledProfileSetInterval {
 };
 
 /// SampledProfileCollectionStart: event 3913 of Windows Kernel ("PerfInfo/CollectionStart"), versions 2, 3.
-///   v2 SampledProfileCollectionStart_V2: template SampledProfileInterval_V2 (WindowsKernel.man:208)
-///   v3 SampledProfileCollectionStart: template SampledProfileInterval (WindowsKernel.man:209)
+///   v2 SampledProfileCollectionStart_V2: template SampledProfileInterval_V2 (WindowsKernel.man:696)
+///   v3 SampledProfileCollectionStart: template SampledProfileInterval (WindowsKernel.man:697)
 struct SampledProfileCollectionStart {
   static constexpr ::std::uint16_t id = 3913;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -480,8 +480,8 @@ struct SampledProfileCollectionStart {
 };
 
 /// SampledProfileCollectionEnd: event 3914 of Windows Kernel ("PerfInfo/CollectionEnd"), versions 2, 3.
-///   v2 SampledProfileCollectionEnd_V2: template SampledProfileInterval_V2 (WindowsKernel.man:210)
-///   v3 SampledProfileCollectionEnd: template SampledProfileInterval (WindowsKernel.man:211)
+///   v2 SampledProfileCollectionEnd_V2: template SampledProfileInterval_V2 (WindowsKernel.man:698)
+///   v3 SampledProfileCollectionEnd: template SampledProfileInterval (WindowsKernel.man:699)
 struct SampledProfileCollectionEnd {
   static constexpr ::std::uint16_t id = 3914;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;

@@ -32,7 +32,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template Process_V4 (WindowsKernel.man:98).
+/// Template Process_V4 (WindowsKernel.man:194).
 struct Process_V4 {
   ::std::uint64_t UniqueProcessKey{};  // win:Pointer
   ::std::uint32_t ProcessId{};  // win:UInt32
@@ -61,6 +61,72 @@ struct Process_V4 {
   friend bool operator==(const Process_V4&, const Process_V4&) = default;
 };
 
+/// Template ProcessCounters (WindowsKernel.man:314).
+struct ProcessCounters {
+  ::std::uint32_t ProcessId{};  // win:UInt32
+  ::std::uint32_t PageFaultCount{};  // win:UInt32
+  ::std::uint32_t HandleCount{};  // win:UInt32
+  ::std::uint32_t Reserved{};  // win:UInt32
+  ::std::uint64_t PeakVirtualSize{};  // win:Pointer
+  ::std::uint64_t PeakWorkingSetSize{};  // win:Pointer
+  ::std::uint64_t PeakPagefileUsage{};  // win:Pointer
+  ::std::uint64_t QuotaPeakPagedPoolUsage{};  // win:Pointer
+  ::std::uint64_t QuotaPeakNonPagedPoolUsage{};  // win:Pointer
+  ::std::uint64_t VirtualSize{};  // win:Pointer
+  ::std::uint64_t WorkingSetSize{};  // win:Pointer
+  ::std::uint64_t PagefileUsage{};  // win:Pointer
+  ::std::uint64_t QuotaPagedPoolUsage{};  // win:Pointer
+  ::std::uint64_t QuotaNonPagedPoolUsage{};  // win:Pointer
+  ::std::uint64_t PrivatePageCount{};  // win:Pointer
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ProcessCounters> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ProcessId, s.PageFaultCount, s.HandleCount, s.Reserved, s.PeakVirtualSize,
+                                                                       s.PeakWorkingSetSize, s.PeakPagefileUsage, s.QuotaPeakPagedPoolUsage,
+                                                                       s.QuotaPeakNonPagedPoolUsage, s.VirtualSize, s.WorkingSetSize, s.PagefileUsage,
+                                                                       s.QuotaPagedPoolUsage, s.QuotaNonPagedPoolUsage, s.PrivatePageCount); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const ProcessCounters&, const ProcessCounters&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 104u : 60u));
+  }
+
+  /// ProcessCounters read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, ProcessCounters, PointerSize, 1, (PointerSize == 8 ? 104u : 60u)> {
+   public:
+    ::std::uint32_t ProcessId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t PageFaultCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::std::uint32_t HandleCount() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
+    ::std::uint32_t Reserved() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 12); }
+    ::std::uint64_t PeakVirtualSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 16); }
+    ::std::uint64_t PeakWorkingSetSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 24u : 20u)); }
+    ::std::uint64_t PeakPagefileUsage() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 32u : 24u)); }
+    ::std::uint64_t QuotaPeakPagedPoolUsage() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 40u : 28u)); }
+    ::std::uint64_t QuotaPeakNonPagedPoolUsage() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 48u : 32u)); }
+    ::std::uint64_t VirtualSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 56u : 36u)); }
+    ::std::uint64_t WorkingSetSize() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 64u : 40u)); }
+    ::std::uint64_t PagefileUsage() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 72u : 44u)); }
+    ::std::uint64_t QuotaPagedPoolUsage() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 80u : 48u)); }
+    ::std::uint64_t QuotaNonPagedPoolUsage() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 88u : 52u)); }
+    ::std::uint64_t PrivatePageCount() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 96u : 56u)); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ProcessId(), this->PageFaultCount(), this->HandleCount(), this->Reserved(),
+                                                  this->PeakVirtualSize(), this->PeakWorkingSetSize(), this->PeakPagefileUsage(),
+                                                  this->QuotaPeakPagedPoolUsage(), this->QuotaPeakNonPagedPoolUsage(), this->VirtualSize(),
+                                                  this->WorkingSetSize(), this->PagefileUsage(), this->QuotaPagedPoolUsage(),
+                                                  this->QuotaNonPagedPoolUsage(), this->PrivatePageCount()); }
+  };
+};
+
 }  // namespace templates
 
 // The payload struct of every event version, by the event's symbol.
@@ -69,6 +135,8 @@ using ProcessStart = ::clretw::windows_kernel::templates::Process_V4;  // Proces
 using ProcessStop = ::clretw::windows_kernel::templates::Process_V4;  // ProcessStop v4
 using ProcessDCStart = ::clretw::windows_kernel::templates::Process_V4;  // ProcessDCStart v4
 using ProcessDCStop = ::clretw::windows_kernel::templates::Process_V4;  // ProcessDCStop v4
+using ProcessPerfCtr = ::clretw::windows_kernel::templates::ProcessCounters;  // ProcessPerfCtr v2
+using ProcessPerfCtrRundown = ::clretw::windows_kernel::templates::ProcessCounters;  // ProcessPerfCtrRundown v2
 using ProcessDefunct = ::clretw::windows_kernel::templates::Process_V4;  // ProcessDefunct v4
 }  // namespace payload
 
@@ -78,7 +146,7 @@ using ProcessDefunct = ::clretw::windows_kernel::templates::Process_V4;  // Proc
 // event's version are std::optional.
 
 /// ProcessStart: event 769 of Windows Kernel ("Process/Start"), version 4.
-///   v4 ProcessStart: template Process_V4 (WindowsKernel.man:196)
+///   v4 ProcessStart: template Process_V4 (WindowsKernel.man:684)
 class ProcessStartView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -185,7 +253,7 @@ class ProcessStartView : public ::clretw::ViewBase<6> {
 };
 
 /// ProcessStop: event 770 of Windows Kernel ("Process/Stop"), version 4.
-///   v4 ProcessStop: template Process_V4 (WindowsKernel.man:197)
+///   v4 ProcessStop: template Process_V4 (WindowsKernel.man:685)
 class ProcessStopView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -292,7 +360,7 @@ class ProcessStopView : public ::clretw::ViewBase<6> {
 };
 
 /// ProcessDCStart: event 771 of Windows Kernel ("Process/DCStart"), version 4.
-///   v4 ProcessDCStart: template Process_V4 (WindowsKernel.man:198)
+///   v4 ProcessDCStart: template Process_V4 (WindowsKernel.man:686)
 class ProcessDCStartView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -399,7 +467,7 @@ class ProcessDCStartView : public ::clretw::ViewBase<6> {
 };
 
 /// ProcessDCStop: event 772 of Windows Kernel ("Process/DCStop"), version 4.
-///   v4 ProcessDCStop: template Process_V4 (WindowsKernel.man:199)
+///   v4 ProcessDCStop: template Process_V4 (WindowsKernel.man:687)
 class ProcessDCStopView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -505,8 +573,234 @@ class ProcessDCStopView : public ::clretw::ViewBase<6> {
   static constexpr ::clretw::FieldLoc k_ApplicationId = ::clretw::loc(13, 4, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
+/// ProcessPerfCtr: event 800 of Windows Kernel ("Process/PerfCtr"), version 2.
+///   v2 ProcessPerfCtr: template ProcessCounters (WindowsKernel.man:738)
+class ProcessPerfCtrView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ProcessPerfCtrView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ProcessPerfCtrView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ProcessPerfCtrView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 800) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ProcessPerfCtrView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ProcessPerfCtrView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId); }
+  // win:UInt32
+  ::std::uint32_t PageFaultCount() const noexcept { return get_w<::std::uint32_t, 4>(k_PageFaultCount); }
+  // win:UInt32
+  ::std::uint32_t HandleCount() const noexcept { return get_w<::std::uint32_t, 4>(k_HandleCount); }
+  // win:UInt32
+  ::std::uint32_t Reserved() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved); }
+  // win:Pointer
+  ::std::uint64_t PeakVirtualSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PeakVirtualSize[1]) : get_w<::std::uint64_t, 4>(k_PeakVirtualSize[0]); }
+  // win:Pointer
+  ::std::uint64_t PeakWorkingSetSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PeakWorkingSetSize[1]) : get_w<::std::uint64_t, 4>(k_PeakWorkingSetSize[0]); }
+  // win:Pointer
+  ::std::uint64_t PeakPagefileUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PeakPagefileUsage[1]) : get_w<::std::uint64_t, 4>(k_PeakPagefileUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t QuotaPeakPagedPoolUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_QuotaPeakPagedPoolUsage[1]) : get_w<::std::uint64_t, 4>(k_QuotaPeakPagedPoolUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t QuotaPeakNonPagedPoolUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_QuotaPeakNonPagedPoolUsage[1]) : get_w<::std::uint64_t, 4>(k_QuotaPeakNonPagedPoolUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t VirtualSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_VirtualSize[1]) : get_w<::std::uint64_t, 4>(k_VirtualSize[0]); }
+  // win:Pointer
+  ::std::uint64_t WorkingSetSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_WorkingSetSize[1]) : get_w<::std::uint64_t, 4>(k_WorkingSetSize[0]); }
+  // win:Pointer
+  ::std::uint64_t PagefileUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PagefileUsage[1]) : get_w<::std::uint64_t, 4>(k_PagefileUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t QuotaPagedPoolUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_QuotaPagedPoolUsage[1]) : get_w<::std::uint64_t, 4>(k_QuotaPagedPoolUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t QuotaNonPagedPoolUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_QuotaNonPagedPoolUsage[1]) : get_w<::std::uint64_t, 4>(k_QuotaNonPagedPoolUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t PrivatePageCount() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PrivatePageCount[1]) : get_w<::std::uint64_t, 4>(k_PrivatePageCount[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("ProcessId", this->ProcessId());
+    f("PageFaultCount", this->PageFaultCount());
+    f("HandleCount", this->HandleCount());
+    f("Reserved", this->Reserved());
+    f("PeakVirtualSize", this->PeakVirtualSize());
+    f("PeakWorkingSetSize", this->PeakWorkingSetSize());
+    f("PeakPagefileUsage", this->PeakPagefileUsage());
+    f("QuotaPeakPagedPoolUsage", this->QuotaPeakPagedPoolUsage());
+    f("QuotaPeakNonPagedPoolUsage", this->QuotaPeakNonPagedPoolUsage());
+    f("VirtualSize", this->VirtualSize());
+    f("WorkingSetSize", this->WorkingSetSize());
+    f("PagefileUsage", this->PagefileUsage());
+    f("QuotaPagedPoolUsage", this->QuotaPagedPoolUsage());
+    f("QuotaNonPagedPoolUsage", this->QuotaNonPagedPoolUsage());
+    f("PrivatePageCount", this->PrivatePageCount());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ProcessPerfCtrView>;
+  ProcessPerfCtrView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ProcessPerfCtrView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::ProcessCounters::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::ProcessCounters::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_ProcessId = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_PageFaultCount = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_HandleCount = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reserved = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_PeakVirtualSize[2] = {::clretw::loc(4, 0, 16, 4, 4), ::clretw::loc(4, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_PeakWorkingSetSize[2] = {::clretw::loc(5, 0, 20, 4, 4), ::clretw::loc(5, 0, 24, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_PeakPagefileUsage[2] = {::clretw::loc(6, 0, 24, 4, 4), ::clretw::loc(6, 0, 32, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_QuotaPeakPagedPoolUsage[2] = {::clretw::loc(7, 0, 28, 4, 4), ::clretw::loc(7, 0, 40, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_QuotaPeakNonPagedPoolUsage[2] = {::clretw::loc(8, 0, 32, 4, 4), ::clretw::loc(8, 0, 48, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_VirtualSize[2] = {::clretw::loc(9, 0, 36, 4, 4), ::clretw::loc(9, 0, 56, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_WorkingSetSize[2] = {::clretw::loc(10, 0, 40, 4, 4), ::clretw::loc(10, 0, 64, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_PagefileUsage[2] = {::clretw::loc(11, 0, 44, 4, 4), ::clretw::loc(11, 0, 72, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_QuotaPagedPoolUsage[2] = {::clretw::loc(12, 0, 48, 4, 4), ::clretw::loc(12, 0, 80, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_QuotaNonPagedPoolUsage[2] = {::clretw::loc(13, 0, 52, 4, 4), ::clretw::loc(13, 0, 88, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_PrivatePageCount[2] = {::clretw::loc(14, 0, 56, 4, 4), ::clretw::loc(14, 0, 96, 8, 8)};
+};
+
+/// ProcessPerfCtrRundown: event 801 of Windows Kernel ("Process/PerfCtrRundown"), version 2.
+///   v2 ProcessPerfCtrRundown: template ProcessCounters (WindowsKernel.man:739)
+class ProcessPerfCtrRundownView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ProcessPerfCtrRundownView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ProcessPerfCtrRundownView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ProcessPerfCtrRundownView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 801) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ProcessPerfCtrRundownView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ProcessPerfCtrRundownView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId); }
+  // win:UInt32
+  ::std::uint32_t PageFaultCount() const noexcept { return get_w<::std::uint32_t, 4>(k_PageFaultCount); }
+  // win:UInt32
+  ::std::uint32_t HandleCount() const noexcept { return get_w<::std::uint32_t, 4>(k_HandleCount); }
+  // win:UInt32
+  ::std::uint32_t Reserved() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved); }
+  // win:Pointer
+  ::std::uint64_t PeakVirtualSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PeakVirtualSize[1]) : get_w<::std::uint64_t, 4>(k_PeakVirtualSize[0]); }
+  // win:Pointer
+  ::std::uint64_t PeakWorkingSetSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PeakWorkingSetSize[1]) : get_w<::std::uint64_t, 4>(k_PeakWorkingSetSize[0]); }
+  // win:Pointer
+  ::std::uint64_t PeakPagefileUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PeakPagefileUsage[1]) : get_w<::std::uint64_t, 4>(k_PeakPagefileUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t QuotaPeakPagedPoolUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_QuotaPeakPagedPoolUsage[1]) : get_w<::std::uint64_t, 4>(k_QuotaPeakPagedPoolUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t QuotaPeakNonPagedPoolUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_QuotaPeakNonPagedPoolUsage[1]) : get_w<::std::uint64_t, 4>(k_QuotaPeakNonPagedPoolUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t VirtualSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_VirtualSize[1]) : get_w<::std::uint64_t, 4>(k_VirtualSize[0]); }
+  // win:Pointer
+  ::std::uint64_t WorkingSetSize() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_WorkingSetSize[1]) : get_w<::std::uint64_t, 4>(k_WorkingSetSize[0]); }
+  // win:Pointer
+  ::std::uint64_t PagefileUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PagefileUsage[1]) : get_w<::std::uint64_t, 4>(k_PagefileUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t QuotaPagedPoolUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_QuotaPagedPoolUsage[1]) : get_w<::std::uint64_t, 4>(k_QuotaPagedPoolUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t QuotaNonPagedPoolUsage() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_QuotaNonPagedPoolUsage[1]) : get_w<::std::uint64_t, 4>(k_QuotaNonPagedPoolUsage[0]); }
+  // win:Pointer
+  ::std::uint64_t PrivatePageCount() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_PrivatePageCount[1]) : get_w<::std::uint64_t, 4>(k_PrivatePageCount[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("ProcessId", this->ProcessId());
+    f("PageFaultCount", this->PageFaultCount());
+    f("HandleCount", this->HandleCount());
+    f("Reserved", this->Reserved());
+    f("PeakVirtualSize", this->PeakVirtualSize());
+    f("PeakWorkingSetSize", this->PeakWorkingSetSize());
+    f("PeakPagefileUsage", this->PeakPagefileUsage());
+    f("QuotaPeakPagedPoolUsage", this->QuotaPeakPagedPoolUsage());
+    f("QuotaPeakNonPagedPoolUsage", this->QuotaPeakNonPagedPoolUsage());
+    f("VirtualSize", this->VirtualSize());
+    f("WorkingSetSize", this->WorkingSetSize());
+    f("PagefileUsage", this->PagefileUsage());
+    f("QuotaPagedPoolUsage", this->QuotaPagedPoolUsage());
+    f("QuotaNonPagedPoolUsage", this->QuotaNonPagedPoolUsage());
+    f("PrivatePageCount", this->PrivatePageCount());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ProcessPerfCtrRundownView>;
+  ProcessPerfCtrRundownView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ProcessPerfCtrRundownView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::ProcessCounters::check<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::ProcessCounters::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_ProcessId = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_PageFaultCount = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_HandleCount = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reserved = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_PeakVirtualSize[2] = {::clretw::loc(4, 0, 16, 4, 4), ::clretw::loc(4, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_PeakWorkingSetSize[2] = {::clretw::loc(5, 0, 20, 4, 4), ::clretw::loc(5, 0, 24, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_PeakPagefileUsage[2] = {::clretw::loc(6, 0, 24, 4, 4), ::clretw::loc(6, 0, 32, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_QuotaPeakPagedPoolUsage[2] = {::clretw::loc(7, 0, 28, 4, 4), ::clretw::loc(7, 0, 40, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_QuotaPeakNonPagedPoolUsage[2] = {::clretw::loc(8, 0, 32, 4, 4), ::clretw::loc(8, 0, 48, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_VirtualSize[2] = {::clretw::loc(9, 0, 36, 4, 4), ::clretw::loc(9, 0, 56, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_WorkingSetSize[2] = {::clretw::loc(10, 0, 40, 4, 4), ::clretw::loc(10, 0, 64, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_PagefileUsage[2] = {::clretw::loc(11, 0, 44, 4, 4), ::clretw::loc(11, 0, 72, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_QuotaPagedPoolUsage[2] = {::clretw::loc(12, 0, 48, 4, 4), ::clretw::loc(12, 0, 80, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_QuotaNonPagedPoolUsage[2] = {::clretw::loc(13, 0, 52, 4, 4), ::clretw::loc(13, 0, 88, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_PrivatePageCount[2] = {::clretw::loc(14, 0, 56, 4, 4), ::clretw::loc(14, 0, 96, 8, 8)};
+};
+
 /// ProcessDefunct: event 807 of Windows Kernel ("Process/Defunct"), version 4.
-///   v4 ProcessDefunct: template Process_V4 (WindowsKernel.man:200)
+///   v4 ProcessDefunct: template Process_V4 (WindowsKernel.man:688)
 class ProcessDefunctView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -616,7 +910,7 @@ class ProcessDefunctView : public ::clretw::ViewBase<6> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// ProcessStart: event 769 of Windows Kernel ("Process/Start"), version 4.
-///   v4 ProcessStart: template Process_V4 (WindowsKernel.man:196)
+///   v4 ProcessStart: template Process_V4 (WindowsKernel.man:684)
 struct ProcessStart {
   static constexpr ::std::uint16_t id = 769;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -627,7 +921,7 @@ struct ProcessStart {
 };
 
 /// ProcessStop: event 770 of Windows Kernel ("Process/Stop"), version 4.
-///   v4 ProcessStop: template Process_V4 (WindowsKernel.man:197)
+///   v4 ProcessStop: template Process_V4 (WindowsKernel.man:685)
 struct ProcessStop {
   static constexpr ::std::uint16_t id = 770;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -638,7 +932,7 @@ struct ProcessStop {
 };
 
 /// ProcessDCStart: event 771 of Windows Kernel ("Process/DCStart"), version 4.
-///   v4 ProcessDCStart: template Process_V4 (WindowsKernel.man:198)
+///   v4 ProcessDCStart: template Process_V4 (WindowsKernel.man:686)
 struct ProcessDCStart {
   static constexpr ::std::uint16_t id = 771;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -649,7 +943,7 @@ struct ProcessDCStart {
 };
 
 /// ProcessDCStop: event 772 of Windows Kernel ("Process/DCStop"), version 4.
-///   v4 ProcessDCStop: template Process_V4 (WindowsKernel.man:199)
+///   v4 ProcessDCStop: template Process_V4 (WindowsKernel.man:687)
 struct ProcessDCStop {
   static constexpr ::std::uint16_t id = 772;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -659,8 +953,30 @@ struct ProcessDCStop {
   using Payload = ::clretw::windows_kernel::payload::ProcessDCStop;  // the payload struct of latest_version
 };
 
+/// ProcessPerfCtr: event 800 of Windows Kernel ("Process/PerfCtr"), version 2.
+///   v2 ProcessPerfCtr: template ProcessCounters (WindowsKernel.man:738)
+struct ProcessPerfCtr {
+  static constexpr ::std::uint16_t id = 800;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Process/PerfCtr";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::ProcessPerfCtrView;
+  using Payload = ::clretw::windows_kernel::payload::ProcessPerfCtr;  // the payload struct of latest_version
+};
+
+/// ProcessPerfCtrRundown: event 801 of Windows Kernel ("Process/PerfCtrRundown"), version 2.
+///   v2 ProcessPerfCtrRundown: template ProcessCounters (WindowsKernel.man:739)
+struct ProcessPerfCtrRundown {
+  static constexpr ::std::uint16_t id = 801;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Process/PerfCtrRundown";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::ProcessPerfCtrRundownView;
+  using Payload = ::clretw::windows_kernel::payload::ProcessPerfCtrRundown;  // the payload struct of latest_version
+};
+
 /// ProcessDefunct: event 807 of Windows Kernel ("Process/Defunct"), version 4.
-///   v4 ProcessDefunct: template Process_V4 (WindowsKernel.man:200)
+///   v4 ProcessDefunct: template Process_V4 (WindowsKernel.man:688)
 struct ProcessDefunct {
   static constexpr ::std::uint16_t id = 807;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;

@@ -32,6 +32,40 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
+/// Template FileIoName (WindowsKernel.man:333).
+struct FileIoName {
+  ::std::uint64_t FileObject{};  // win:Pointer
+  ::std::string FileName{};  // win:UnicodeString
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<FileIoName> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.FileObject, s.FileName); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const FileIoName&, const FileIoName&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], (PointerSize == 8 ? 8u : 4u)) && c.utf16z() &&
+           c.segment(seg[1], 0);
+  }
+
+  /// FileIoName read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, FileIoName, PointerSize, 2> {
+   public:
+    ::std::uint64_t FileObject() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
+    ::clretw::Utf16View FileName() const noexcept { return {this->p_ + (PointerSize == 8 ? 8u : 4u), ::clretw::string_text(this->p_ + (PointerSize == 8 ? 8u : 4u), (this->seg_[1] - (PointerSize == 8 ? 8u : 4u)), 2, true) / 2}; }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->FileObject(), this->FileName()); }
+  };
+};
+
 }  // namespace templates
 
 // The payload struct of every event version, by the event's symbol.

@@ -32,7 +32,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template StackWalk (WindowsKernel.man:171).
+/// Template StackWalk (WindowsKernel.man:659).
 struct StackWalk {
   ::std::uint64_t EventTimeStamp{};  // win:UInt64
   ::std::uint32_t StackProcess{};  // win:UInt32
@@ -67,7 +67,7 @@ struct StackWalk {
   };
 };
 
-/// Template StackWalkKeyReference (WindowsKernel.man:179).
+/// Template StackWalkKeyReference (WindowsKernel.man:667).
 struct StackWalkKeyReference {
   ::std::uint64_t EventTimeStamp{};  // win:UInt64
   ::std::uint32_t StackProcess{};  // win:UInt32
@@ -104,7 +104,7 @@ struct StackWalkKeyReference {
   };
 };
 
-/// Template StackWalkKeyDefinition (WindowsKernel.man:190).
+/// Template StackWalkKeyDefinition (WindowsKernel.man:678).
 struct StackWalkKeyDefinition {
   ::std::uint64_t StackKey{};  // win:Pointer
 
@@ -153,7 +153,7 @@ using StackWalkStackKeyUser = ::clretw::windows_kernel::templates::StackWalkKeyR
 // event's version are std::optional.
 
 /// StackWalkStack: event 6176 of Windows Kernel ("StackWalk/Stack"), version 2.
-///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:223)
+///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:711)
 class StackWalkStackView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -217,7 +217,7 @@ class StackWalkStackView : public ::clretw::ViewBase<1> {
 };
 
 /// StackWalkKeyCreate: event 6178 of Windows Kernel ("StackWalk/KeyCreate"), version 2.
-///   v2 StackWalkKeyCreate: template StackWalkKeyDefinition (WindowsKernel.man:224)
+///   v2 StackWalkKeyCreate: template StackWalkKeyDefinition (WindowsKernel.man:712)
 class StackWalkKeyCreateView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -274,7 +274,7 @@ class StackWalkKeyCreateView : public ::clretw::ViewBase<1> {
 };
 
 /// StackWalkKeyDelete: event 6179 of Windows Kernel ("StackWalk/KeyDelete"), version 2.
-///   v2 StackWalkKeyDelete: template StackWalkKeyDefinition (WindowsKernel.man:225)
+///   v2 StackWalkKeyDelete: template StackWalkKeyDefinition (WindowsKernel.man:713)
 class StackWalkKeyDeleteView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -331,7 +331,7 @@ class StackWalkKeyDeleteView : public ::clretw::ViewBase<1> {
 };
 
 /// StackWalkKeyRundown: event 6180 of Windows Kernel ("StackWalk/KeyRundown"), version 2.
-///   v2 StackWalkKeyRundown: template StackWalkKeyDefinition (WindowsKernel.man:226)
+///   v2 StackWalkKeyRundown: template StackWalkKeyDefinition (WindowsKernel.man:714)
 class StackWalkKeyRundownView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -388,7 +388,7 @@ class StackWalkKeyRundownView : public ::clretw::ViewBase<1> {
 };
 
 /// StackWalkStackKeyKernel: event 6181 of Windows Kernel ("StackWalk/StackKeyKernel"), version 2.
-///   v2 StackWalkStackKeyKernel: template StackWalkKeyReference (WindowsKernel.man:227)
+///   v2 StackWalkStackKeyKernel: template StackWalkKeyReference (WindowsKernel.man:715)
 class StackWalkStackKeyKernelView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -457,7 +457,7 @@ class StackWalkStackKeyKernelView : public ::clretw::ViewBase<1> {
 };
 
 /// StackWalkStackKeyUser: event 6182 of Windows Kernel ("StackWalk/StackKeyUser"), version 2.
-///   v2 StackWalkStackKeyUser: template StackWalkKeyReference (WindowsKernel.man:228)
+///   v2 StackWalkStackKeyUser: template StackWalkKeyReference (WindowsKernel.man:716)
 class StackWalkStackKeyUserView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -529,7 +529,7 @@ class StackWalkStackKeyUserView : public ::clretw::ViewBase<1> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// StackWalkStack: event 6176 of Windows Kernel ("StackWalk/Stack"), version 2.
-///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:223)
+///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:711)
 struct StackWalkStack {
   static constexpr ::std::uint16_t id = 6176;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -540,7 +540,7 @@ struct StackWalkStack {
 };
 
 /// StackWalkKeyCreate: event 6178 of Windows Kernel ("StackWalk/KeyCreate"), version 2.
-///   v2 StackWalkKeyCreate: template StackWalkKeyDefinition (WindowsKernel.man:224)
+///   v2 StackWalkKeyCreate: template StackWalkKeyDefinition (WindowsKernel.man:712)
 struct StackWalkKeyCreate {
   static constexpr ::std::uint16_t id = 6178;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -551,7 +551,7 @@ struct StackWalkKeyCreate {
 };
 
 /// StackWalkKeyDelete: event 6179 of Windows Kernel ("StackWalk/KeyDelete"), version 2.
-///   v2 StackWalkKeyDelete: template StackWalkKeyDefinition (WindowsKernel.man:225)
+///   v2 StackWalkKeyDelete: template StackWalkKeyDefinition (WindowsKernel.man:713)
 struct StackWalkKeyDelete {
   static constexpr ::std::uint16_t id = 6179;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -562,7 +562,7 @@ struct StackWalkKeyDelete {
 };
 
 /// StackWalkKeyRundown: event 6180 of Windows Kernel ("StackWalk/KeyRundown"), version 2.
-///   v2 StackWalkKeyRundown: template StackWalkKeyDefinition (WindowsKernel.man:226)
+///   v2 StackWalkKeyRundown: template StackWalkKeyDefinition (WindowsKernel.man:714)
 struct StackWalkKeyRundown {
   static constexpr ::std::uint16_t id = 6180;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -573,7 +573,7 @@ struct StackWalkKeyRundown {
 };
 
 /// StackWalkStackKeyKernel: event 6181 of Windows Kernel ("StackWalk/StackKeyKernel"), version 2.
-///   v2 StackWalkStackKeyKernel: template StackWalkKeyReference (WindowsKernel.man:227)
+///   v2 StackWalkStackKeyKernel: template StackWalkKeyReference (WindowsKernel.man:715)
 struct StackWalkStackKeyKernel {
   static constexpr ::std::uint16_t id = 6181;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -584,7 +584,7 @@ struct StackWalkStackKeyKernel {
 };
 
 /// StackWalkStackKeyUser: event 6182 of Windows Kernel ("StackWalk/StackKeyUser"), version 2.
-///   v2 StackWalkStackKeyUser: template StackWalkKeyReference (WindowsKernel.man:228)
+///   v2 StackWalkStackKeyUser: template StackWalkKeyReference (WindowsKernel.man:716)
 struct StackWalkStackKeyUser {
   static constexpr ::std::uint16_t id = 6182;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;

@@ -32,7 +32,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template Thread_V3 (WindowsKernel.man:115).
+/// Template Thread_V3 (WindowsKernel.man:211).
 struct Thread_V3 {
   ::std::uint32_t ProcessId{};  // win:UInt32
   ::std::uint32_t TThreadId{};  // win:UInt32
@@ -94,6 +94,139 @@ struct Thread_V3 {
   };
 };
 
+/// Template CSwitch (WindowsKernel.man:388).
+struct CSwitch {
+  ::std::uint32_t NewThreadId{};  // win:UInt32
+  ::std::uint32_t OldThreadId{};  // win:UInt32
+  ::std::int8_t NewThreadPriority{};  // win:Int8
+  ::std::int8_t OldThreadPriority{};  // win:Int8
+  ::std::uint8_t PreviousCState{};  // win:UInt8
+  ::std::int8_t SpareByte{};  // win:Int8
+  ::std::int8_t OldThreadWaitReason{};  // win:Int8
+  ::std::int8_t OldThreadWaitMode{};  // win:Int8
+  ::std::int8_t OldThreadState{};  // win:Int8
+  ::std::int8_t OldThreadWaitIdealProcessor{};  // win:Int8
+  ::std::uint32_t NewThreadWaitTime{};  // win:UInt32
+  ::std::uint32_t Reserved{};  // win:UInt32
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<CSwitch> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.NewThreadId, s.OldThreadId, s.NewThreadPriority, s.OldThreadPriority, s.PreviousCState,
+                                                                       s.SpareByte, s.OldThreadWaitReason, s.OldThreadWaitMode, s.OldThreadState,
+                                                                       s.OldThreadWaitIdealProcessor, s.NewThreadWaitTime, s.Reserved); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const CSwitch&, const CSwitch&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], 24);
+  }
+
+  /// CSwitch read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, CSwitch, PointerSize, 1, 24> {
+   public:
+    ::std::uint32_t NewThreadId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t OldThreadId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::std::int8_t NewThreadPriority() const noexcept { return ::clretw::load_value_w<::std::int8_t, 1>(this->p_ + 8); }
+    ::std::int8_t OldThreadPriority() const noexcept { return ::clretw::load_value_w<::std::int8_t, 1>(this->p_ + 9); }
+    ::std::uint8_t PreviousCState() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_ + 10); }
+    ::std::int8_t SpareByte() const noexcept { return ::clretw::load_value_w<::std::int8_t, 1>(this->p_ + 11); }
+    ::std::int8_t OldThreadWaitReason() const noexcept { return ::clretw::load_value_w<::std::int8_t, 1>(this->p_ + 12); }
+    ::std::int8_t OldThreadWaitMode() const noexcept { return ::clretw::load_value_w<::std::int8_t, 1>(this->p_ + 13); }
+    ::std::int8_t OldThreadState() const noexcept { return ::clretw::load_value_w<::std::int8_t, 1>(this->p_ + 14); }
+    ::std::int8_t OldThreadWaitIdealProcessor() const noexcept { return ::clretw::load_value_w<::std::int8_t, 1>(this->p_ + 15); }
+    ::std::uint32_t NewThreadWaitTime() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 16); }
+    ::std::uint32_t Reserved() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 20); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->NewThreadId(), this->OldThreadId(), this->NewThreadPriority(),
+                                                  this->OldThreadPriority(), this->PreviousCState(), this->SpareByte(),
+                                                  this->OldThreadWaitReason(), this->OldThreadWaitMode(), this->OldThreadState(),
+                                                  this->OldThreadWaitIdealProcessor(), this->NewThreadWaitTime(), this->Reserved()); }
+  };
+};
+
+/// Template ReadyThread (WindowsKernel.man:403).
+struct ReadyThread {
+  ::std::uint32_t TThreadId{};  // win:UInt32
+  ::std::int8_t AdjustReason{};  // win:Int8
+  ::std::int8_t AdjustIncrement{};  // win:Int8
+  ::std::int8_t Flag{};  // win:Int8
+  ::std::int8_t Reserved{};  // win:Int8
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ReadyThread> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.TThreadId, s.AdjustReason, s.AdjustIncrement, s.Flag, s.Reserved); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const ReadyThread&, const ReadyThread&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], 8);
+  }
+
+  /// ReadyThread read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, ReadyThread, PointerSize, 1, 8> {
+   public:
+    ::std::uint32_t TThreadId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::int8_t AdjustReason() const noexcept { return ::clretw::load_value_w<::std::int8_t, 1>(this->p_ + 4); }
+    ::std::int8_t AdjustIncrement() const noexcept { return ::clretw::load_value_w<::std::int8_t, 1>(this->p_ + 5); }
+    ::std::int8_t Flag() const noexcept { return ::clretw::load_value_w<::std::int8_t, 1>(this->p_ + 6); }
+    ::std::int8_t Reserved() const noexcept { return ::clretw::load_value_w<::std::int8_t, 1>(this->p_ + 7); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->TThreadId(), this->AdjustReason(), this->AdjustIncrement(), this->Flag(),
+                                                  this->Reserved()); }
+  };
+};
+
+/// Template ThreadSetName (WindowsKernel.man:410).
+struct ThreadSetName {
+  ::std::uint32_t ProcessId{};  // win:UInt32
+  ::std::uint32_t TThreadId{};  // win:UInt32
+  ::std::string ThreadName{};  // win:UnicodeString
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ThreadSetName> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.ProcessId, s.TThreadId, s.ThreadName); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const ThreadSetName&, const ThreadSetName&) = default;
+
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return c.segment(seg[0], 8) && c.utf16z() && c.segment(seg[1], 0);
+  }
+
+  /// ThreadSetName read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, ThreadSetName, PointerSize, 2> {
+   public:
+    ::std::uint32_t ProcessId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t TThreadId() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::clretw::Utf16View ThreadName() const noexcept { return {this->p_ + 8, ::clretw::string_text(this->p_ + 8, (this->seg_[1] - 8), 2, true) / 2}; }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->ProcessId(), this->TThreadId(), this->ThreadName()); }
+  };
+};
+
 }  // namespace templates
 
 // The payload struct of every event version, by the event's symbol.
@@ -102,6 +235,9 @@ using ThreadStart = ::clretw::windows_kernel::templates::Thread_V3;  // ThreadSt
 using ThreadStop = ::clretw::windows_kernel::templates::Thread_V3;  // ThreadStop v3
 using ThreadDCStart = ::clretw::windows_kernel::templates::Thread_V3;  // ThreadDCStart v3
 using ThreadDCStop = ::clretw::windows_kernel::templates::Thread_V3;  // ThreadDCStop v3
+using CSwitch = ::clretw::windows_kernel::templates::CSwitch;  // CSwitch v2
+using ReadyThread = ::clretw::windows_kernel::templates::ReadyThread;  // ReadyThread v2
+using ThreadSetName = ::clretw::windows_kernel::templates::ThreadSetName;  // ThreadSetName v2
 }  // namespace payload
 
 // ---------------------------------------------------------------------------
@@ -110,7 +246,7 @@ using ThreadDCStop = ::clretw::windows_kernel::templates::Thread_V3;  // ThreadD
 // event's version are std::optional.
 
 /// ThreadStart: event 1281 of Windows Kernel ("Thread/Start"), version 3.
-///   v3 ThreadStart: template Thread_V3 (WindowsKernel.man:201)
+///   v3 ThreadStart: template Thread_V3 (WindowsKernel.man:689)
 class ThreadStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -219,7 +355,7 @@ class ThreadStartView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadStop: event 1282 of Windows Kernel ("Thread/Stop"), version 3.
-///   v3 ThreadStop: template Thread_V3 (WindowsKernel.man:202)
+///   v3 ThreadStop: template Thread_V3 (WindowsKernel.man:690)
 class ThreadStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -328,7 +464,7 @@ class ThreadStopView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadDCStart: event 1283 of Windows Kernel ("Thread/DCStart"), version 3.
-///   v3 ThreadDCStart: template Thread_V3 (WindowsKernel.man:203)
+///   v3 ThreadDCStart: template Thread_V3 (WindowsKernel.man:691)
 class ThreadDCStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -437,7 +573,7 @@ class ThreadDCStartView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadDCStop: event 1284 of Windows Kernel ("Thread/DCStop"), version 3.
-///   v3 ThreadDCStop: template Thread_V3 (WindowsKernel.man:204)
+///   v3 ThreadDCStop: template Thread_V3 (WindowsKernel.man:692)
 class ThreadDCStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -545,11 +681,247 @@ class ThreadDCStopView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_ThreadFlags[2] = {::clretw::loc(13, 0, 43, 1, 1), ::clretw::loc(13, 0, 71, 1, 1)};
 };
 
+/// CSwitch: event 1316 of Windows Kernel ("Thread/CSwitch"), version 2.
+///   v2 CSwitch: template CSwitch (WindowsKernel.man:758)
+class CSwitchView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<CSwitchView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<CSwitchView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<CSwitchView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1316) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<CSwitchView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CSwitchView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t NewThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_NewThreadId); }
+  // win:UInt32
+  ::std::uint32_t OldThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_OldThreadId); }
+  // win:Int8
+  ::std::int8_t NewThreadPriority() const noexcept { return get_w<::std::int8_t, 1>(k_NewThreadPriority); }
+  // win:Int8
+  ::std::int8_t OldThreadPriority() const noexcept { return get_w<::std::int8_t, 1>(k_OldThreadPriority); }
+  // win:UInt8
+  ::std::uint8_t PreviousCState() const noexcept { return get_w<::std::uint8_t, 1>(k_PreviousCState); }
+  // win:Int8
+  ::std::int8_t SpareByte() const noexcept { return get_w<::std::int8_t, 1>(k_SpareByte); }
+  // win:Int8
+  ::std::int8_t OldThreadWaitReason() const noexcept { return get_w<::std::int8_t, 1>(k_OldThreadWaitReason); }
+  // win:Int8
+  ::std::int8_t OldThreadWaitMode() const noexcept { return get_w<::std::int8_t, 1>(k_OldThreadWaitMode); }
+  // win:Int8
+  ::std::int8_t OldThreadState() const noexcept { return get_w<::std::int8_t, 1>(k_OldThreadState); }
+  // win:Int8
+  ::std::int8_t OldThreadWaitIdealProcessor() const noexcept { return get_w<::std::int8_t, 1>(k_OldThreadWaitIdealProcessor); }
+  // win:UInt32
+  ::std::uint32_t NewThreadWaitTime() const noexcept { return get_w<::std::uint32_t, 4>(k_NewThreadWaitTime); }
+  // win:UInt32
+  ::std::uint32_t Reserved() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("NewThreadId", this->NewThreadId());
+    f("OldThreadId", this->OldThreadId());
+    f("NewThreadPriority", this->NewThreadPriority());
+    f("OldThreadPriority", this->OldThreadPriority());
+    f("PreviousCState", this->PreviousCState());
+    f("SpareByte", this->SpareByte());
+    f("OldThreadWaitReason", this->OldThreadWaitReason());
+    f("OldThreadWaitMode", this->OldThreadWaitMode());
+    f("OldThreadState", this->OldThreadState());
+    f("OldThreadWaitIdealProcessor", this->OldThreadWaitIdealProcessor());
+    f("NewThreadWaitTime", this->NewThreadWaitTime());
+    f("Reserved", this->Reserved());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<CSwitchView>;
+  CSwitchView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<CSwitchView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::CSwitch::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_NewThreadId = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_OldThreadId = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_NewThreadPriority = ::clretw::loc(2, 0, 8, 1, 1);
+  static constexpr ::clretw::FieldLoc k_OldThreadPriority = ::clretw::loc(3, 0, 9, 1, 1);
+  static constexpr ::clretw::FieldLoc k_PreviousCState = ::clretw::loc(4, 0, 10, 1, 1);
+  static constexpr ::clretw::FieldLoc k_SpareByte = ::clretw::loc(5, 0, 11, 1, 1);
+  static constexpr ::clretw::FieldLoc k_OldThreadWaitReason = ::clretw::loc(6, 0, 12, 1, 1);
+  static constexpr ::clretw::FieldLoc k_OldThreadWaitMode = ::clretw::loc(7, 0, 13, 1, 1);
+  static constexpr ::clretw::FieldLoc k_OldThreadState = ::clretw::loc(8, 0, 14, 1, 1);
+  static constexpr ::clretw::FieldLoc k_OldThreadWaitIdealProcessor = ::clretw::loc(9, 0, 15, 1, 1);
+  static constexpr ::clretw::FieldLoc k_NewThreadWaitTime = ::clretw::loc(10, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reserved = ::clretw::loc(11, 0, 20, 4, 4);
+};
+
+/// ReadyThread: event 1330 of Windows Kernel ("Thread/ReadyThread"), version 2.
+///   v2 ReadyThread: template ReadyThread (WindowsKernel.man:759)
+class ReadyThreadView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ReadyThreadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ReadyThreadView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ReadyThreadView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1330) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ReadyThreadView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ReadyThreadView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t TThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_TThreadId); }
+  // win:Int8
+  ::std::int8_t AdjustReason() const noexcept { return get_w<::std::int8_t, 1>(k_AdjustReason); }
+  // win:Int8
+  ::std::int8_t AdjustIncrement() const noexcept { return get_w<::std::int8_t, 1>(k_AdjustIncrement); }
+  // win:Int8
+  ::std::int8_t Flag() const noexcept { return get_w<::std::int8_t, 1>(k_Flag); }
+  // win:Int8
+  ::std::int8_t Reserved() const noexcept { return get_w<::std::int8_t, 1>(k_Reserved); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("TThreadId", this->TThreadId());
+    f("AdjustReason", this->AdjustReason());
+    f("AdjustIncrement", this->AdjustIncrement());
+    f("Flag", this->Flag());
+    f("Reserved", this->Reserved());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ReadyThreadView>;
+  ReadyThreadView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ReadyThreadView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::ReadyThread::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_TThreadId = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AdjustReason = ::clretw::loc(1, 0, 4, 1, 1);
+  static constexpr ::clretw::FieldLoc k_AdjustIncrement = ::clretw::loc(2, 0, 5, 1, 1);
+  static constexpr ::clretw::FieldLoc k_Flag = ::clretw::loc(3, 0, 6, 1, 1);
+  static constexpr ::clretw::FieldLoc k_Reserved = ::clretw::loc(4, 0, 7, 1, 1);
+};
+
+/// ThreadSetName: event 1352 of Windows Kernel ("Thread/SetName"), version 2.
+///   v2 ThreadSetName: template ThreadSetName (WindowsKernel.man:760)
+class ThreadSetNameView : public ::clretw::ViewBase<2> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ThreadSetNameView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ThreadSetNameView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ThreadSetNameView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1352) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadSetNameView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadSetNameView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId); }
+  // win:UInt32
+  ::std::uint32_t TThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_TThreadId); }
+  // win:UnicodeString
+  ::clretw::Utf16View ThreadName() const noexcept { return utf16(k_ThreadName); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("ProcessId", this->ProcessId());
+    f("TThreadId", this->TThreadId());
+    f("ThreadName", this->ThreadName());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<ThreadSetNameView>;
+  ThreadSetNameView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<ThreadSetNameView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::ThreadSetName::check<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_ProcessId = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_TThreadId = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ThreadName = ::clretw::loc(2, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
+};
+
 // ---------------------------------------------------------------------------
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// ThreadStart: event 1281 of Windows Kernel ("Thread/Start"), version 3.
-///   v3 ThreadStart: template Thread_V3 (WindowsKernel.man:201)
+///   v3 ThreadStart: template Thread_V3 (WindowsKernel.man:689)
 struct ThreadStart {
   static constexpr ::std::uint16_t id = 1281;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -560,7 +932,7 @@ struct ThreadStart {
 };
 
 /// ThreadStop: event 1282 of Windows Kernel ("Thread/Stop"), version 3.
-///   v3 ThreadStop: template Thread_V3 (WindowsKernel.man:202)
+///   v3 ThreadStop: template Thread_V3 (WindowsKernel.man:690)
 struct ThreadStop {
   static constexpr ::std::uint16_t id = 1282;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -571,7 +943,7 @@ struct ThreadStop {
 };
 
 /// ThreadDCStart: event 1283 of Windows Kernel ("Thread/DCStart"), version 3.
-///   v3 ThreadDCStart: template Thread_V3 (WindowsKernel.man:203)
+///   v3 ThreadDCStart: template Thread_V3 (WindowsKernel.man:691)
 struct ThreadDCStart {
   static constexpr ::std::uint16_t id = 1283;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -582,7 +954,7 @@ struct ThreadDCStart {
 };
 
 /// ThreadDCStop: event 1284 of Windows Kernel ("Thread/DCStop"), version 3.
-///   v3 ThreadDCStop: template Thread_V3 (WindowsKernel.man:204)
+///   v3 ThreadDCStop: template Thread_V3 (WindowsKernel.man:692)
 struct ThreadDCStop {
   static constexpr ::std::uint16_t id = 1284;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -590,6 +962,39 @@ struct ThreadDCStop {
   static constexpr ::std::uint8_t latest_version = 3;
   using View = ::clretw::windows_kernel::ThreadDCStopView;
   using Payload = ::clretw::windows_kernel::payload::ThreadDCStop;  // the payload struct of latest_version
+};
+
+/// CSwitch: event 1316 of Windows Kernel ("Thread/CSwitch"), version 2.
+///   v2 CSwitch: template CSwitch (WindowsKernel.man:758)
+struct CSwitch {
+  static constexpr ::std::uint16_t id = 1316;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Thread/CSwitch";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::CSwitchView;
+  using Payload = ::clretw::windows_kernel::payload::CSwitch;  // the payload struct of latest_version
+};
+
+/// ReadyThread: event 1330 of Windows Kernel ("Thread/ReadyThread"), version 2.
+///   v2 ReadyThread: template ReadyThread (WindowsKernel.man:759)
+struct ReadyThread {
+  static constexpr ::std::uint16_t id = 1330;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Thread/ReadyThread";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::ReadyThreadView;
+  using Payload = ::clretw::windows_kernel::payload::ReadyThread;  // the payload struct of latest_version
+};
+
+/// ThreadSetName: event 1352 of Windows Kernel ("Thread/SetName"), version 2.
+///   v2 ThreadSetName: template ThreadSetName (WindowsKernel.man:760)
+struct ThreadSetName {
+  static constexpr ::std::uint16_t id = 1352;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Thread/SetName";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::ThreadSetNameView;
+  using Payload = ::clretw::windows_kernel::payload::ThreadSetName;  // the payload struct of latest_version
 };
 
 }  // namespace clretw::windows_kernel

@@ -46,8 +46,14 @@ enum class Level : ::std::uint8_t {
 enum class Task : ::std::uint16_t {
   None = 0,
   EventTrace = 65534,
+  DiskIO = 1,
+  Memory = 2,
   Process = 3,
+  FileIO = 4,
   Thread = 5,
+  TcpIp = 6,
+  UdpIp = 8,
+  SystemConfig = 11,
   PerfInfo = 15,
   Image = 20,
   StackWalk = 24,
@@ -68,9 +74,108 @@ enum class Opcode : ::std::uint8_t {
   Receive = 240,
 };
 
+// Opcodes of task EventTrace.
+enum class EventTraceOpcode : ::std::uint8_t {
+  EndExtension = 32,
+  PartitionInfo = 80,
+};
+
+// Opcodes of task DiskIO.
+enum class DiskIOOpcode : ::std::uint8_t {
+  DiskRead = 10,
+  DiskWrite = 11,
+  DiskReadInit = 12,
+  DiskWriteInit = 13,
+  DiskFlushBuffers = 14,
+  DiskFlushInit = 15,
+};
+
+// Opcodes of task Memory.
+enum class MemoryOpcode : ::std::uint8_t {
+  TransitionFault = 10,
+  DemandZeroFault = 11,
+  CopyOnWrite = 12,
+  GuardPageFault = 13,
+  HardPageFault = 14,
+  AccessViolation = 15,
+  HardFault = 32,
+  VirtualAlloc = 98,
+  VirtualFree = 99,
+};
+
 // Opcodes of task Process.
 enum class ProcessOpcode : ::std::uint8_t {
+  ProcessPerfCtr = 32,
+  ProcessPerfCtrRundown = 33,
   ProcessDefunct = 39,
+};
+
+// Opcodes of task FileIO.
+enum class FileIOOpcode : ::std::uint8_t {
+  FileCreateName = 32,
+  FileDeleteName = 35,
+  FileRundown = 36,
+  FileOpCreate = 64,
+  FileOpCleanup = 65,
+  FileOpClose = 66,
+  FileOpRead = 67,
+  FileOpWrite = 68,
+  FileOpSetInfo = 69,
+  FileOpDelete = 70,
+  FileOpRename = 71,
+  FileOpDirEnum = 72,
+  FileOpFlush = 73,
+  FileOpQueryInfo = 74,
+  FileOpFSControl = 75,
+  FileOpEnd = 76,
+  FileOpDirNotify = 77,
+};
+
+// Opcodes of task Thread.
+enum class ThreadOpcode : ::std::uint8_t {
+  CSwitch = 36,
+  ReadyThread = 50,
+  ThreadSetName = 72,
+};
+
+// Opcodes of task TcpIp.
+enum class TcpIpOpcode : ::std::uint8_t {
+  TcpSend = 10,
+  TcpRecv = 11,
+  TcpDisconnect = 13,
+  TcpRetransmit = 14,
+  TcpReconnect = 16,
+  TcpCopy = 18,
+  TcpSendIPV6 = 26,
+  TcpRecvIPV6 = 27,
+  TcpDisconnectIPV6 = 29,
+  TcpRetransmitIPV6 = 30,
+  TcpReconnectIPV6 = 32,
+  TcpCopyIPV6 = 34,
+};
+
+// Opcodes of task UdpIp.
+enum class UdpIpOpcode : ::std::uint8_t {
+  UdpSend = 10,
+  UdpRecv = 11,
+  UdpSendIPV6 = 26,
+  UdpRecvIPV6 = 27,
+};
+
+// Opcodes of task SystemConfig.
+enum class SystemConfigOpcode : ::std::uint8_t {
+  ConfigCPU = 10,
+  ConfigPhyDisk = 11,
+  ConfigLogDisk = 12,
+  ConfigNIC = 13,
+  ConfigServices = 15,
+  ConfigPower = 16,
+  ConfigNetwork = 17,
+  ConfigOpticalMedia = 18,
+  ConfigPnP = 22,
+  ConfigIDEChannel = 23,
+  ConfigPlatform = 25,
+  ConfigDPI = 28,
 };
 
 // Opcodes of task PerfInfo.
@@ -84,6 +189,8 @@ enum class PerfInfoOpcode : ::std::uint8_t {
 // Opcodes of task Image.
 enum class ImageOpcode : ::std::uint8_t {
   ImageLoad = 10,
+  ImageKernelBase = 33,
+  ImageHypercallPage = 34,
 };
 
 // Opcodes of task StackWalk.
@@ -99,7 +206,7 @@ enum class StackWalkOpcode : ::std::uint8_t {
 // ---------------------------------------------------------------------------
 // Maps
 
-/// Bit map ProcessFlagsMap (WindowsKernel.man:52).
+/// Bit map ProcessFlagsMap (WindowsKernel.man:148).
 enum class ProcessFlagsMap : ::std::uint32_t {
   PackageFullName = 0x1,
   Wow64 = 0x2,
