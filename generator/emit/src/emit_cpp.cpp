@@ -204,7 +204,7 @@ class Emitter {
 
   std::optional<EmitResult> run() {
     const auto& templates = options_.templates.empty() ? builtin_templates() : options_.templates;
-    for (const char* name : {"provider.h.mustache", "provider_types.h.mustache", "provider_part.h.mustache", "provider.cpp.mustache", "catalog.h.mustache", "events.h.mustache", "all.cpp.mustache",
+    for (const char* name : {"provider.h.mustache", "provider_types.h.mustache", "provider_part.h.mustache", "provider_payload.h.mustache", "provider.cpp.mustache", "catalog.h.mustache", "events.h.mustache", "all.cpp.mustache",
                              "struct_check.mustache", "check_steps.mustache", "layout_view.mustache"}) {
       if (!templates.count(name)) {
         report(diags_, RuleId::unreadable_file, name, {}, std::string("template '") + name + "' is missing");
@@ -238,8 +238,11 @@ class Emitter {
         const std::string leaf = namespaces.take(provider_namespace(p.name, &origin.why), "_", origin);
         ProviderOut po = provider(src, pi, leaf);
         result_.files.push_back({root_path_ + "/" + leaf + "/types.h", render(templates, "provider_types.h.mustache", po.data)});
-        for (const auto& [part, data] : po.parts)
+        for (const auto& [part, data] : po.parts) {
           result_.files.push_back({root_path_ + "/" + leaf + "/" + part + ".h", render(templates, "provider_part.h.mustache", data)});
+          result_.files.push_back({root_path_ + "/" + leaf + "/payload/" + part + ".h",
+                                   render(templates, "provider_payload.h.mustache", data)});
+        }
         result_.files.push_back({root_path_ + "/" + leaf + ".h", render(templates, "provider.h.mustache", po.data)});
         result_.files.push_back({root_path_ + "/" + leaf + ".cpp", render(templates, "provider.cpp.mustache", po.data)});
         mst::data entry;
@@ -428,7 +431,7 @@ class Emitter {
                          "clretw_flag_enum", "kMaps", "kKeywords", "kLevels", "kTasks", "kOpcodes", "kEvents", "kNone",
                          "kFirstVersion"},
                         "namespace " + c.ns.substr(2), &renames_);
-    c.struct_scope = NameScope({}, "namespace " + c.ns.substr(2) + "::templates", &renames_);
+    c.struct_scope = NameScope({"checks"}, "namespace " + c.ns.substr(2) + "::templates", &renames_);
     const Provider& p = *c.p;
     const ProviderDesc& pd = *c.t->desc;
     for (std::size_t i = 0; i < pd.events.size() && i < c.t->event_source.size(); ++i)
@@ -965,8 +968,8 @@ class Emitter {
     d.set("both", ok[0] && ok[1] && !same);
     d.set("only8", ok[1] && !ok[0]);
     d.set("only4", ok[0] && !ok[1]);
-    // Continuation lines start under the first step: after "    return " or, in a branch, "      return ".
-    const std::size_t indent = same || !ok[0] || !ok[1] ? 11 : 13;
+    // Continuation lines start under the first step: after "  return " or, in a branch, "    return ".
+    const std::size_t indent = same || !ok[0] || !ok[1] ? 9 : 11;
     if (same) {
       d.set("steps", steps_data(steps[0], steps[1], indent));
     } else {
@@ -1362,7 +1365,7 @@ class Emitter {
         }
         k.set("labels", list);
         k.set("no_payload", records[v] == nullptr);
-        k.set("struct", records[v] ? c.ns + "::templates::" + c.record_struct.at(records[v]) : std::string());
+        k.set("struct", records[v] ? c.ns + "::templates::checks::" + c.record_struct.at(records[v]) : std::string());
         k.set("ps", std::to_string(ps));
         cases.push_back(k);
       };
@@ -1421,9 +1424,11 @@ class Emitter {
     } else {
       width = scalar_size(f.type, ps);
     }
-    return "::clretw::loc(" + std::to_string(s.index) + ", " + std::to_string(pl.seg) + ", " + std::to_string(pl.off) + ", " +
-           (pl.size == kVariable ? std::string("::clretw::kVariable") : std::to_string(pl.size)) + ", " + std::to_string(width) +
-           (terminated ? ", ::clretw::kTerminated" : "") + ")";
+    // An aggregate, not a call of ::clretw::loc(): hundreds of constant calls per header cost the compiler
+    // more than their braces.
+    return std::string("{true, ") + (terminated ? "::clretw::kTerminated" : "0") + ", " + std::to_string(s.index) + ", " +
+           std::to_string(pl.seg) + ", " + std::to_string(pl.off) + ", " +
+           (pl.size == kVariable ? std::string("::clretw::kVariable") : std::to_string(pl.size)) + ", " + std::to_string(width) + "}";
   }
 
   // The accessor's value type and the ViewBase helper that reads it.

@@ -3,12 +3,9 @@
 #pragma once
 
 #include "clretw/features/contoso_test_features.h"
-#include "clretw/schema.h"
+#include "clretw/features/catalog.h"
 
 namespace clretw::features {
-
-// The descriptor tables of every provider above, for lookups by GUID or name.
-const ::clretw::Catalog& catalog() noexcept;
 
 // Calls f.template operator()<Event, Payload>(version) for every event version of every provider.
 template <class F>
