@@ -44,7 +44,8 @@
 
 #include "clretw/decode.h"
 #include "clretw/dispatch.h"
-#include "clretw/events.h"
+#include "clretw/catalog.h"
+#include "clretw/dotnet_runtime.h"
 #include "clretw/nettrace.h"
 #include "bench_main.h"
 

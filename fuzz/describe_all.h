@@ -13,7 +13,7 @@
 #include <string>
 
 #include "clretw/describe.h"
-#include "clretw/events.h"
+#include "clretw/catalog.h"
 #include "clretw/kernel_stacks.h"
 #include "clretw/profile.h"
 #include "clretw/report.h"

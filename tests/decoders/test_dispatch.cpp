@@ -9,7 +9,9 @@
 
 #include "clretw/describe.h"
 #include "clretw/dispatch.h"
-#include "clretw/events.h"
+#include "clretw/catalog.h"
+#include "clretw/dotnet_runtime.h"
+#include "clretw/dotnet_runtime_rundown.h"
 
 using namespace clretw;
 namespace rt = clretw::dotnet_runtime;

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "clretw/diagnostics.h"
-#include "clretw/events.h"
+#include "clretw/catalog.h"
 #include "clretw/nettrace.h"
 #include "../../runtime/diagnostics/src/ipc.h"
 #include "metadata.h"

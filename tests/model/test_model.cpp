@@ -14,7 +14,9 @@
 #include <string>
 
 #include "clretw/dispatch.h"
-#include "clretw/events.h"
+#include "clretw/catalog.h"
+#include "clretw/dotnet_runtime.h"
+#include "clretw/dotnet_runtime_private.h"
 #include "clretw/open.h"
 #include "clretw/report.h"
 #include "clretw/runtime_model.h"

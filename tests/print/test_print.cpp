@@ -14,7 +14,10 @@
 #include <unistd.h>
 #endif
 
-#include "clretw/events.h"
+#include "clretw/catalog.h"
+#include "clretw/dotnet_core_sample_profiler.h"
+#include "clretw/dotnet_runtime.h"
+#include "clretw/dotnet_runtime_rundown.h"
 #include "clretw/nettrace.h"
 #include "clretw/open.h"
 #include "clretw/print.h"

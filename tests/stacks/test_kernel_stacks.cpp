@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "clretw/etl.h"
-#include "clretw/events.h"
+#include "clretw/catalog.h"
+#include "clretw/windows_kernel.h"
 #include "clretw/kernel_stacks.h"
 #include "records.h"
 #include "shared_cases.h"

@@ -8,7 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "clretw/events.h"
+#include "clretw/catalog.h"
+#include "clretw/dotnet_core_sample_profiler.h"
+#include "clretw/dotnet_runtime.h"
+#include "clretw/dotnet_runtime_rundown.h"
+#include "clretw/windows_kernel.h"
 #include "clretw/profile.h"
 #include "clretw/symbolizer.h"
 #include "records.h"

@@ -20,7 +20,8 @@
 #include <vector>
 
 #include "clretw/describe.h"
-#include "clretw/events.h"
+#include "clretw/catalog.h"
+#include "clretw/dotnet_runtime.h"
 #include "clretw/format.h"
 #include "clretw/nettrace.h"
 #include "../../runtime/nettrace/src/nettrace_format.h"    // the cursor, tested directly below

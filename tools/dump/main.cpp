@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "clretw/events.h"
+#include "clretw/catalog.h"
 #include "clretw/print.h"
 #include "common/guarded_main.h"
 #include "common/print_options.h"

@@ -12,7 +12,10 @@
 #include <utility>
 #include <vector>
 
-#include "clretw/events.h"
+#include "clretw/catalog.h"
+#include "clretw/dotnet_core_sample_profiler.h"
+#include "clretw/dotnet_runtime.h"
+#include "clretw/dotnet_runtime_rundown.h"
 
 namespace clretw::sample {
 

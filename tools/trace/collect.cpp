@@ -17,7 +17,7 @@
 #include <iostream>
 
 #include "clretw/diagnostics.h"
-#include "clretw/events.h"
+#include "clretw/catalog.h"
 #include "clretw/format.h"
 #include "clretw/open.h"
 #include "clretw/print.h"

@@ -13,7 +13,8 @@
 #include "clretw/dotnet_runtime.h"
 #include "clretw/dotnet_runtime_private.h"
 #include "clretw/dotnet_runtime_rundown.h"
-#include "clretw/events.h"
+#include "clretw/catalog.h"
+#include "clretw/dotnet_runtime.h"
 
 namespace clretw {
 

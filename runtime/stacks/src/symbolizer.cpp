@@ -8,7 +8,10 @@
 #include "clretw/dispatch.h"
 #include "clretw/dotnet_runtime.h"
 #include "clretw/dotnet_runtime_rundown.h"
-#include "clretw/events.h"
+#include "clretw/catalog.h"
+#include "clretw/dotnet_runtime.h"
+#include "clretw/dotnet_runtime_rundown.h"
+#include "clretw/windows_kernel.h"
 #include "clretw/format.h"
 #include "clretw/windows_kernel.h"
 
