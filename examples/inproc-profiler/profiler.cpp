@@ -8,6 +8,10 @@
 //   CLRETW_PROFILE=gc-verbose                                  (dotnet-trace's profiles; optional)
 //   CLRETW_OUTPUT=events.jsonl                                 (one JSON line per event, as clretw-dump
 //                                                               --format json writes them; optional)
+//   CLRETW_RECORD=deliveries.bin                               (the callback's arguments as they came, for
+//                                                               bench/inproc_replay; optional)
+//   CLRETW_DECODE=0                                            (receive only: count, decode nothing; what
+//                                                               bench/inproc.sh measures decoding against)
 //
 // When the runtime shuts down it writes one line to stderr: the events by provider, the GCs by
 // generation, how many came with a stack, any deliveries it could not trust, and when the session
@@ -96,6 +100,12 @@ class Profiler final : public cor::ProfilerCallbackBase {
       std::fprintf(stderr, "clretw-inproc: cannot write %s: %s\n", output.c_str(), std::strerror(errno));
       return E_FAIL;
     }
+    const std::string record = env("CLRETW_RECORD");
+    if (!record.empty() && !(record_ = std::fopen(record.c_str(), "wb"))) {
+      std::fprintf(stderr, "clretw-inproc: cannot write %s: %s\n", record.c_str(), std::strerror(errno));
+      return E_FAIL;
+    }
+    decode_ = env("CLRETW_DECODE", "1") != "0";
     if (info_->SetEventMask2(cor::COR_PRF_MONITOR_NONE, cor::COR_PRF_HIGH_MONITOR_EVENT_PIPE) != S_OK) {
       std::fprintf(stderr, "clretw-inproc: the runtime refused the EventPipe event mask\n");
       return E_FAIL;
@@ -119,6 +129,12 @@ class Profiler final : public cor::ProfilerCallbackBase {
     if (listening_.exchange(false)) info_->EventPipeStopSession(session_);
     std::lock_guard lock(mutex_);
     if (out_) std::fclose(out_), out_ = nullptr;
+    if (record_) std::fclose(record_), record_ = nullptr;
+    if (!decode_) {
+      std::fprintf(stderr, "clretw-inproc: %llu events received (CLRETW_DECODE=0: none decoded)\n",
+                   static_cast<unsigned long long>(received_.load()));
+      return S_OK;
+    }
     std::string line = "clretw-inproc: " + std::to_string(decoder_.counts().decoded) + " events";
     const char* sep = " (";
     for (const auto& [provider, n] : by_provider_) line += sep + provider + " " + std::to_string(n), sep = ", ";
@@ -142,6 +158,7 @@ class Profiler final : public cor::ProfilerCallbackBase {
                                                          const cor::GUID* pRelatedActivityId, cor::ThreadID eventThread,
                                                          cor::ULONG numStackFrames, cor::UINT_PTR stackFrames[]) override {
     if (!listening_.load(std::memory_order_relaxed)) return S_OK;
+    if (!decode_) return received_.fetch_add(1, std::memory_order_relaxed), S_OK;
     clretw::inproc::Delivery d;
     d.provider = provider;
     d.event_id = eventId;
@@ -155,6 +172,7 @@ class Profiler final : public cor::ProfilerCallbackBase {
     d.thread_id = thread_of(eventThread);
     d.stack = stackFrames;
     d.stack_frames = numStackFrames;
+    if (record_) save(d);
     clretw::EventRecord record;
     if (clretw::Status s = decoder_.decode(d, record); !s) {
       if (reported_.fetch_add(1) < 10) std::fprintf(stderr, "clretw-inproc: a delivery rejected: %s\n", s.error().message().c_str());
@@ -191,6 +209,25 @@ class Profiler final : public cor::ProfilerCallbackBase {
     return os;
   }
 
+  // CLRETW_RECORD: one delivery as bench/inproc_replay.cpp reads it (little-endian): u32 size of the
+  // provider's UTF-16 name in bytes, the name, u32 event id, u32 version, u64 thread, u32 metadata
+  // size, the metadata, u32 payload size, the payload.
+  void save(const clretw::inproc::Delivery& d) {
+    std::u16string name;
+    if (!name_provider(d.provider, name)) name.clear();
+    std::lock_guard lock(mutex_);
+    auto u32 = [this](std::uint32_t v) { std::fwrite(&v, 4, 1, record_); };
+    u32(static_cast<std::uint32_t>(name.size() * 2));
+    std::fwrite(name.data(), 2, name.size(), record_);
+    u32(d.event_id);
+    u32(d.event_version);
+    std::fwrite(&d.thread_id, 8, 1, record_);
+    u32(d.metadata_size);
+    if (d.metadata_size) std::fwrite(d.metadata, 1, d.metadata_size, record_);
+    u32(d.payload_size);
+    if (d.payload_size) std::fwrite(d.payload, 1, d.payload_size, record_);
+  }
+
   bool name_provider(std::uint64_t provider, std::u16string& name) {
     cor::WCHAR buffer[256];
     cor::ULONG length = 0;
@@ -210,6 +247,9 @@ class Profiler final : public cor::ProfilerCallbackBase {
   std::mutex mutex_;
   clretw::EventDescriber describer_{&clretw::catalog()};
   std::FILE* out_ = nullptr;
+  std::FILE* record_ = nullptr;
+  bool decode_ = true;
+  std::atomic<std::uint64_t> received_{0};
   std::string line_;
   std::map<std::string, std::uint64_t> by_provider_;
   unsigned gcs_[3] = {};
