@@ -16,6 +16,37 @@
 #include "clretw/inproc.h"
 #include "clretw/nettrace.h"
 
+// --- docs/LIBRARY.md example begins ---
+#include <clretw/catalog.h>            // catalog()
+#include <clretw/dotnet_runtime/gc.h>  // the GC events alone
+#include <clretw/inproc.h>             // EventPipeDecoder, plan_session
+
+#include <atomic>
+#include <utility>
+
+// A profiler's part: made in ICorProfilerCallback::Initialize. `name_provider` asks the runtime
+// (ICorProfilerInfo12::EventPipeGetProviderInfo); the session's providers, planned from dotnet-trace's
+// syntax by session(), go to ICorProfilerInfo12::EventPipeStartSession.
+struct GcWatch {
+  clretw::inproc::EventPipeDecoder decoder;
+  std::atomic<unsigned> gen2{0};
+
+  explicit GcWatch(clretw::inproc::ProviderNamer name_provider) : decoder(std::move(name_provider)) {}
+
+  static auto session() {
+    return clretw::inproc::plan_session("Microsoft-Windows-DotNETRuntime:GC:4", {}, {&clretw::catalog()});
+  }
+
+  // In EventPipeEventDelivered, on whichever thread the runtime calls it; `d` holds its arguments,
+  // the thread as its OS id (ICorProfilerInfo::GetThreadInfo).
+  void delivered(const clretw::inproc::Delivery& d) {
+    clretw::EventRecord record;
+    if (!decoder.decode(d, record)) return;  // refused: decode()'s error says why
+    if (auto gc = clretw::dotnet_runtime::GCStartView::from(record); gc && gc->Depth() == 2u) ++gen2;
+  }
+};
+// --- docs/LIBRARY.md example ends ---
+
 using namespace clretw;
 using inproc::Delivery;
 using inproc::EventPipeDecoder;
@@ -271,4 +302,23 @@ TEST_CASE("inproc: sessions planned from dotnet-trace's syntax and profiles") {
   CHECK(inproc::plan_session({}, {}).error().message().find("no providers and no profile") != std::string::npos);
   CHECK_FALSE(inproc::plan_session("Microsoft-Windows-DotNETRuntime:0xZZ:4"));
   CHECK_FALSE(inproc::plan_session({}, "no-such-profile"));
+}
+
+TEST_CASE("inproc: LIBRARY.md's example counts gen-2 GCs") {
+  GcWatch watch([](std::uint64_t, std::u16string& name) { return name = u"Microsoft-Windows-DotNETRuntime", true; });
+  auto plan = GcWatch::session();
+  REQUIRE(plan);
+  REQUIRE(plan->providers.size() == 1);
+  CHECK(plan->providers[0].keywords == 1);
+  for (std::uint32_t depth : {0u, 2u, 1u, 2u}) {
+    const Blob payload = gc_start_v2(7, depth);
+    Delivery d;
+    d.provider = 1;
+    d.event_id = 1;
+    d.event_version = 2;
+    d.payload = payload.b.data();
+    d.payload_size = static_cast<std::uint32_t>(payload.b.size());
+    watch.delivered(d);
+  }
+  CHECK(watch.gen2 == 2);
 }
