@@ -74,6 +74,10 @@ if command -v dotnet >/dev/null 2>&1; then
   python3 -c 'import json, sys; [json.loads(l)["provider"] for l in open(sys.argv[1])]' "$work/inproc.jsonl" ||
     fail "the profiler's output is not JSON lines"
   note "the profiler from the package, in dotnet --info: $(grep '^clretw-inproc:' "$work/info.err" | cut -d';' -f1)"
+  # The same profiler in the workload beside a file session: its JSON lines equal clretw-dump's, event for event.
+  sh "$src/tests/dotnet/inproc_check.sh" --round-only "$profiler" "$work/prefix/bin/clretw-dump" "$work/inproc-check" "$src" \
+    >"$work/inproc-check.log" 2>&1 || { cat "$work/inproc-check.log"; fail "the profiler built from the package differs from a file session"; }
+  note "the profiler from the package, in the workload: $(grep '^ok: compare_inproc' "$work/inproc-check.log" | cut -c1-160)"
 else
   note "SKIPPED: dotnet is not on the PATH: the profiler built from the package was not loaded"
 fi
