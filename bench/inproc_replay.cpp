@@ -17,11 +17,12 @@
 #include "clretw/catalog.h"
 #include "clretw/describe.h"
 #include "clretw/inproc.h"
+#include "clretw/text.h"
 
 namespace {
 
 struct Recorded {
-  std::u16string provider;
+  std::string provider;
   clretw::inproc::Delivery delivery;
 };
 
@@ -46,14 +47,13 @@ int main(int argc, char** argv) {
 
   // The deliveries, pointing into `bytes`; each distinct provider name gets a handle (its index + 1).
   std::vector<Recorded> recorded;
-  std::vector<std::u16string> providers;
+  std::vector<std::string> providers;
   for (std::size_t at = 0; at < bytes.size();) {
     Recorded r;
     std::uint32_t n = 0, id = 0, version = 0, meta = 0, payload = 0;
     std::uint64_t thread = 0;
-    if (!read_u32(bytes, at, n) || bytes.size() - at < n || n % 2) return std::fprintf(stderr, "inproc_replay: cut at byte %zu\n", at), 1;
-    r.provider.resize(n / 2);
-    std::memcpy(r.provider.data(), bytes.data() + at, n);
+    if (!read_u32(bytes, at, n) || bytes.size() - at < n) return std::fprintf(stderr, "inproc_replay: cut at byte %zu\n", at), 1;
+    r.provider.assign(reinterpret_cast<const char*>(bytes.data() + at), n);
     at += n;
     if (!read_u32(bytes, at, id) || !read_u32(bytes, at, version) || bytes.size() - at < 8)
       return std::fprintf(stderr, "inproc_replay: cut at byte %zu\n", at), 1;
@@ -79,8 +79,8 @@ int main(int argc, char** argv) {
 
   clretw::inproc::EventPipeDecoder decoder([&](std::uint64_t handle, std::u16string& name) {
     if (handle == 0 || handle > providers.size()) return false;
-    name = providers[handle - 1];
-    return true;
+    name = clretw::utf8_to_utf16(providers[handle - 1]);
+    return !name.empty();
   });
   const clretw::EventDescriber describer({&clretw::catalog()});
   std::string line;

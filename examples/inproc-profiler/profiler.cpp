@@ -172,14 +172,18 @@ class Profiler final : public cor::ProfilerCallbackBase {
     d.thread_id = thread_of(eventThread);
     d.stack = stackFrames;
     d.stack_frames = numStackFrames;
-    if (record_) save(d);
     clretw::EventRecord record;
-    if (clretw::Status s = decoder_.decode(d, record); !s) {
-      if (reported_.fetch_add(1) < 10) std::fprintf(stderr, "clretw-inproc: a delivery rejected: %s\n", s.error().message().c_str());
+    const clretw::Status decoded = decoder_.decode(d, record);
+    if (record_) save(d, decoded ? record.provider_name : std::string_view());
+    if (!decoded) {
+      if (reported_.fetch_add(1) < 10)
+        std::fprintf(stderr, "clretw-inproc: a delivery rejected: %s\n", decoded.error().message().c_str());
       return S_OK;
     }
     std::lock_guard lock(mutex_);  // one describer and one file for every thread
-    ++by_provider_[std::string(record.provider_name)];
+    auto counted = by_provider_.find(record.provider_name);  // a new string only for a new provider
+    if (counted == by_provider_.end()) counted = by_provider_.emplace(std::string(record.provider_name), 0).first;
+    ++counted->second;
     if (record.stack_depth()) ++with_stack_;
     if (auto gc = rt::GCStartView::from(record)) {
       const unsigned depth = gc->Depth().value_or(0);
@@ -210,15 +214,13 @@ class Profiler final : public cor::ProfilerCallbackBase {
   }
 
   // CLRETW_RECORD: one delivery as bench/inproc_replay.cpp reads it (little-endian): u32 size of the
-  // provider's UTF-16 name in bytes, the name, u32 event id, u32 version, u64 thread, u32 metadata
-  // size, the metadata, u32 payload size, the payload.
-  void save(const clretw::inproc::Delivery& d) {
-    std::u16string name;
-    if (!name_provider(d.provider, name)) name.clear();
+  // provider's UTF-8 name (as the decoder named it; empty when it refused the delivery), the name, u32
+  // event id, u32 version, u64 thread, u32 metadata size, the metadata, u32 payload size, the payload.
+  void save(const clretw::inproc::Delivery& d, std::string_view provider) {
     std::lock_guard lock(mutex_);
     auto u32 = [this](std::uint32_t v) { std::fwrite(&v, 4, 1, record_); };
-    u32(static_cast<std::uint32_t>(name.size() * 2));
-    std::fwrite(name.data(), 2, name.size(), record_);
+    u32(static_cast<std::uint32_t>(provider.size()));
+    std::fwrite(provider.data(), 1, provider.size(), record_);
     u32(d.event_id);
     u32(d.event_version);
     std::fwrite(&d.thread_id, 8, 1, record_);
@@ -251,7 +253,7 @@ class Profiler final : public cor::ProfilerCallbackBase {
   bool decode_ = true;
   std::atomic<std::uint64_t> received_{0};
   std::string line_;
-  std::map<std::string, std::uint64_t> by_provider_;
+  std::map<std::string, std::uint64_t, std::less<>> by_provider_;
   unsigned gcs_[3] = {};
   std::uint64_t with_stack_ = 0;
 };
