@@ -125,6 +125,19 @@ TEST_CASE("a blocking GC: pause from suspension to restart, suspension, heap siz
   CHECK(sums[0].pause_ms == doctest::Approx(3));
 }
 
+TEST_CASE("heap sizes near the 64-bit limit (a damaged trace's) sum without overflow") {
+  Run run;
+  run.suspend(10, rt::GCSuspendEEReasonMap::SuspendForGC);
+  run.start(10.5, 1, 0, rt::GCTypeMap::NonConcurrentGC);
+  run.end(12, 1);
+  run.heap_stats(12.5, ~std::uint64_t{0}, ~std::uint64_t{0});  // each clamped to INT64_MAX, their sum is not
+  run.restarted(13);
+  run.model.finish(run.symbols);
+  REQUIRE(run.model.gcs().size() == 1);
+  CHECK(run.model.gcs()[0].promoted_mb() > 9.2e12);
+  CHECK(run.model.gcs()[0].heap_after_mb() > 9.2e12);
+}
+
 TEST_CASE("GCs counted as TraceEvent counts them: only inside a suspension, each number once") {
   Run run;
   run.start(1, 5, 0, rt::GCTypeMap::NonConcurrentGC);  // the trace began inside this GC: it is lost

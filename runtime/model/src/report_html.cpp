@@ -211,7 +211,7 @@ void pause_plot(std::ostream& out, const ProcessSummary& p, const std::vector<co
   std::map<std::pair<long, int>, Bar> columns;
   bool seen[4] = {};
   for (const GcInfo* g : gcs) {
-    const int kind = g->type == 1 ? 3 : std::min<int>(g->generation, 2);
+    const int kind = g->type == 1 ? 3 : g->generation >= 2 ? 2 : static_cast<int>(g->generation);  // any number a trace says
     seen[kind] = true;
     Bar& b = columns.try_emplace({std::lround(f.X(g->start_ms)), kind}, Bar{g, -1, 0, kind}).first->second;
     if (g->pause_ms > b.pause) b.gc = g, b.pause = g->pause_ms;

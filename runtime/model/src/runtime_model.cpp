@@ -30,15 +30,15 @@ constexpr std::size_t kSiteFrames = 8;
 // probability 1 - exp(-s / distance).
 constexpr double kSamplingDistance = 102400.0;
 
-double mb(std::int64_t bytes) { return bytes < 0 ? -1.0 : static_cast<double>(bytes) / 1e6; }
 
+// Summed in double: a trace's sizes are untrusted, and five of them near INT64_MAX would overflow an integer sum.
 double sum_mb(const GcSizes& sizes) {
-  std::int64_t total = 0;
+  double total = 0;
   for (std::int64_t s : sizes) {
     if (s < 0) return -1.0;
-    total += s;
+    total += static_cast<double>(s);
   }
-  return mb(total);
+  return total / 1e6;
 }
 
 // A stack's innermost frames (and the throwing address first, for exceptions), the key of a site.
