@@ -5,6 +5,85 @@
 
 namespace clretw::test {
 
+namespace {
+
+using detail::Member;
+using detail::MemberKind;
+using detail::MemberOps;
+
+// A scalar member (integer, enum, float, bool, GUID, SYSTEMTIME) as DynValue.
+DynValue scalar_member(const MemberOps& ops, const void* at) {
+  switch (ops.kind) {
+    case MemberKind::boolean: return scalar(*static_cast<const bool*>(at));
+    case MemberKind::guid: return scalar(*static_cast<const Guid*>(at));
+    case MemberKind::system_time: return scalar(*static_cast<const SystemTime*>(at));
+    case MemberKind::floating:
+      return ops.size == 4 ? scalar(*static_cast<const float*>(at)) : scalar(*static_cast<const double*>(at));
+    default: {
+      DynValue d;
+      const std::uint64_t v = detail::member_integer(ops, at);
+      if (ops.load_signed) {  // a signed integer type (an enum counts as unsigned, whatever its type)
+        d.kind = DynValue::Kind::sint;
+        d.i = static_cast<std::int64_t>(v);
+      } else {
+        d.kind = DynValue::Kind::uint;
+        d.u = v;
+      }
+      return d;
+    }
+  }
+}
+
+DynValue member_value(const Member& m, const FieldDesc& f) {
+  const MemberOps& ops = *m.ops;
+  switch (ops.kind) {
+    case MemberKind::string: return text(*static_cast<const std::string*>(m.at));
+    case MemberKind::bytes: {
+      const auto& b = *static_cast<const std::vector<std::uint8_t>*>(m.at);
+      if (f.count.kind == Extent::Kind::none) return bytes(b);
+      DynValue d;
+      d.kind = DynValue::Kind::array;
+      for (auto e : b) d.items.push_back(scalar(e));
+      return d;
+    }
+    case MemberKind::vector: {
+      DynValue d;
+      const MemberOps& e = *ops.element;
+      const auto* data = static_cast<const std::uint8_t*>(ops.data(m.at));
+      const std::size_t n = ops.count(m.at);
+      d.kind = e.kind == MemberKind::record ? DynValue::Kind::records : DynValue::Kind::array;
+      for (std::size_t k = 0; k < n; ++k) {
+        const void* at = data + k * ops.element_size;
+        if (e.kind == MemberKind::record) d.records.push_back(record_of(at, e.visit, *f.members));
+        else if (e.kind == MemberKind::string) d.items.push_back(text(*static_cast<const std::string*>(at)));
+        else d.items.push_back(scalar_member(e, at));
+      }
+      return d;
+    }
+    default: return scalar_member(ops, m.at);
+  }
+}
+
+struct Collect {
+  const RecordDesc* r;
+  DynRecord* out;
+};
+
+void collect_members(void* context, const Member* members, std::size_t count) {
+  const Collect& c = *static_cast<const Collect*>(context);
+  for (std::size_t i = 0; i < count && i < c.r->fields.size(); ++i)
+    c.out->push_back({c.r->fields[i].name, member_value(members[i], c.r->fields[i])});
+}
+
+}  // namespace
+
+DynRecord record_of(const void* object, detail::VisitMembers visit, const RecordDesc& r) {
+  DynRecord out;
+  Collect c{&r, &out};
+  visit(const_cast<void*>(object), &collect_members, &c);
+  return out;
+}
+
 std::string describe(const DynValue& v) {
   std::ostringstream s;
   switch (v.kind) {

@@ -121,41 +121,13 @@ std::vector<std::string> absent_fields(const V& v) {
   return out;
 }
 
-// An owning struct member.
-template <class M>
-DynValue from_member(const M& m, const FieldDesc& f) {
-  if constexpr (std::is_same_v<M, std::string>) {
-    return text(m);
-  } else if constexpr (std::is_same_v<M, std::vector<std::uint8_t>>) {
-    if (f.count.kind == Extent::Kind::none) return bytes(m);
-    DynValue d;
-    d.kind = DynValue::Kind::array;
-    for (auto e : m) d.items.push_back(scalar(e));
-    return d;
-  } else if constexpr (is_instance<M, std::vector>::value) {
-    using E = typename M::value_type;
-    DynValue d;
-    if constexpr (detail::PayloadRecord<E>) {
-      d.kind = DynValue::Kind::records;
-      for (const auto& e : m) d.records.push_back(struct_record(e));
-    } else {
-      d.kind = DynValue::Kind::array;
-      for (const auto& e : m) {
-        if constexpr (std::is_same_v<E, std::string>) d.items.push_back(text(e));
-        else d.items.push_back(scalar(static_cast<E>(e)));
-      }
-    }
-    return d;
-  } else {
-    return scalar(m);
-  }
-}
+// An owning payload struct's fields, read through the members the codec sees (detail::visit_members):
+// compiled once (dyn.cpp), not per struct.
+DynRecord record_of(const void* object, detail::VisitMembers visit, const RecordDesc& r);
 
 template <class P>
 DynRecord struct_record(const P& p) {
-  DynRecord r;
-  clretw::for_each_field(p, [&](const FieldDesc& f, const auto& m) { r.push_back({f.name, from_member(m, f)}); });
-  return r;
+  return record_of(&p, &detail::visit_members<P>, P::record());
 }
 
 // Compares two records field by field (by name, in order of `expected`);

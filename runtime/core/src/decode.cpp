@@ -125,11 +125,11 @@ Result<std::uint32_t> check_fields(const RecordDesc& record, Bytes payload, unsi
   if ((ps == 4 || ps == 8) && payload.size() < kVariable) {
     const Layout& l = record.layout_for(ps);
     if (l.fixed() && payload.size() >= l.segments[0].fixed) return l.segments[0].fixed;
-    if (record.check)
-      if (const std::uint32_t consumed = record.check(payload, ps); consumed != kVariable) return consumed;
   }
   if (record.layout_for(ps).segments.size() > kMaxSegments) return Error{Errc::too_deep, 0, record.name};
   std::uint32_t seg[kMaxSegments];
+  if (record.check && (ps == 4 || ps == 8))
+    if (const std::uint32_t consumed = record.check(payload, ps, seg); consumed != kVariable) return consumed;
   return walk(record, ps, payload, 0, seg);
 }
 

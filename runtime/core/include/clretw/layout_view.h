@@ -165,4 +165,19 @@ class LayoutView {
   }
 };
 
+// The bytes a payload of struct P consumes by P's straight-line check (check<PointerSize>, what its
+// layout view verifies with), or kVariable when the check rejects it (or the pointer size is neither 4 nor
+// 8); seg (kMaxSegments entries) receives where each segment starts. The generated tables'
+// RecordDesc::check: check_fields() asks it first (it walks the layout for the error), and
+// decode_payload() reads the fields at the places it finds.
+template <class P>
+std::uint32_t check_layout(Bytes payload, unsigned pointer_size, std::uint32_t* seg) noexcept {
+  if (payload.size() >= kVariable) return kVariable;  // segment starts are 32-bit
+  LayoutCursor c{payload.data(), payload.size(), 0};
+  const bool ok = pointer_size == 8   ? P::template check<8>(c, seg)
+                  : pointer_size == 4 ? P::template check<4>(c, seg)
+                                      : false;
+  return ok ? static_cast<std::uint32_t>(c.pos) : kVariable;
+}
+
 }  // namespace clretw

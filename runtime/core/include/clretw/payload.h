@@ -6,12 +6,16 @@
 // for every field of s in wire order (detail::for_each_member below;
 // clretw::for_each_field is the generic spelling). The two templates here do the rest:
 //   decode_payload<P>(bytes, ps)  copies every field out: through P's layout view
-//                                 where it has one, else (and to say what is
-//                                 wrong) by walking the layout engine, as
+//                                 where it has one, else (and to say what is wrong)
+//                                 by walking the layout engine, as
 //                                 decode_payload_generic<P> always does;
 //   encode_payload(p, ps)         writes the fields in order, as the runtime
 //                                 does - it never consults the layout, so a
 //                                 round trip checks one against the other.
+// The walk and encode are driven by tables, not by code generated per struct: a struct hands
+// its members over as (address, MemberOps) pairs - one constant per C++ member type, shared by
+// every struct - and the reading and writing is compiled once, in the core (payload.cpp). What
+// a struct costs to compile is its layout view's copy and the list of its members' addresses.
 // Count and length fields must agree with the containers they describe;
 // encode reports count_mismatch otherwise rather than guess which is right.
 #pragma once
@@ -53,187 +57,102 @@ void for_each_member(S& s, F& f) {
   });
 }
 
-// Integer value of a member, for count/length checks (0 for non-integers).
+// A member of a payload struct handed to the core's reader and writer: its address and what it is.
+struct MemberOps;
+struct Member {
+  void* at = nullptr;
+  const MemberOps* ops = nullptr;
+};
+// Called with the members of one struct, in wire order.
+using MembersFn = void (*)(void* context, const Member* members, std::size_t count);
+// Calls fn(context, members, count) with the members of the struct at `object` (visit_members<P>).
+using VisitMembers = void (*)(void* object, MembersFn fn, void* context);
+
+// The scalars first (integer to system_time): the reader tells them from the rest by order.
+enum class MemberKind : std::uint8_t { integer, boolean, floating, guid, system_time, string, bytes, vector, record };
+
+// What the core needs to know of a member's C++ type to read it and write it.
+struct MemberOps {
+  MemberKind kind = MemberKind::integer;
+  std::uint8_t size = 0;      // integer, floating: sizeof the member
+  bool load_signed = false;   // integer: a signed integer type (a narrower field sign-extends; encode does
+                              // not range-check it); enums and unsigned types zero-extend and are checked
+  bool value_signed = false;  // integer: the value the member holds is signed (an enum: its underlying type)
+  // vector: its elements' kind, and the container (elements are element_size bytes apart)
+  const MemberOps* element = nullptr;
+  std::size_t element_size = 0;
+  std::size_t (*count)(const void* vector) = nullptr;
+  void* (*resize)(void* vector, std::size_t n) = nullptr;  // returns data()
+  const void* (*data)(const void* vector) = nullptr;
+  // record (the element of a struct array): its members
+  VisitMembers visit = nullptr;
+};
+
+template <class P>
+void visit_members(void* object, MembersFn fn, void* context);
 template <class M>
-std::uint64_t integer_of(const M& m) {
-  if constexpr (std::is_enum_v<M>) return static_cast<std::uint64_t>(m);
-  else if constexpr (std::is_integral_v<M>) return static_cast<std::uint64_t>(m);
-  else return 0;
+struct MemberOpsOf;  // ::value: member_ops<M>()
+
+template <class M>
+constexpr MemberOps member_ops() {
+  if constexpr (std::is_same_v<M, bool>) {
+    return {.kind = MemberKind::boolean, .size = 1};
+  } else if constexpr (std::is_enum_v<M>) {
+    return {.kind = MemberKind::integer, .size = sizeof(M), .value_signed = std::is_signed_v<std::underlying_type_t<M>>};
+  } else if constexpr (std::is_integral_v<M>) {
+    return {.kind = MemberKind::integer, .size = sizeof(M), .load_signed = std::is_signed_v<M>, .value_signed = std::is_signed_v<M>};
+  } else if constexpr (std::is_floating_point_v<M>) {
+    static_assert(sizeof(M) == 4 || sizeof(M) == 8);
+    return {.kind = MemberKind::floating, .size = sizeof(M)};
+  } else if constexpr (std::is_same_v<M, Guid>) {
+    return {.kind = MemberKind::guid};
+  } else if constexpr (std::is_same_v<M, SystemTime>) {
+    return {.kind = MemberKind::system_time};
+  } else if constexpr (std::is_same_v<M, std::string>) {
+    return {.kind = MemberKind::string};
+  } else if constexpr (std::is_same_v<M, std::vector<std::uint8_t>>) {
+    return {.kind = MemberKind::bytes};
+  } else if constexpr (is_vector<M>::value) {
+    using E = typename M::value_type;
+    static_assert(!std::is_same_v<E, bool>, "std::vector<bool> has no element addresses");
+    return {.kind = MemberKind::vector,
+            .element = &MemberOpsOf<E>::value,
+            .element_size = sizeof(E),
+            .count = +[](const void* v) { return static_cast<const M*>(v)->size(); },
+            .resize = +[](void* v, std::size_t n) -> void* {
+              auto& vec = *static_cast<M*>(v);
+              vec.clear();
+              vec.resize(n);
+              return vec.data();
+            },
+            .data = +[](const void* v) -> const void* { return static_cast<const M*>(v)->data(); }};
+  } else {
+    static_assert(PayloadRecord<M>, "a payload struct member of a type the codec does not know");
+    return {.kind = MemberKind::record, .visit = &visit_members<M>};
+  }
+}
+template <class M>
+struct MemberOpsOf {
+  static constexpr MemberOps value = member_ops<M>();
+};
+
+template <class P>
+void visit_members(void* object, MembersFn fn, void* context) {
+  P::fields(*static_cast<P*>(object), [&](auto&... m) {
+    const Member members[sizeof...(m) + 1] = {Member{&m, &MemberOpsOf<std::remove_cvref_t<decltype(m)>>::value}..., Member{}};
+    fn(context, members, sizeof...(m));
+  });
 }
 
-class PayloadReader {
- public:
-  PayloadReader(Bytes payload, unsigned ps) : payload_(payload), ps_(ps) {}
+// The integer an integer, enum or bool member holds (an unsigned one zero-extended, a signed one - or an
+// enum of a signed type - sign-extended); 0 for other members.
+std::uint64_t member_integer(const MemberOps& ops, const void* at) noexcept;
 
-  // Reads one verified record instance whose segment starts are in seg.
-  template <class P>
-  void record(P& out, const RecordDesc& r, const std::uint32_t* seg) const {
-    P::for_each_field(out, [&](const FieldDesc& f, auto& member) {
-      const auto i = static_cast<std::uint32_t>(&f - r.fields.data());
-      field(member, f, r, i, seg);
-    });
-  }
-
- private:
-  template <class M>
-  void field(M& m, const FieldDesc& f, const RecordDesc& r, std::uint32_t i, const std::uint32_t* seg) const {
-    const Layout& l = r.layout_for(ps_);
-    const FieldPlace& place = l.places[i];
-    std::uint32_t at = seg[place.seg] + place.off;
-    if constexpr (!is_vector<M>::value && !std::is_same_v<M, std::string>) {
-      m = load_value<M>(payload_.data() + at, place.size);  // a scalar: the layout placed and sized it
-      return;
-    }
-    const std::span<const std::uint32_t> segs(seg, l.segments.size());
-    const std::uint64_t length = element_length(r, ps_, payload_, segs, i);
-    if constexpr (is_vector<M>::value && !std::is_same_v<M, std::vector<std::uint8_t>>) {
-      using E = typename M::value_type;
-      const std::uint64_t n = element_count(r, ps_, payload_, segs, i);
-      m.clear();
-      m.reserve(static_cast<std::size_t>(n));
-      for (std::uint64_t k = 0; k < n; ++k) m.push_back(element<E>(f, length, at));
-    } else if constexpr (std::is_same_v<M, std::vector<std::uint8_t>>) {
-      if (f.count.kind != Extent::Kind::none) {  // an array of UInt8/Int8
-        const std::uint64_t n = element_count(r, ps_, payload_, segs, i);
-        m.assign(payload_.data() + at, payload_.data() + at + n);
-      } else {
-        m = element<M>(f, length, at);
-      }
-    } else {
-      m = element<M>(f, length, at);
-    }
-  }
-
-  // One element of f at `at`; advances `at` past it.
-  template <class E>
-  E element(const FieldDesc& f, std::uint64_t length, std::uint32_t& at) const {
-    const std::uint8_t* p = payload_.data() + at;
-    if constexpr (PayloadRecord<E>) {
-      std::uint32_t seg[kMaxSegments];
-      auto end = walk(*f.members, ps_, payload_, at, seg);  // verified by the caller's walk
-      E e{};
-      record(e, *f.members, seg);
-      at = end ? *end : static_cast<std::uint32_t>(payload_.size());
-      return e;
-    } else if constexpr (std::is_same_v<E, std::string> || std::is_same_v<E, std::vector<std::uint8_t>>) {
-      const ElementExtent e = locate_element(f, length, ps_, payload_, at);
-      at += e.size;
-      if constexpr (std::is_same_v<E, std::vector<std::uint8_t>>) return E(p, p + e.text);
-      else if (f.type == InType::UnicodeString) return Utf16View(p, e.text / 2).to_utf8();
-      else return std::string(reinterpret_cast<const char*>(p), e.text);
-    } else {
-      const unsigned w = scalar_size(f.type, ps_);
-      at += w;
-      return load_value<E>(p, w);
-    }
-  }
-
-  Bytes payload_;
-  unsigned ps_;
-};
-
-class PayloadWriter {
- public:
-  PayloadWriter(ByteWriter& w, unsigned ps) : w_(w), ps_(ps) {}
-
-  template <class P>
-  Status record(const P& p, const RecordDesc& r) {
-    std::vector<std::uint64_t> ints(r.fields.size());
-    P::for_each_field(p, [&](const FieldDesc& f, const auto& m) { ints[static_cast<std::size_t>(&f - r.fields.data())] = integer_of(m); });
-    Status status;
-    P::for_each_field(p, [&](const FieldDesc& f, const auto& m) {
-      if (status) status = field(m, f, r, ints);
-    });
-    return status;
-  }
-
- private:
-  Error fail(Errc code, const FieldDesc& f, std::string detail) const {
-    return Error{code, w_.size(), f.name, std::move(detail)};
-  }
-
-  // Checks that `actual` matches the extent e (a constant, or the value of the field it names).
-  Status check_extent(const Extent& e, std::uint64_t actual, const RecordDesc& r, const std::vector<std::uint64_t>& ints,
-                      const FieldDesc& f, const char* what) {
-    if (e.kind == Extent::Kind::none) return {};
-    const std::uint64_t expected = e.kind == Extent::Kind::constant ? e.value : ints[e.value];
-    if (expected == actual) return {};
-    std::string detail = std::string(what) + " is " + std::to_string(actual) + " but ";
-    detail += e.kind == Extent::Kind::constant ? "the manifest fixes it at " + std::to_string(expected)
-                                               : std::string(r.fields[e.value].name) + " says " + std::to_string(expected);
-    return fail(Errc::count_mismatch, f, std::move(detail));
-  }
-
-  template <class M>
-  Status field(const M& m, const FieldDesc& f, const RecordDesc& r, const std::vector<std::uint64_t>& ints) {
-    if constexpr (is_vector<M>::value && !std::is_same_v<M, std::vector<std::uint8_t>>) {
-      if (Status s = check_extent(f.count, m.size(), r, ints, f, "the number of elements"); !s) return s;
-      for (const auto& e : m)
-        if (Status s = element(e, f, r, ints); !s) return s;
-      return {};
-    } else if constexpr (std::is_same_v<M, std::vector<std::uint8_t>>) {
-      if (f.count.kind != Extent::Kind::none) {
-        if (Status s = check_extent(f.count, m.size(), r, ints, f, "the number of elements"); !s) return s;
-        w_.bytes(m.data(), m.size());
-        return {};
-      }
-      return element(m, f, r, ints);
-    } else {
-      return element(m, f, r, ints);
-    }
-  }
-
-  template <class E>
-  Status element(const E& e, const FieldDesc& f, const RecordDesc& r, const std::vector<std::uint64_t>& ints) {
-    if constexpr (PayloadRecord<E>) {
-      return record(e, *f.members);
-    } else if constexpr (std::is_same_v<E, std::string>) {
-      if (e.find('\0') != std::string::npos) return fail(Errc::value_out_of_range, f, "string contains NUL");
-      const bool unicode = f.type == InType::UnicodeString;
-      const std::uint64_t units = unicode ? utf16_length(e) : e.size();
-      if (f.length.kind == Extent::Kind::field) {
-        if (Status s = check_extent(f.length, units, r, ints, f, "the string length"); !s) return s;
-      } else if (f.length.kind == Extent::Kind::constant && units > f.length.value) {
-        return fail(Errc::value_out_of_range, f, "string longer than its fixed length " + std::to_string(f.length.value));
-      }
-      if (unicode) put_utf16(w_, e);
-      else w_.bytes(e.data(), e.size());
-      const std::uint64_t pad = f.length.kind == Extent::Kind::constant ? f.length.value - units
-                                : f.length.kind == Extent::Kind::none    ? 1
-                                                                        : 0;
-      w_.zeros(static_cast<std::size_t>(pad * (unicode ? 2 : 1)));
-      return {};
-    } else if constexpr (std::is_same_v<E, std::vector<std::uint8_t>>) {
-      if (f.type == InType::Sid) {
-        if (e.size() < 8 || e.size() != sid_size(e[1])) return fail(Errc::value_out_of_range, f, "not a SID");
-      } else if (Status s = check_extent(f.length, e.size(), r, ints, f, "the binary length"); !s) {
-        return s;
-      }
-      w_.bytes(e.data(), e.size());
-      return {};
-    } else if constexpr (std::is_same_v<E, Guid> || std::is_same_v<E, SystemTime>) {
-      e.store(w_);
-      return {};
-    } else if constexpr (std::is_floating_point_v<E>) {
-      if (f.type == InType::Float) w_.put(static_cast<float>(e));
-      else w_.put(static_cast<double>(e));
-      return {};
-    } else if constexpr (std::is_same_v<E, bool>) {
-      w_.put_uint(e ? 1 : 0, scalar_size(f.type, ps_));
-      return {};
-    } else {
-      const unsigned width = scalar_size(f.type, ps_);
-      const std::uint64_t v = integer_of(e);
-      if (width < 8 && !std::is_signed_v<E> && (v >> (8 * width)) != 0)
-        return fail(Errc::value_out_of_range, f, std::to_string(v) + " does not fit in " + std::to_string(width) + " bytes");
-      w_.put_uint(v, width);
-      return {};
-    }
-  }
-
-  ByteWriter& w_;
-  unsigned ps_;
-};
+// The reading and writing, in the core: a record's fields from its RecordDesc, into and out of the
+// members visit hands over.
+Status decode_members(const RecordDesc& record, Bytes payload, unsigned pointer_size, void* object, VisitMembers visit);
+Status encode_members(const RecordDesc& record, unsigned pointer_size, const void* object, VisitMembers visit,
+                      std::vector<std::uint8_t>& out);
 
 }  // namespace detail
 
@@ -242,6 +161,8 @@ struct EmptyPayload {
   static const RecordDesc& record() noexcept;
   static Result<EmptyPayload> decode(Bytes payload, unsigned pointer_size);
   Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static void fields(S&, F&& f) { f(); }
   template <class S, class F>
   static void for_each_field(S&, F&&) {}
   friend bool operator==(const EmptyPayload&, const EmptyPayload&) = default;
@@ -255,24 +176,20 @@ void for_each_field(P& p, F&& f) {
   std::remove_const_t<P>::for_each_field(p, std::forward<F>(f));
 }
 
-// Decodes a payload into a generated payload struct P.
-// Decodes a payload into a generated payload struct P by the layout engine alone: what
-// decode_payload() falls back to, and what its fast path is tested against.
+// Decodes a payload into a generated payload struct P by the layout engine and the core's reader alone
+// (tables, no code of P's own): what decode_payload() falls back to, and what its fast path is tested against.
 template <class P>
 Result<P> decode_payload_generic(Bytes payload, unsigned pointer_size) {
-  const RecordDesc& r = P::record();
-  std::uint32_t seg[kMaxSegments];
-  auto end = walk(r, pointer_size, payload, 0, seg);
-  if (!end) return std::move(end).error();
   P out{};
-  detail::PayloadReader(payload, pointer_size).record(out, r, seg);
+  if (Status s = detail::decode_members(P::record(), payload, pointer_size, &out, &detail::visit_members<P>); !s)
+    return std::move(s).error();
   return out;
 }
 
 // Decodes a payload into a generated payload struct P. A struct with a layout view
 // (View<PointerSize>, generated where the layout allows) is filled from it: one
-// straight-line check and loads at known offsets. The layout engine reads the others,
-// and says what is wrong with a payload the view rejects.
+// straight-line check and loads at known offsets. The layout engine and the core's
+// reader do the others, and say what is wrong with a payload the view rejects.
 template <class P>
 Result<P> decode_payload(Bytes payload, unsigned pointer_size) {
   if constexpr (requires { typename P::template View<8>; }) {
@@ -290,26 +207,12 @@ Result<P> decode_payload(Bytes payload, unsigned pointer_size) {
   return decode_payload_generic<P>(payload, pointer_size);
 }
 
-// The bytes a payload of struct P consumes by P's layout view, or kVariable when the view
-// rejects it (or the pointer size is neither 4 nor 8): the generated tables' RecordDesc::check,
-// which check_fields() asks first (it walks the layout for the error).
-template <class P>
-std::uint32_t check_layout(Bytes payload, unsigned pointer_size) noexcept {
-  if (pointer_size == 8) {
-    if (auto v = P::template View<8>::verify(payload)) return static_cast<std::uint32_t>(v->consumed());
-  } else if (pointer_size == 4) {
-    if (auto v = P::template View<4>::verify(payload)) return static_cast<std::uint32_t>(v->consumed());
-  }
-  return kVariable;
-}
-
 // Encodes a generated payload struct as the runtime writes it.
 template <class P>
 Result<std::vector<std::uint8_t>> encode_payload(const P& p, unsigned pointer_size) {
-  if (pointer_size != 4 && pointer_size != 8) return Error{Errc::bad_pointer_size, pointer_size, P::record().name};
   std::vector<std::uint8_t> out;
-  ByteWriter w(out);
-  if (Status s = detail::PayloadWriter(w, pointer_size).record(p, P::record()); !s) return std::move(s).error();
+  if (Status s = detail::encode_members(P::record(), pointer_size, &p, &detail::visit_members<P>, out); !s)
+    return std::move(s).error();
   return out;
 }
 

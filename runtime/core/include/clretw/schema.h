@@ -134,11 +134,12 @@ struct RecordDesc {
   std::span<const FieldDesc> fields{};
   Layout layout[2]{};
   std::uint32_t line = 0;  // manifest line
-  // Generated code's check of a payload (the payload struct's layout view, clretw::check_layout):
+  // Generated code's check of a payload (the payload struct's straight-line check, clretw::check_layout):
   // the bytes the layout consumes, or kVariable when the payload does not verify or the pointer
-  // size is neither 4 nor 8. Null when there is none (tables loaded at run time, layouts no layout
-  // view reads): check_fields() then walks the layout.
-  std::uint32_t (*check)(std::span<const std::uint8_t> payload, unsigned pointer_size) noexcept = nullptr;
+  // size is neither 4 nor 8; seg (kMaxSegments entries) receives where each segment starts. Null when
+  // there is none (tables loaded at run time, layouts no layout view reads): check_fields() and the
+  // owning structs' decode then walk the layout.
+  std::uint32_t (*check)(std::span<const std::uint8_t> payload, unsigned pointer_size, std::uint32_t* seg) noexcept = nullptr;
 
   constexpr const Layout& layout_for(unsigned pointer_size) const noexcept { return layout[pointer_size == 8]; }
 };
