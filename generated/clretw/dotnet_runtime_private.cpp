@@ -222,12 +222,49 @@ constexpr ::clretw::RecordDesc kRecord_PrvGCMark_V1{
     .layout = {{kPlacesPrvGCMark_V1[0], kSegmentsPrvGCMark_V1[0], 6}, {kPlacesPrvGCMark_V1[1], kSegmentsPrvGCMark_V1[1], 6}},
     .line = 2671};
 
+// "GenData", line 2675
+constexpr ::clretw::FieldDesc kFieldsGCPerHeapHistory_GenData[] = {
+    {.name = "SizeBefore", .type = ::clretw::InType::Pointer},
+    {.name = "FreeListSpaceBefore", .type = ::clretw::InType::Pointer},
+    {.name = "FreeObjSpaceBefore", .type = ::clretw::InType::Pointer},
+    {.name = "SizeAfter", .type = ::clretw::InType::Pointer},
+    {.name = "FreeListSpaceAfter", .type = ::clretw::InType::Pointer},
+    {.name = "FreeObjSpaceAfter", .type = ::clretw::InType::Pointer},
+    {.name = "In", .type = ::clretw::InType::Pointer},
+    {.name = "Out", .type = ::clretw::InType::Pointer},
+    {.name = "NewAllocation", .type = ::clretw::InType::Pointer},
+    {.name = "SurvRate", .type = ::clretw::InType::Pointer},
+};
+constexpr ::clretw::FieldPlace kPlacesGCPerHeapHistory_GenData[2][10] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 4}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 8}, {0, 56, 8}, {0, 64, 8}, {0, 72, 8}}};
+constexpr ::clretw::Segment kSegmentsGCPerHeapHistory_GenData[2][1] = {{{40, ::clretw::kNoField}}, {{80, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCPerHeapHistory_GenData{
+    .name = "GenData",
+    .fields = kFieldsGCPerHeapHistory_GenData,
+    .layout = {{kPlacesGCPerHeapHistory_GenData[0], kSegmentsGCPerHeapHistory_GenData[0], 40}, {kPlacesGCPerHeapHistory_GenData[1], kSegmentsGCPerHeapHistory_GenData[1], 80}},
+    .line = 2675};
+
 // "GCPerHeapHistory", line 2675
-constexpr ::clretw::Segment kSegmentsGCPerHeapHistory[2][1] = {{{0, ::clretw::kNoField}}, {{0, ::clretw::kNoField}}};
+constexpr ::clretw::FieldDesc kFieldsGCPerHeapHistory[] = {
+    {.name = "GenData", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::constant, 5}, .members = &kRecord_GCPerHeapHistory_GenData},
+    {.name = "CondemnReasons0", .type = ::clretw::InType::UInt32},
+    {.name = "CondemnReasons1", .type = ::clretw::InType::UInt32},
+    {.name = "MemoryPressure", .type = ::clretw::InType::UInt32},
+    {.name = "ExpandMechanisms", .type = ::clretw::InType::UInt32},
+    {.name = "CompactMechanisms", .type = ::clretw::InType::UInt32},
+    {.name = "HeapIndex", .type = ::clretw::InType::UInt32},
+    {.name = "ExtraGen0Commit", .type = ::clretw::InType::UInt64},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt8},
+};
+constexpr ::clretw::FieldPlace kPlacesGCPerHeapHistory[2][9] = {
+    {{0, 0, 200}, {0, 200, 4}, {0, 204, 4}, {0, 208, 4}, {0, 212, 4}, {0, 216, 4}, {0, 220, 4}, {0, 224, 8}, {0, 232, 1}},
+    {{0, 0, 400}, {0, 400, 4}, {0, 404, 4}, {0, 408, 4}, {0, 412, 4}, {0, 416, 4}, {0, 420, 4}, {0, 424, 8}, {0, 432, 1}}};
+constexpr ::clretw::Segment kSegmentsGCPerHeapHistory[2][1] = {{{233, ::clretw::kNoField}}, {{433, ::clretw::kNoField}}};
 constexpr ::clretw::RecordDesc kRecord_GCPerHeapHistory{
     .name = "GCPerHeapHistory",
-    .fields = {},
-    .layout = {{{}, kSegmentsGCPerHeapHistory[0], 0}, {{}, kSegmentsGCPerHeapHistory[1], 0}},
+    .fields = kFieldsGCPerHeapHistory,
+    .layout = {{kPlacesGCPerHeapHistory[0], kSegmentsGCPerHeapHistory[0], 233}, {kPlacesGCPerHeapHistory[1], kSegmentsGCPerHeapHistory[1], 433}},
     .line = 2675};
 
 // "GCPerHeapHistory_V1", line 2677
@@ -1949,6 +1986,9 @@ auto templates::PrvGCMark::encode(unsigned ps) const -> ::clretw::Result<::std::
 const ::clretw::RecordDesc& templates::PrvGCMark_V1::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_PrvGCMark_V1; }
 auto templates::PrvGCMark_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<PrvGCMark_V1> { return ::clretw::decode_payload<PrvGCMark_V1>(p, ps); }
 auto templates::PrvGCMark_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::GCPerHeapHistory_GenData::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCPerHeapHistory_GenData; }
+auto templates::GCPerHeapHistory_GenData::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCPerHeapHistory_GenData> { return ::clretw::decode_payload<GCPerHeapHistory_GenData>(p, ps); }
+auto templates::GCPerHeapHistory_GenData::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCPerHeapHistory::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCPerHeapHistory; }
 auto templates::GCPerHeapHistory::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCPerHeapHistory> { return ::clretw::decode_payload<GCPerHeapHistory>(p, ps); }
 auto templates::GCPerHeapHistory::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
@@ -2143,6 +2183,12 @@ void GCOptimizedView::verify_generic_into(::clretw::Result<GCOptimizedView>& out
 }
 ::clretw::Result<GCOptimizedView> GCOptimizedView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<GCOptimizedView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCOptimized::id, ::clretw::dotnet_runtime_private::GCOptimized::name);
+}
+
+const ::clretw::ViewVersion GCPerHeapHistoryView_GenData::versions_[2] = {{1, nullptr}, {2, &::clretw::dotnet_runtime_private::kRecord_GCPerHeapHistory_GenData}, };
+GCPerHeapHistoryView_GenData GCPerHeapHistoryView_GenData::at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+    unsigned pointer_size) noexcept {
+  return make_at<GCPerHeapHistoryView_GenData>(versions_[vi].record, payload, begin, vi, version, pointer_size);
 }
 
 const ::clretw::ViewVersion GCPerHeapHistoryView::versions_[2] = {{1, &::clretw::dotnet_runtime_private::kRecord_GCPerHeapHistory_V1}, {2, &::clretw::dotnet_runtime_private::kRecord_GCPerHeapHistory}, };

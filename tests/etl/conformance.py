@@ -209,6 +209,10 @@ TRACEEVENT_ENUMS = {
     ("GC/GlobalHeapHistory", "GlobalMechanisms"): {"None": 0, "Concurrent": 0x1, "Compaction": 0x2,
                                                    "Promotion": 0x4, "Demotion": 0x8, "CardBundles": 0x10,
                                                    "Elevation": 0x20},
+    # Private GC/PerHeapHistory v2 (.NET Framework, manifest/clr-fixups.xml): the mechanisms the public
+    # manifest's GCHeapCompactMechanismMap and GCHeapExpandMechanismMap name; 0 is TraceEvent's not_specified.
+    ("GC/PerHeapHistory", "CompactMechanisms"): {"not_specified": 0},
+    ("GC/PerHeapHistory", "ExpandMechanisms"): {"not_specified": 0},
     # NgenBind's ReasonCode: the runtime's NGENBINDREJECT_REASON (eventtracebase.h), without its NGEN_BIND_
     # prefix.
     ("NgenBinder/NgenBind", "ReasonCode"): {
@@ -351,10 +355,6 @@ EXCUSED = {
         "no GCHeapStats version has a Depth field: DataLen 94 (v1) and 110 (v2) are exactly the manifest's "
         "fields (8 UInt64 generation sizes/promotions, 2 UInt64 finalization, 3 UInt32 counts, UInt16 "
         "ClrInstanceID, v2: 2 UInt64 for generation 4; checked); TraceEvent fills Depth from the GC it tracks",
-    ("Microsoft-Windows-DotNETRuntimePrivate/GC/PerHeapHistory", "*"):
-        "manifest gap: the built-in manifest's template for private event 4 version 2 (GCPerHeapHistory) has "
-        "no data, so clretw decodes no field and reports the whole payload as trailing bytes (its note's "
-        "count equals the baseline's DataLen, 433, checked); TraceEvent decodes them with its own class",
 }
 
 # Thread/Start's ParentThreadID/ParentProcessID: TraceEvent's are the Start event's header thread and process (the
@@ -625,9 +625,6 @@ def clretw_field(event, name, field, type_names, ctx=None):
 
 def excuse_holds(key, pair, ctx=None):
     """The evidence an excuse names, checked where the JSON shows it."""
-    if key == ("Microsoft-Windows-DotNETRuntimePrivate/GC/PerHeapHistory", "*") and pair:
-        b, e = pair
-        return not e["fields"] and e.get("note") == "%d trailing payload bytes" % b["datalen"]
     if key == ("Microsoft-Windows-DotNETRuntime/GC/HeapStats", "Depth") and pair:
         b, e = pair
         return "Depth" not in e["fields"] and b["datalen"] == {1: 94, 2: 110}.get(e["version"])

@@ -58,8 +58,60 @@ CLRETW_SHARED_CASE("StackWalk is fixed in every provider of the real manifests")
   REQUIRE(m);
   apply_fixups(*m, clr_fixups(), d);
   CHECK(d.error_count() == 0);
-  // StackWalk in Runtime, Rundown, Stress and Private; padding in GCFitBucketInfo and GCLOHCompact.
-  CHECK(d.items().size() == 6);
+  // StackWalk in Runtime, Rundown, Stress and Private; padding in GCFitBucketInfo and GCLOHCompact; the 9 fields
+  // (a struct and 8 data) .NET Framework's private GCPerHeapHistory (version 2) has and its empty template lacks.
+  CHECK(d.items().size() == 6 + 9);
+  for (const Provider& p : m->providers) {
+    if (p.name != "Microsoft-Windows-DotNETRuntimePrivate") continue;
+    const Template* t = p.find_template("GCPerHeapHistory");
+    REQUIRE(t);
+    REQUIRE(t->fields.size() == 9);
+    CHECK(t->fields[0].is_struct);
+    CHECK(t->fields[0].count_text == "5");
+    CHECK(t->fields[0].members.size() == 10);
+    CHECK(t->fields[8].name == "ClrInstanceID");
+  }
+}
+
+TEST_CASE("a fix-up without a field fills an empty template, and is an error once the template has fields") {
+  const std::string man = std::string(CLRETW_TESTS_DIR) + "/manifests/features.man";
+  Diagnostics d;
+  auto set = load_fixups_text(
+      "<fixups>\n  <fixup provider=\"Contoso-*\" template=\"Nested\" reason=\"r\">\n"
+      "    <struct name=\"S\" count=\"2\"><data name=\"A\" inType=\"win:UInt32\"/></struct>\n"
+      "    <data name=\"B\" inType=\"win:UInt8\"/>\n  </fixup>\n</fixups>",
+      "f.xml", d);
+  REQUIRE(set);
+  CHECK(d.items().empty());
+  REQUIRE(set->fixups.size() == 1);
+  CHECK(set->fixups[0].insert.size() == 2);
+  CHECK(set->fixups[0].insert[0].is_struct);
+  // features.man's Nested has fields: the fix-up is refused rather than adding to them.
+  auto m = load_manifest(man, d);
+  REQUIRE(m);
+  apply_fixups(*m, *set, d);
+  REQUIRE(d.error_count() == 1);
+  CHECK(d.items().back().message.find("no longer empty") != std::string::npos);
+  // Emptied, the template is filled: the struct, then the data.
+  Diagnostics d2;
+  auto m2 = load_manifest(man, d2);
+  REQUIRE(m2);
+  Template* nested = nullptr;
+  for (Provider& p : m2->providers)
+    for (Template& t : p.templates)
+      if (t.tid == "Nested" && p.name.rfind("Contoso-", 0) == 0) nested = &t;
+  REQUIRE(nested);
+  nested->fields.clear();
+  apply_fixups(*m2, *set, d2);
+  CHECK(d2.error_count() == 0);
+  REQUIRE(nested->fields.size() == 2);
+  CHECK(nested->fields[0].name == "S");
+  CHECK(nested->fields[0].members.size() == 1);
+  CHECK(nested->fields[1].name == "B");
+  // A fix-up without a field that sets attributes (or inserts nothing) is refused when loaded.
+  Diagnostics d3;
+  load_fixups_text("<fixups><fixup provider=\"P\" template=\"T\" count=\"N\" reason=\"r\"/></fixups>", "g.xml", d3);
+  CHECK(d3.error_count() >= 1);
 }
 
 TEST_CASE("a fix-up whose template lacks its field is an error; one for a template the manifest lacks is not") {

@@ -25,6 +25,7 @@ struct GCDecision;
 struct GCDecision_V1;
 struct PrvGCMark;
 struct PrvGCMark_V1;
+struct GCPerHeapHistory_GenData;
 struct GCPerHeapHistory;
 struct GCPerHeapHistory_V1;
 struct GCGlobalHeap;
@@ -74,8 +75,13 @@ CLRETW_VIEW_CHECK bool PrvGCMark_V1(::clretw::LayoutCursor& c, ::std::uint32_t* 
 }
 
 template <unsigned PointerSize>
+CLRETW_VIEW_CHECK bool GCPerHeapHistory_GenData(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+  return c.segment(seg[0], (PointerSize == 8 ? 80u : 40u));
+}
+
+template <unsigned PointerSize>
 CLRETW_VIEW_CHECK bool GCPerHeapHistory(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
-  return c.segment(seg[0], 0);
+  return c.segment(seg[0], (PointerSize == 8 ? 433u : 233u));
 }
 
 template <unsigned PointerSize>
@@ -483,6 +489,99 @@ class GCOptimizedView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = {true, 0, 3, 0, 20, 2, 2};
 };
 
+/// An element of GCPerHeapHistoryView::GenData() (struct GenData).
+class GCPerHeapHistoryView_GenData : public ::clretw::ViewBase<1> {
+ public:
+  // The element at payload[begin] (used by clretw::RecordRange).
+  template <class = void>
+  static GCPerHeapHistoryView_GenData at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+      unsigned pointer_size) noexcept {
+    GCPerHeapHistoryView_GenData v;
+    if (!v.quick(payload, vi, version, version, pointer_size, begin)) v = at_generic(payload, begin, vi, version, pointer_size);
+    return v;
+  }
+  static GCPerHeapHistoryView_GenData at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+      unsigned pointer_size) noexcept;
+
+  // win:Pointer (from v2)
+  template <class = void>
+  ::std::optional<::std::uint64_t> SizeBefore() const noexcept { return present_if(vi_ >= 1, [&] { return ps8_ ? get_w<::std::uint64_t, 8>(k_SizeBefore[1]) : get_w<::std::uint64_t, 4>(k_SizeBefore[0]); }); }
+  // win:Pointer (from v2)
+  template <class = void>
+  ::std::optional<::std::uint64_t> FreeListSpaceBefore() const noexcept { return present_if(vi_ >= 1, [&] { return ps8_ ? get_w<::std::uint64_t, 8>(k_FreeListSpaceBefore[1]) : get_w<::std::uint64_t, 4>(k_FreeListSpaceBefore[0]); }); }
+  // win:Pointer (from v2)
+  template <class = void>
+  ::std::optional<::std::uint64_t> FreeObjSpaceBefore() const noexcept { return present_if(vi_ >= 1, [&] { return ps8_ ? get_w<::std::uint64_t, 8>(k_FreeObjSpaceBefore[1]) : get_w<::std::uint64_t, 4>(k_FreeObjSpaceBefore[0]); }); }
+  // win:Pointer (from v2)
+  template <class = void>
+  ::std::optional<::std::uint64_t> SizeAfter() const noexcept { return present_if(vi_ >= 1, [&] { return ps8_ ? get_w<::std::uint64_t, 8>(k_SizeAfter[1]) : get_w<::std::uint64_t, 4>(k_SizeAfter[0]); }); }
+  // win:Pointer (from v2)
+  template <class = void>
+  ::std::optional<::std::uint64_t> FreeListSpaceAfter() const noexcept { return present_if(vi_ >= 1, [&] { return ps8_ ? get_w<::std::uint64_t, 8>(k_FreeListSpaceAfter[1]) : get_w<::std::uint64_t, 4>(k_FreeListSpaceAfter[0]); }); }
+  // win:Pointer (from v2)
+  template <class = void>
+  ::std::optional<::std::uint64_t> FreeObjSpaceAfter() const noexcept { return present_if(vi_ >= 1, [&] { return ps8_ ? get_w<::std::uint64_t, 8>(k_FreeObjSpaceAfter[1]) : get_w<::std::uint64_t, 4>(k_FreeObjSpaceAfter[0]); }); }
+  // win:Pointer (from v2)
+  template <class = void>
+  ::std::optional<::std::uint64_t> In() const noexcept { return present_if(vi_ >= 1, [&] { return ps8_ ? get_w<::std::uint64_t, 8>(k_In[1]) : get_w<::std::uint64_t, 4>(k_In[0]); }); }
+  // win:Pointer (from v2)
+  template <class = void>
+  ::std::optional<::std::uint64_t> Out() const noexcept { return present_if(vi_ >= 1, [&] { return ps8_ ? get_w<::std::uint64_t, 8>(k_Out[1]) : get_w<::std::uint64_t, 4>(k_Out[0]); }); }
+  // win:Pointer (from v2)
+  template <class = void>
+  ::std::optional<::std::uint64_t> NewAllocation() const noexcept { return present_if(vi_ >= 1, [&] { return ps8_ ? get_w<::std::uint64_t, 8>(k_NewAllocation[1]) : get_w<::std::uint64_t, 4>(k_NewAllocation[0]); }); }
+  // win:Pointer (from v2)
+  template <class = void>
+  ::std::optional<::std::uint64_t> SurvRate() const noexcept { return present_if(vi_ >= 1, [&] { return ps8_ ? get_w<::std::uint64_t, 8>(k_SurvRate[1]) : get_w<::std::uint64_t, 4>(k_SurvRate[0]); }); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("SizeBefore", this->SizeBefore());
+    f("FreeListSpaceBefore", this->FreeListSpaceBefore());
+    f("FreeObjSpaceBefore", this->FreeObjSpaceBefore());
+    f("SizeAfter", this->SizeAfter());
+    f("FreeListSpaceAfter", this->FreeListSpaceAfter());
+    f("FreeObjSpaceAfter", this->FreeObjSpaceAfter());
+    f("In", this->In());
+    f("Out", this->Out());
+    f("NewAllocation", this->NewAllocation());
+    f("SurvRate", this->SurvRate());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCPerHeapHistoryView_GenData>;
+  GCPerHeapHistoryView_GenData() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  template <class = void>
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: break;
+      case 2: if (!::clretw::dotnet_runtime_private::templates::checks::GCPerHeapHistory_GenData<4>(c, seg_)) return false; break;
+      case 3: if (!::clretw::dotnet_runtime_private::templates::checks::GCPerHeapHistory_GenData<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_SizeBefore[2] = {{true, 0, 0, 0, 0, 4, 4}, {true, 0, 0, 0, 0, 8, 8}};
+  static constexpr ::clretw::FieldLoc k_FreeListSpaceBefore[2] = {{true, 0, 1, 0, 4, 4, 4}, {true, 0, 1, 0, 8, 8, 8}};
+  static constexpr ::clretw::FieldLoc k_FreeObjSpaceBefore[2] = {{true, 0, 2, 0, 8, 4, 4}, {true, 0, 2, 0, 16, 8, 8}};
+  static constexpr ::clretw::FieldLoc k_SizeAfter[2] = {{true, 0, 3, 0, 12, 4, 4}, {true, 0, 3, 0, 24, 8, 8}};
+  static constexpr ::clretw::FieldLoc k_FreeListSpaceAfter[2] = {{true, 0, 4, 0, 16, 4, 4}, {true, 0, 4, 0, 32, 8, 8}};
+  static constexpr ::clretw::FieldLoc k_FreeObjSpaceAfter[2] = {{true, 0, 5, 0, 20, 4, 4}, {true, 0, 5, 0, 40, 8, 8}};
+  static constexpr ::clretw::FieldLoc k_In[2] = {{true, 0, 6, 0, 24, 4, 4}, {true, 0, 6, 0, 48, 8, 8}};
+  static constexpr ::clretw::FieldLoc k_Out[2] = {{true, 0, 7, 0, 28, 4, 4}, {true, 0, 7, 0, 56, 8, 8}};
+  static constexpr ::clretw::FieldLoc k_NewAllocation[2] = {{true, 0, 8, 0, 32, 4, 4}, {true, 0, 8, 0, 64, 8, 8}};
+  static constexpr ::clretw::FieldLoc k_SurvRate[2] = {{true, 0, 9, 0, 36, 4, 4}, {true, 0, 9, 0, 72, 8, 8}};
+};
+
 /// GCPerHeapHistory: event 4 of Microsoft-Windows-DotNETRuntimePrivate ("GC/PerHeapHistory"), versions 1, 2.
 ///   v1 GCPerHeapHistory_V1: template GCPerHeapHistory_V1 (ClrEtwBuiltin.man:3002)
 ///   v2 GCPerHeapHistory: template GCPerHeapHistory (ClrEtwBuiltin.man:3001)
@@ -510,13 +609,45 @@ class GCPerHeapHistoryView : public ::clretw::ViewBase<1> {
   static ::clretw::Result<GCPerHeapHistoryView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   static ::clretw::Result<GCPerHeapHistoryView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
-  // win:UInt16 (only in v1)
+  // struct (from v2)
   template <class = void>
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return present_if((1ull >> vi_ & 1u) != 0, [&] { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }); }
+  ::std::optional<::clretw::RecordRange<::clretw::dotnet_runtime_private::GCPerHeapHistoryView_GenData>> GenData() const noexcept { return present_if(vi_ >= 1, [&] { return records<::clretw::dotnet_runtime_private::GCPerHeapHistoryView_GenData>(k_GenData[ps8_]); }); }
+  // win:UInt32 (from v2)
+  template <class = void>
+  ::std::optional<::std::uint32_t> CondemnReasons0() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint32_t, 4>(k_CondemnReasons0[ps8_]); }); }
+  // win:UInt32 (from v2)
+  template <class = void>
+  ::std::optional<::std::uint32_t> CondemnReasons1() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint32_t, 4>(k_CondemnReasons1[ps8_]); }); }
+  // win:UInt32 (from v2)
+  template <class = void>
+  ::std::optional<::std::uint32_t> MemoryPressure() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint32_t, 4>(k_MemoryPressure[ps8_]); }); }
+  // win:UInt32 (from v2)
+  template <class = void>
+  ::std::optional<::std::uint32_t> ExpandMechanisms() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint32_t, 4>(k_ExpandMechanisms[ps8_]); }); }
+  // win:UInt32 (from v2)
+  template <class = void>
+  ::std::optional<::std::uint32_t> CompactMechanisms() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint32_t, 4>(k_CompactMechanisms[ps8_]); }); }
+  // win:UInt32 (from v2)
+  template <class = void>
+  ::std::optional<::std::uint32_t> HeapIndex() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint32_t, 4>(k_HeapIndex[ps8_]); }); }
+  // win:UInt64 (from v2)
+  template <class = void>
+  ::std::optional<::std::uint64_t> ExtraGen0Commit() const noexcept { return present_if(vi_ >= 1, [&] { return get_w<::std::uint64_t, 8>(k_ExtraGen0Commit[ps8_]); }); }
+  // win:UInt16 in v1; win:UInt8 from v2
+  template <class = void>
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[vi_][ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
+    f("GenData", this->GenData());
+    f("CondemnReasons0", this->CondemnReasons0());
+    f("CondemnReasons1", this->CondemnReasons1());
+    f("MemoryPressure", this->MemoryPressure());
+    f("ExpandMechanisms", this->ExpandMechanisms());
+    f("CompactMechanisms", this->CompactMechanisms());
+    f("HeapIndex", this->HeapIndex());
+    f("ExtraGen0Commit", this->ExtraGen0Commit());
     f("ClrInstanceID", this->ClrInstanceID());
   }
 
@@ -538,12 +669,24 @@ class GCPerHeapHistoryView : public ::clretw::ViewBase<1> {
     ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
     switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
       case 0: case 1: if (!::clretw::dotnet_runtime_private::templates::checks::GCPerHeapHistory_V1<8>(c, seg_)) return false; break;
-      case 2: case 3: if (!::clretw::dotnet_runtime_private::templates::checks::GCPerHeapHistory<8>(c, seg_)) return false; break;
+      case 2: if (!::clretw::dotnet_runtime_private::templates::checks::GCPerHeapHistory<4>(c, seg_)) return false; break;
+      case 3: if (!::clretw::dotnet_runtime_private::templates::checks::GCPerHeapHistory<8>(c, seg_)) return false; break;
       default: return false;
     }
     return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
   }
-  static constexpr ::clretw::FieldLoc k_ClrInstanceID = {true, 0, 0, 0, 0, 2, 2};
+  static constexpr ::clretw::FieldLoc k_GenData[2] = {{true, 0, 0, 0, 0, 200, 40}, {true, 0, 0, 0, 0, 400, 80}};
+  static constexpr ::clretw::FieldLoc k_CondemnReasons0[2] = {{true, 0, 1, 0, 200, 4, 4}, {true, 0, 1, 0, 400, 4, 4}};
+  static constexpr ::clretw::FieldLoc k_CondemnReasons1[2] = {{true, 0, 2, 0, 204, 4, 4}, {true, 0, 2, 0, 404, 4, 4}};
+  static constexpr ::clretw::FieldLoc k_MemoryPressure[2] = {{true, 0, 3, 0, 208, 4, 4}, {true, 0, 3, 0, 408, 4, 4}};
+  static constexpr ::clretw::FieldLoc k_ExpandMechanisms[2] = {{true, 0, 4, 0, 212, 4, 4}, {true, 0, 4, 0, 412, 4, 4}};
+  static constexpr ::clretw::FieldLoc k_CompactMechanisms[2] = {{true, 0, 5, 0, 216, 4, 4}, {true, 0, 5, 0, 416, 4, 4}};
+  static constexpr ::clretw::FieldLoc k_HeapIndex[2] = {{true, 0, 6, 0, 220, 4, 4}, {true, 0, 6, 0, 420, 4, 4}};
+  static constexpr ::clretw::FieldLoc k_ExtraGen0Commit[2] = {{true, 0, 7, 0, 224, 8, 8}, {true, 0, 7, 0, 424, 8, 8}};
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2][2] = {
+      {{true, 0, 0, 0, 0, 2, 2}, {true, 0, 0, 0, 0, 2, 2}},  // v1
+      {{true, 0, 8, 0, 232, 1, 1}, {true, 0, 8, 0, 432, 1, 1}},  // v2
+  };
 };
 
 /// GCGlobalHeapHistory: event 5 of Microsoft-Windows-DotNETRuntimePrivate ("GC/GlobalHeapHistory"), versions 0, 1.

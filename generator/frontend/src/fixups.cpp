@@ -23,6 +23,45 @@ Loc loc_at(const std::string& text, std::ptrdiff_t offset) {
 
 constexpr const char* kSettable[] = {"count", "length", "inType", "outType", "map"};
 
+// A field a <fixup> inserts: <data name inType [count] [length] [outType] [map]/>, or <struct name count>
+// of such <data>.
+std::optional<Field> inserted_field(pugi::xml_node c, const std::string& text, const std::string& path, Diagnostics& diags) {
+  Field f;
+  f.loc = loc_at(text, c.offset_debug() - 1);
+  f.name = c.attribute("name").as_string();
+  f.count_text = c.attribute("count").as_string();
+  const std::string_view element = c.name();
+  if (element == "struct" && !f.name.empty() && !f.count_text.empty()) {
+    f.is_struct = true;
+    for (pugi::xml_node m : c.children()) {
+      if (m.type() != pugi::node_element) continue;
+      auto member = inserted_field(m, text, path, diags);
+      if (!member) return std::nullopt;
+      if (member->is_struct) {
+        report(diags, RuleId::unknown_element, path, member->loc, "a <struct> a <fixup> inserts holds <data> fields only");
+        return std::nullopt;
+      }
+      f.members.push_back(std::move(*member));
+    }
+    if (!f.members.empty()) return f;
+  } else if (element == "data" && !f.name.empty()) {
+    f.in_type_text = c.attribute("inType").as_string();
+    f.out_type_text = c.attribute("outType").as_string();
+    f.length_text = c.attribute("length").as_string();
+    f.map_name = c.attribute("map").as_string();
+    InType it;
+    OutType ot;
+    if (parse_intype(f.in_type_text, it) && (f.out_type_text.empty() || parse_outtype(f.out_type_text, ot))) {
+      f.in_type = it;
+      if (!f.out_type_text.empty()) f.out_type = ot;
+      return f;
+    }
+  }
+  report(diags, RuleId::unknown_element, path, f.loc,
+         "a <fixup> inserts <data name=\"...\" inType=\"win:...\"/> fields, or <struct name=\"...\" count=\"...\"> of them, only");
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<FixupSet> load_fixups_text(const std::string& text, const std::string& path, Diagnostics& diags) {
@@ -63,23 +102,16 @@ std::optional<FixupSet> load_fixups_text(const std::string& text, const std::str
     }
     for (pugi::xml_node c : n.children()) {
       if (c.type() != pugi::node_element) continue;
-      Field inserted;
-      inserted.loc = loc_at(text, c.offset_debug() - 1);
-      inserted.name = c.attribute("name").as_string();
-      inserted.in_type_text = c.attribute("inType").as_string();
-      InType it;
-      if (std::string_view(c.name()) != "data" || inserted.name.empty() || !parse_intype(inserted.in_type_text, it)) {
-        report(diags, RuleId::unknown_element, path, inserted.loc, "a <fixup> inserts <data name=\"...\" inType=\"win:...\"/> fields only");
-        continue;
-      }
-      inserted.in_type = it;
-      f.insert.push_back(std::move(inserted));
+      if (auto inserted = inserted_field(c, text, path, diags)) f.insert.push_back(std::move(*inserted));
     }
-    for (const char* required : {"provider", "template", "field", "reason"})
+    for (const char* required : {"provider", "template", "reason"})
       if (!n.attribute(required))
         report(diags, RuleId::missing_attribute, path, loc, std::string("<fixup> has no '") + required + "' attribute");
     if (f.set.empty() && f.insert.empty())
       report(diags, RuleId::missing_attribute, path, loc, "<fixup> changes nothing (set count, length, inType, outType or map, or insert <data>)");
+    if (f.field.empty() && (!f.set.empty() || f.insert.empty()))
+      report(diags, RuleId::missing_attribute, path, loc,
+             "<fixup> has no 'field' attribute: only a fix-up that fills an empty template with <data> and <struct> may leave it out");
     set.fixups.push_back(std::move(f));
   }
   return set;
@@ -146,6 +178,20 @@ void apply_fixups(Manifest& m, const FixupSet& set, Diagnostics& diags) {
       for (Template& t : p.templates) {
         if (t.tid != fx.tid) continue;
         ++templates;
+        if (fx.field.empty()) {  // fills an empty template: one the manifest declares without the fields the runtime writes
+          if (!t.fields.empty()) continue;
+          ++matched;
+          for (const Field& inserted : fx.insert) {
+            auto& d = report(diags, RuleId::fixup_applied, m.path, t.loc,
+                             "fix-up: provider '" + p.name + "' template '" + t.tid + "': field '" + inserted.name + "' (" +
+                                 (inserted.is_struct ? "struct" : inserted.in_type_text) + ") added to the empty template");
+            d.related.push_back({set.path, fx.loc, fx.reason});
+            t.fields.push_back(inserted);
+            t.fields.back().loc = t.loc;
+            for (Field& member : t.fields.back().members) member.loc = t.loc;
+          }
+          continue;
+        }
         auto [list, index] = find_field(t.fields, fx.field);
         if (!list) continue;
         ++matched;
@@ -178,8 +224,13 @@ void apply_fixups(Manifest& m, const FixupSet& set, Diagnostics& diags) {
         }
       }
     }
-    // A manifest from before the template existed is fine; a template without the field is not.
-    if (templates > 0 && matched == 0)
+    // A manifest from before the template existed is fine; a template without the field is not, nor a
+    // template a fix-up would fill that has fields of its own now.
+    if (templates > 0 && matched == 0 && fx.field.empty())
+      report(diags, RuleId::fixup_unmatched, set.path, fx.loc,
+             "fix-up filling template '" + fx.tid + "' (provider '" + fx.provider + "') finds it no longer empty in " + m.path)
+          .hint = "the manifest declares the template's fields now; check them against the fix-up's and drop it";
+    else if (templates > 0 && matched == 0)
       report(diags, RuleId::fixup_unmatched, set.path, fx.loc,
              "fix-up for template '" + fx.tid + "' field '" + fx.field + "' (provider '" + fx.provider +
                  "') matches nothing in " + m.path)

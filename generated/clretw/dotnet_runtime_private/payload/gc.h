@@ -161,14 +161,77 @@ struct PrvGCMark_V1 {
   };
 };
 
+/// Element of struct GenData (ClrEtwBuiltin.man:2675).
+struct GCPerHeapHistory_GenData {
+  ::std::uint64_t SizeBefore{};  // win:Pointer
+  ::std::uint64_t FreeListSpaceBefore{};  // win:Pointer
+  ::std::uint64_t FreeObjSpaceBefore{};  // win:Pointer
+  ::std::uint64_t SizeAfter{};  // win:Pointer
+  ::std::uint64_t FreeListSpaceAfter{};  // win:Pointer
+  ::std::uint64_t FreeObjSpaceAfter{};  // win:Pointer
+  ::std::uint64_t In{};  // win:Pointer
+  ::std::uint64_t Out{};  // win:Pointer
+  ::std::uint64_t NewAllocation{};  // win:Pointer
+  ::std::uint64_t SurvRate{};  // win:Pointer
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCPerHeapHistory_GenData> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.SizeBefore, s.FreeListSpaceBefore, s.FreeObjSpaceBefore, s.SizeAfter,
+                                                                       s.FreeListSpaceAfter, s.FreeObjSpaceAfter, s.In, s.Out, s.NewAllocation, s.SurvRate); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const GCPerHeapHistory_GenData&, const GCPerHeapHistory_GenData&) = default;
+
+  // The check of the layout (clretw/dotnet_runtime_private/gc.h).
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return ::clretw::dotnet_runtime_private::templates::checks::GCPerHeapHistory_GenData<PointerSize>(c, seg);
+  }
+
+  /// GCPerHeapHistory_GenData read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, GCPerHeapHistory_GenData, PointerSize, 1, (PointerSize == 8 ? 80u : 40u)> {
+   public:
+    ::std::uint64_t SizeBefore() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_); }
+    ::std::uint64_t FreeListSpaceBefore() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 8u : 4u)); }
+    ::std::uint64_t FreeObjSpaceBefore() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 16u : 8u)); }
+    ::std::uint64_t SizeAfter() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 24u : 12u)); }
+    ::std::uint64_t FreeListSpaceAfter() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 32u : 16u)); }
+    ::std::uint64_t FreeObjSpaceAfter() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 40u : 20u)); }
+    ::std::uint64_t In() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 48u : 24u)); }
+    ::std::uint64_t Out() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 56u : 28u)); }
+    ::std::uint64_t NewAllocation() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 64u : 32u)); }
+    ::std::uint64_t SurvRate() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + (PointerSize == 8 ? 72u : 36u)); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->SizeBefore(), this->FreeListSpaceBefore(), this->FreeObjSpaceBefore(),
+                                                  this->SizeAfter(), this->FreeListSpaceAfter(), this->FreeObjSpaceAfter(), this->In(),
+                                                  this->Out(), this->NewAllocation(), this->SurvRate()); }
+  };
+};
+
 /// Template GCPerHeapHistory (ClrEtwBuiltin.man:2675).
 struct GCPerHeapHistory {
+  ::std::vector<::clretw::dotnet_runtime_private::templates::GCPerHeapHistory_GenData> GenData{};  // struct
+  ::std::uint32_t CondemnReasons0{};  // win:UInt32
+  ::std::uint32_t CondemnReasons1{};  // win:UInt32
+  ::std::uint32_t MemoryPressure{};  // win:UInt32
+  ::std::uint32_t ExpandMechanisms{};  // win:UInt32
+  ::std::uint32_t CompactMechanisms{};  // win:UInt32
+  ::std::uint32_t HeapIndex{};  // win:UInt32
+  ::std::uint64_t ExtraGen0Commit{};  // win:UInt64
+  ::std::uint8_t ClrInstanceID{};  // win:UInt8
 
   static const ::clretw::RecordDesc& record() noexcept;
   static ::clretw::Result<GCPerHeapHistory> decode(::clretw::Bytes payload, unsigned pointer_size);
   ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static decltype(auto) fields([[maybe_unused]] S& s, F&& f) { return f(); }
+  static decltype(auto) fields(S& s, F&& f) { return f(s.GenData, s.CondemnReasons0, s.CondemnReasons1, s.MemoryPressure, s.ExpandMechanisms,
+                                                                       s.CompactMechanisms, s.HeapIndex, s.ExtraGen0Commit, s.ClrInstanceID); }
   template <class S, class F>
   static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
   friend bool operator==(const GCPerHeapHistory&, const GCPerHeapHistory&) = default;
@@ -182,12 +245,23 @@ struct GCPerHeapHistory {
   /// GCPerHeapHistory read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
   /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
   template <unsigned PointerSize>
-  class View : public ::clretw::LayoutView<View<PointerSize>, GCPerHeapHistory, PointerSize, 1, 0> {
+  class View : public ::clretw::LayoutView<View<PointerSize>, GCPerHeapHistory, PointerSize, 1, (PointerSize == 8 ? 433u : 233u)> {
    public:
+    ::clretw::ElementRange<::clretw::dotnet_runtime_private::templates::GCPerHeapHistory_GenData::View<PointerSize>> GenData() const noexcept { return {this->p_, (PointerSize == 8 ? 400u : 200u) / (PointerSize == 8 ? 80u : 40u)}; }
+    ::std::uint32_t CondemnReasons0() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 400u : 200u)); }
+    ::std::uint32_t CondemnReasons1() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 404u : 204u)); }
+    ::std::uint32_t MemoryPressure() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 408u : 208u)); }
+    ::std::uint32_t ExpandMechanisms() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 412u : 212u)); }
+    ::std::uint32_t CompactMechanisms() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 416u : 216u)); }
+    ::std::uint32_t HeapIndex() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + (PointerSize == 8 ? 420u : 220u)); }
+    ::std::uint64_t ExtraGen0Commit() const noexcept { return ::clretw::load_value_w<::std::uint64_t, 8>(this->p_ + (PointerSize == 8 ? 424u : 224u)); }
+    ::std::uint8_t ClrInstanceID() const noexcept { return ::clretw::load_value_w<::std::uint8_t, 1>(this->p_ + (PointerSize == 8 ? 432u : 232u)); }
     // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
     // this-> because a field may be named f).
     template <class F>
-    decltype(auto) fields(F&& f) const { return f(); }
+    decltype(auto) fields(F&& f) const { return f(this->GenData(), this->CondemnReasons0(), this->CondemnReasons1(),
+                                                  this->MemoryPressure(), this->ExpandMechanisms(), this->CompactMechanisms(),
+                                                  this->HeapIndex(), this->ExtraGen0Commit(), this->ClrInstanceID()); }
   };
 };
 
