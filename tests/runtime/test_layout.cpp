@@ -98,6 +98,33 @@ TEST_CASE("strings end segments; walk finds where each segment starts") {
   CHECK(bad.error().offset == 4);
 }
 
+TEST_CASE("a win:Binary without a length, last in its record, holds the rest of the payload") {
+  Rec rec({field("Version", InType::UInt32), field("Name", InType::AnsiString), field("Rest", InType::Binary)});
+  REQUIRE(rec.l8.segments.size() == 3);  // the string and the rest each end a segment
+  Payload p;
+  p.w.put<std::uint32_t>(1);
+  p.w.bytes("ab", 3);
+  for (std::uint8_t b : {0xDE, 0xAD, 0xBE, 0xEF, 0x00}) p.w.put<std::uint8_t>(b);
+  std::uint32_t seg[3];
+  auto end = walk(rec.r, 8, p.b, 0, seg);
+  REQUIRE(end);
+  CHECK(*end == p.b.size());  // nothing left over: the rest is the field's
+  CHECK(seg[1] == 7);
+  CHECK(seg[2] == p.b.size());
+  const ElementExtent e = locate_element(rec.fields[2], 0, 8, p.b, 7);
+  REQUIRE(e.ok());
+  CHECK(e.size == 5);
+  CHECK(e.text == 5);
+  // Empty: the payload ends where the field starts.
+  std::vector<std::uint8_t> bare(p.b.begin(), p.b.begin() + 7);
+  end = walk(rec.r, 8, bare, 0, seg);
+  REQUIRE(end);
+  CHECK(*end == 7);
+  // Cut before it: the string is unterminated, as without the field.
+  std::vector<std::uint8_t> cut(p.b.begin(), p.b.begin() + 5);
+  CHECK_FALSE(walk(rec.r, 8, cut, 0, seg));
+}
+
 TEST_CASE("counts and lengths from earlier fields are bounds-checked") {
   Rec rec({field("Count", InType::UInt32), field("Values", InType::UInt64, ref(0)), field("Size", InType::UInt16),
            field("Blob", InType::Binary, {}, ref(2)), field("NameLength", InType::UInt8),

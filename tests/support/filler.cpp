@@ -131,7 +131,9 @@ void Filler::element(const MemberOps& ops, void* at, const FieldDesc& f, std::ui
         for (int k = 0; k < 4 * subs; ++k) b.push_back(static_cast<std::uint8_t>(next()));
         return;
       }
-      for (std::uint64_t k = 0; k < len; ++k) b.push_back(zero ? 0 : static_cast<std::uint8_t>(next()));
+      // A win:Binary without a length holds the rest of the payload: as long as the profile's arrays.
+      const std::uint64_t n = f.type == InType::Binary && f.length.kind == Extent::Kind::none ? array_size() * 3 : len;
+      for (std::uint64_t k = 0; k < n; ++k) b.push_back(zero ? 0 : static_cast<std::uint8_t>(next()));
       return;
     }
     case MemberKind::boolean: *static_cast<bool*>(at) = !zero && (next() & 1); return;

@@ -2,8 +2,8 @@
 // each with its exact expected output), the valid manifests, rule options and
 // the JSON/SARIF writers.
 //
-// tests/validate/invalid/<code>-<name>.man holds a manifest that breaks rule
-// <code>; <code>-<name>.expected holds the gcc-style output of validating it,
+// tests/validate/invalid/<code>-<name>.man (and <code>-<name>.<case>.man for further cases) holds a
+// manifest that breaks rule <code>; <code>-<name>.expected holds the gcc-style output of validating it,
 // with the file shown by its basename. To accept a change of the output:
 //   CLRETW_UPDATE_GOLDEN=1 ./test_validate   (then review the diff)
 // A .expected without its .man (M008) validates a file that does not exist.
@@ -94,7 +94,9 @@ TEST_CASE("every invalid manifest gives exactly its expected diagnostics") {
     CHECK(located);
     const Rule* rule = find_rule(code);
     REQUIRE(rule);
-    CHECK(expected.filename().string() == std::string(rule->code) + "-" + std::string(rule->name) + ".expected");
+    // <code>-<name>.expected, or <code>-<name>.<case>.expected for a further case of the rule.
+    const std::string stem = std::string(rule->code) + "-" + std::string(rule->name) + ".";
+    CHECK(expected.filename().string().rfind(stem, 0) == 0);
     const bool unreadable = code == "M008";  // malformed XML (M001) is read: an error, status 1
     if (unreadable) CHECK(r.status == 2);
     else if (rule->severity == Severity::error) CHECK(r.status == 1);
@@ -140,7 +142,7 @@ TEST_CASE("the schema builder reports what it cannot build under the rule valida
   // counts and lengths) as validate gives it.
   for (const std::string name : {"M112-duplicate-event", "M201-unresolved-template", "M207-unresolved-map",
                            "M210-unresolved-extent", "M211-extent-not-earlier", "M212-extent-out-of-scope",
-                           "M213-extent-not-integer", "M404-binary-without-length"}) {
+                           "M213-extent-not-integer", "M404-binary-without-length", "M404-binary-without-length.rest-not-last"}) {
     CAPTURE(name);
     const fs::path path = kInvalid / (name + ".man");
     Diagnostics built;

@@ -347,6 +347,7 @@ class Validator {
   void extent(const std::vector<Field>& fields, std::size_t i, const std::vector<Field>* outer,
               const std::string& scope, const char* attr, const std::string& text) {
     const Field& f = fields[i];
+    if (attr == std::string_view("length") && takes_rest(f)) return;  // checked with the types (M404)
     const int resolved = attr == std::string_view("count") ? f.count_field : f.length_field;
     report_extent(diags_, m_.path, f, "field '" + f.name + "' of " + scope + ": " + attr + " '" + text + "'", scope,
                   check_extent(fields, i, text, resolved, outer));
@@ -397,7 +398,8 @@ class Validator {
   }
 
   // --- M403-M407: types ---------------------------------------------------------
-  void types(const std::vector<Field>& fields, const std::string& scope) {
+  // `top`: the fields are a template's (not a struct's members).
+  void types(const std::vector<Field>& fields, const std::string& scope, bool top = false) {
     for (const Field& f : fields) {
       const std::string what = "field '" + f.name + "' of " + scope;
       if (f.is_struct) {
@@ -413,10 +415,14 @@ class Validator {
       if (f.out_type && !outtype_fits(t, *f.out_type))
         report(RuleId::outtype_mismatch, f.loc, what + ": outType '" + f.out_type_text + "' is not a rendering of inType '" +
                                   f.in_type_text + "'");
+      if (takes_rest(f) && (t != InType::Binary || !top || &f != &fields.back() || !f.count_text.empty()))
+        report(RuleId::binary_without_length, f.loc,
+               what + ": length '*' (the rest of the payload) is for a win:Binary that is its template's last field")
+            .hint = "give the field a length (a number or an earlier integer field)";
       if (t == InType::Binary && f.length_text.empty())
         report(RuleId::binary_without_length, f.loc, what + ": win:Binary has no length, so its end cannot be found").hint =
-            "add length=\"N\" or length=\"SizeField\" naming an earlier integer field";
-      if (has_fixed_size(t) && !f.length_text.empty())
+            "add length=\"N\" or length=\"SizeField\" naming an earlier integer field (length=\"*\": the rest of the payload, for a template's last field)";
+      if (has_fixed_size(t) && !f.length_text.empty() && !takes_rest(f))
         report(RuleId::length_on_fixed_size, f.loc, what + ": length '" + f.length_text + "' on " + f.in_type_text +
                                   ", whose size is fixed")
             .hint = "length applies to strings and win:Binary; for an array use count";
@@ -427,7 +433,7 @@ class Validator {
   }
 
   void types(const Provider& p) {
-    for (const Template& t : p.templates) types(t.fields, "template '" + t.tid + "'");
+    for (const Template& t : p.templates) types(t.fields, "template '" + t.tid + "'", true);
   }
 
   // --- M501-M504: maps ----------------------------------------------------------

@@ -450,6 +450,7 @@ class ProviderPage {
     if (!f.in_type) return "";
     if (*f.in_type == InType::Pointer) return "4 or 8";
     if (const unsigned n = scalar_size(*f.in_type, 8)) return std::to_string(n);
+    if (takes_rest(f)) return "the rest of the payload";
     if (!f.length_text.empty())
       return "length " + (f.length_const ? std::to_string(*f.length_const) : code(f.length_text));
     if (*f.in_type == InType::UnicodeString || *f.in_type == InType::AnsiString) return "nul-terminated";

@@ -21,7 +21,7 @@ void resolve_fields(std::vector<Field>& fields, const Provider& p) {
     auto extent = [&](const std::string& text, int& field, std::optional<std::uint32_t>& constant) {
       field = kUnresolved;
       constant.reset();
-      if (text.empty()) return;
+      if (text.empty() || text == kRestOfPayload) return;
       if (auto n = parse_number(text)) {
         if (*n <= UINT32_MAX) constant = static_cast<std::uint32_t>(*n);
         return;

@@ -122,14 +122,22 @@ class SchemaBuilder {
               .severity = Severity::warning;
       }
       ok &= extent(fields, i, outer, where, f.count_text, f.count_field, f.count_const, fd.count, what, "count");
-      ok &= extent(fields, i, outer, where, f.length_text, f.length_field, f.length_const, fd.length, what, "length");
+      if (takes_rest(f)) {  // no extent: the layout engine gives a win:Binary without one the rest of the payload
+        if (fd.type != InType::Binary || outer || i + 1 != fields.size() || !f.count_text.empty()) {
+          error(RuleId::binary_without_length, f.loc,
+                what + ": length '*' (the rest of the payload) is for a win:Binary that is its template's last field");
+          ok = false;
+        }
+      } else {
+        ok &= extent(fields, i, outer, where, f.length_text, f.length_field, f.length_const, fd.length, what, "length");
+      }
       if (fd.type == InType::Struct && fd.count.kind == Extent::Kind::none) fd.count = {Extent::Kind::constant, 1};
       if (fd.count.kind == Extent::Kind::constant && fd.count.value == 1 && fd.type != InType::Struct) fd.count = {};
       if (fd.count.kind != Extent::Kind::none && (fd.type == InType::Binary || fd.type == InType::Sid)) {
         error(RuleId::unsupported_array, f.loc, what + ": arrays of " + std::string(intype_name(fd.type)) + " are not supported");
         ok = false;
       }
-      if (fd.type == InType::Binary && fd.length.kind == Extent::Kind::none) {
+      if (fd.type == InType::Binary && fd.length.kind == Extent::Kind::none && !takes_rest(f)) {
         error(RuleId::binary_without_length, f.loc, what + ": win:Binary has no length, so its end cannot be found");
         ok = false;
       }

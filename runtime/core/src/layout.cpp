@@ -88,7 +88,10 @@ ElementExtent detail::locate_variable(const FieldDesc& f, std::uint64_t length, 
       return {size, string_text(p + at, size, 1, terminated)};
     }
     case InType::Binary: {
-      if (terminated) return {0, 0, Errc::bad_format};
+      if (terminated) {  // no length: the rest of the payload (a manifest's length="*")
+        const auto size = static_cast<std::uint32_t>(n - at);
+        return {size, size};
+      }
       if (length > n - at) return {0, 0, Errc::count_too_large};
       const auto size = static_cast<std::uint32_t>(length);
       return {size, size};

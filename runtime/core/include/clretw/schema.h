@@ -98,7 +98,8 @@ struct FieldDesc {
   InType type = InType::UInt32;
   OutType out = OutType::Default;
   Extent count{};   // array: number of elements (struct fields always have one)
-  Extent length{};  // string length in characters, binary length in bytes
+  Extent length{};  // string length in characters, binary length in bytes; a win:Binary without one holds the
+                    // rest of the payload (its template's last field: a manifest's length="*")
   const MapDesc* map = nullptr;
   const RecordDesc* members = nullptr;  // InType::Struct: the element record
 };

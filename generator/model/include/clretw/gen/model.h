@@ -95,6 +95,11 @@ struct Field {
   Loc loc;
 };
 
+// length="*": a win:Binary that is its template's last field holds the rest of the payload (an extension for
+// events whose last part no field bounds, such as kernel events described in a project's own manifest).
+inline constexpr std::string_view kRestOfPayload = "*";
+inline bool takes_rest(const Field& f) { return f.length_text == kRestOfPayload; }
+
 struct Template {
   std::string tid;
   std::vector<Field> fields;
