@@ -9,6 +9,8 @@
 #include "windows_kernel.cpp"
 #include "kernel_trace_control.cpp"
 #include "kernel_trace_control_sys_config.cpp"
+#include "kernel_trace_control_meta_data.cpp"
+#include "kernel_trace_control_win_sat.cpp"
 #include "clretw/events.h"
 
 namespace clretw {
@@ -24,6 +26,8 @@ constexpr const ::clretw::ProviderDesc* kProviders[] = {
     &::clretw::windows_kernel::provider,
     &::clretw::kernel_trace_control::provider,
     &::clretw::kernel_trace_control_sys_config::provider,
+    &::clretw::kernel_trace_control_meta_data::provider,
+    &::clretw::kernel_trace_control_win_sat::provider,
 };
 constexpr ::clretw::Catalog kCatalog{kProviders};
 

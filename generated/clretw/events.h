@@ -11,6 +11,8 @@
 #include "clretw/windows_kernel.h"
 #include "clretw/kernel_trace_control.h"
 #include "clretw/kernel_trace_control_sys_config.h"
+#include "clretw/kernel_trace_control_meta_data.h"
+#include "clretw/kernel_trace_control_win_sat.h"
 #include "clretw/catalog.h"
 
 namespace clretw {
@@ -27,6 +29,8 @@ void for_each_event_version(F&& f) {
   ::clretw::windows_kernel::for_each_event_version(f);
   ::clretw::kernel_trace_control::for_each_event_version(f);
   ::clretw::kernel_trace_control_sys_config::for_each_event_version(f);
+  ::clretw::kernel_trace_control_meta_data::for_each_event_version(f);
+  ::clretw::kernel_trace_control_win_sat::for_each_event_version(f);
 }
 
 }  // namespace clretw

@@ -214,9 +214,9 @@ TEST_CASE("values the runtime names in its sources print by name with the built-
 
 TEST_CASE("descriptor tables: lookups by GUID and name, display names, keywords") {
   const Catalog& c = clretw::catalog();
-  // runtime, rundown, stress, private, Mono profiler, sample profiler, Windows kernel, and the two KernelTraceControl
-  // classes PerfView's merged ETL files carry
-  REQUIRE(c.providers.size() == 9);
+  // runtime, rundown, stress, private, Mono profiler, sample profiler, Windows kernel, and the four KernelTraceControl
+  // classes PerfView's merged ETL files carry (ImageID, SysConfig, MetaData, WinSat)
+  REQUIRE(c.providers.size() == 11);
   const Guid runtime = *Guid::parse("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4");
   EventLookup l = c.find(runtime, 1, 2);
   REQUIRE(l);

@@ -281,6 +281,10 @@ KERNEL_PAYLOAD = {
     ("KernelTraceControl", "ImageID/DbgID_ILRSDS"): ("KernelTraceControl", "ImageID/DbgID_ILRSDS"),
     ("KernelTraceControl", "ImageID/FileVersion"): ("KernelTraceControl", "ImageID/FileVersion"),
     ("KernelTraceControl", "ImageID/None"): ("KernelTraceControl", "ImageID/None"),
+    # TraceEvent prints no fields of these (their class GUIDs are the providers KernelTraceControl-MetaData
+    # and -WinSat of manifest/WindowsKernel.man): their COUNT lines are compared.
+    ("KernelTraceControl", "MetaData/EventInfo"): ("KernelTraceControl-MetaData", "MetaData/EventInfo"),
+    ("KernelTraceControl", "MetaData/EventMapInfo"): ("KernelTraceControl-MetaData", "MetaData/EventMapInfo"),
 }
 for _op in ("Read", "Write", "ReadInit", "WriteInit", "FlushBuffers", "FlushInit"):
     KERNEL_PAYLOAD[(KERNEL, "DiskIO/" + _op)] = (KERNEL, "DiskIO/" + _op)

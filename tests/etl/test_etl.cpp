@@ -477,7 +477,7 @@ TEST_CASE("ETL: inputs the fuzzer found (tests/etl/regressions) end cleanly") {
 
 // The kernel events manifest/WindowsKernel.man describes, on every shared ETL file: none of the kernel's
 // groups, KernelTraceControl's classes or the CLR providers is left unknown or malformed, and none decodes with
-// trailing bytes, except what other work owns (noted per line). Then values checked by hand against the bytes
+// trailing bytes. Then values checked by hand against the bytes
 // and TraceEvent's baseline (net.4.5.2.x64.baseline.txt): a disk write, the file it wrote, a PDB identity.
 CLRETW_SHARED_CASE("ETL: the shared files' kernel and KernelTraceControl events decode with no trailing bytes") {
   for (const char* name : {"gcevents.etl", "net.4.5.2.x64.etl", "SelfDescribingSingleEvent.etl"}) {
@@ -513,9 +513,8 @@ CLRETW_SHARED_CASE("ETL: the shared files' kernel and KernelTraceControl events 
       const std::string provider(d.provider_name);
       const bool ours = provider == "Windows Kernel" || provider.starts_with("KernelTraceControl") ||
                         provider.starts_with("Microsoft-Windows-DotNETRuntime");
-      // Classic event classes by GUID that stay unknown: KernelTraceControl's MetaData (bbccf6c1-...: the
-      // TRACE_EVENT_INFO of manifest providers) and WinSat (ed54dff8-...: compressed XML) end in data a
-      // manifest cannot bound (no length field).
+      // KernelTraceControl's classes include MetaData (bbccf6c1-...: the TRACE_EVENT_INFO of manifest providers)
+      // and WinSat (ed54dff8-...: compressed XML), whose last field holds the rest of the payload.
       if (!ours) continue;
       const std::string key = provider + "/" + d.name;
       if (d.kind == Described::Kind::unknown) ++unknown[key];
@@ -549,14 +548,6 @@ CLRETW_SHARED_CASE("ETL: the shared files' kernel and KernelTraceControl events 
         }
       }
     }
-    // Owned by the CPU-stacks work (issue 28, item 1): the StackWalk key events (35-38), PerfInfo's
-    // collection start/end (73, 74) and the stack frames StackWalk/Stack leaves as trailing bytes.
-    for (const char* other : {"Windows Kernel/StackWalk/35", "Windows Kernel/StackWalk/36", "Windows Kernel/StackWalk/37",
-                              "Windows Kernel/StackWalk/38", "Windows Kernel/PerfInfo/73", "Windows Kernel/PerfInfo/74"})
-      unknown.erase(other);
-    trailing.erase("Windows Kernel/StackWalk/Stack");
-    // .NET Framework's private GC/PerHeapHistory version 2 (issue 28, item 4): not yet described.
-    trailing.erase("Microsoft-Windows-DotNETRuntimePrivate/GC/PerHeapHistory");
     // (No structured bindings: doctest's messages capture in lambdas, which clang 14 refuses for them.)
     for (const auto& u : unknown) CHECK_MESSAGE(u.second == 0, "unknown: " << u.first << " x" << u.second);
     for (const auto& m : malformed) CHECK_MESSAGE(m.second == 0, "malformed: " << m.first << " x" << m.second);
