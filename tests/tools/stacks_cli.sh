@@ -8,7 +8,7 @@
 #   events), and --top and --resolve are pinned by golden files (CLRETW_UPDATE_GOLDEN=1 rewrites
 #   them), with the share of frames named. On the shared ETL file, the kernel's CPU samples: the
 #   folded counts sum to the samples a StackWalk event names (counted apart, from the JSON), with
-#   at least 90% of the frames named.
+#   at least 90% of the frames named, and --resolve names frames on exactly those samples' lines.
 # Options that do not combine are refused by name in bad_options.sh.
 set -u
 dump=$1 sample=$2 work=$3 golden=$4 shared=${5:-} generator=${6:-yes}
@@ -110,7 +110,7 @@ else
       function num(key) { return match($0, "\"" key "\":[0-9]+") ? substr($0, RSTART + length(key) + 3, RLENGTH - length(key) - 3) : "" }
       /"id":3886,/ { sample[num("tid") " " num("timestamp")] = 1; next }
       { k = num("StackThread") " " num("EventTimeStamp"); if (k in sample) named[k] = 1 }
-      END { n = 0; for (k in named) n++; print n }' "$work/etl.kernel.json")
+      END { n = 0; for (k in named) { n++; print k > "/dev/stderr" } print n }' "$work/etl.kernel.json" 2> "$work/etl.named.keys")
     samples=$(grep -c '"id":3886,' "$work/etl.kernel.json")
     folded_sum=$(sum_folded "$work/etl.folded")
     [ "$samples" -eq 79528 ] || say_fail "net.4.5.2.x64.etl: $samples kernel samples in the JSON, expected 79528"
@@ -122,7 +122,15 @@ else
     [ "$2" -gt 0 ] && [ $(($1 * 10)) -ge $(($2 * 9)) ] || say_fail "net.4.5.2.x64.etl: $1 of $2 frames named, less than 90%"
     grep -q 'sample interval 1 ms (as the trace states)' "$work/etl.folded.err" ||
       say_fail "net.4.5.2.x64.etl: the summary does not give the trace's 1 ms interval: $(cat "$work/etl.folded.err")"
-    echo "net.4.5.2.x64.etl: $samples kernel samples, $with_stack with a stack (folded sum $folded_sum); $1 of $2 frames named"
+    # --resolve: each sample's line names the frames of its joined stack: the lines with frames are exactly the
+    # samples a stack event names (by thread and timestamp, from the raw JSON above).
+    "$dump" --resolve --format json --id 3886 "$etl" > "$work/etl.resolved.json"
+    awk 'function num(key) { return match($0, "\"" key "\":[0-9]+") ? substr($0, RSTART + length(key) + 3, RLENGTH - length(key) - 3) : "" }
+         /"frames":\["[^"]/ { print num("tid") " " num("timestamp") }' "$work/etl.resolved.json" | sort > "$work/etl.resolved.keys"
+    sort "$work/etl.named.keys" | cmp -s - "$work/etl.resolved.keys" ||
+      say_fail "net.4.5.2.x64.etl: --resolve names frames on $(wc -l < "$work/etl.resolved.keys") sample lines, not on the $with_stack samples a stack event names"
+    echo "net.4.5.2.x64.etl: $samples kernel samples, $with_stack with a stack (folded sum $folded_sum); $1 of $2 frames named;" \
+         "--resolve names frames on $(wc -l < "$work/etl.resolved.keys") sample lines"
   fi
 fi
 exit $fail

@@ -52,7 +52,8 @@ void add_print_options(CLI::App& app, PrintArgs& a, const std::string& format_na
       ->check(CLI::PositiveNumber);
   app.add_flag("--resolve", o.resolve,
                "Text and JSON: print each event's stack frames by name, innermost first ('frames', beside the\n"
-               "addresses in 'stack'); a file is read twice: first for its method events, rundown included");
+               "addresses in 'stack'); a file is read twice: first for its method events, rundown included, and\n"
+               "in ETL files the StackWalk events that hold the kernel's CPU samples' stacks");
   app.add_option("--sample-interval", o.sample_interval_ms,
                  "Milliseconds one sample stands for in speedscope's weights (default: the interval an ETL trace\n"
                  "states for the kernel's samples, else 1, EventPipe's)")

@@ -361,14 +361,33 @@ int EventPrinter::print_file(const std::string& path, const OpenOptions& given) 
   file_name_ = path.substr(path.find_last_of("/\\") + 1);
   struct Forget {
     std::string& name;
-    ~Forget() { name.clear(); }
-  } forget{file_name_};
+    std::map<std::pair<std::uint64_t, std::int64_t>, std::vector<std::uint8_t>>& stacks;
+    ~Forget() {
+      name.clear();
+      stacks.clear();
+    }
+  } forget{file_name_, joined_stacks_};
   // (A pipe or standard input is read once: resolve then names frames by what it has seen so
   // far, as a live session does.)
   if (!o_.resolve || o_.stats || o_.quiet || o_.report || !seekable_path(path)) return print(**opened, path);
   // resolve: the method events of the whole file first (rundown comes at its end), then the
   // events with their stacks named as of each event's time. Damage shows in the second pass.
-  const Symbolizer symbols = read_methods(**opened);
+  // An ETL file's kernel CPU samples: their stacks, which the kernel logs as StackWalk events after them,
+  // joined in the same pass, so that each sample's line names its frames.
+  Symbolizer symbols;
+  KernelStacks kernel;
+  for (;;) {
+    auto next = (*opened)->next();
+    if (!next || !*next) break;
+    const EventRecord& r = **next;
+    symbols.observe(r);
+    kernel.observe(r);
+    if (is_kernel_cpu_sample(r) && r.stack.empty()) kernel.add(r, 0.0);
+  }
+  if (!kernel.empty())
+    kernel.finish([this](const EventRecord& s, double, std::uint64_t) {
+      joined_stacks_[{s.thread_id, s.timestamp}].assign(s.stack.begin(), s.stack.end());
+    });
   opened = open_trace(path, oo);
   if (!opened) {
     first_ = false;
@@ -522,7 +541,19 @@ int EventPrinter::print(TraceSource& reader, const std::string& path, const Symb
     if (o.stats) {
       table.count(*r, d);
     } else if (!o.quiet) {
-      if (o.resolve) append_stack(*r, sym, format, line, frame_name);
+      if (o.resolve) {
+        const EventRecord* named = &*r;
+        EventRecord joined;
+        if (r->stack.empty() && !joined_stacks_.empty() && is_kernel_cpu_sample(*r)) {
+          if (auto it = joined_stacks_.find({r->thread_id, r->timestamp}); it != joined_stacks_.end()) {
+            joined = *r;
+            joined.stack = Bytes(it->second.data(), it->second.size());
+            joined.stack_pointer_size = 8;
+            named = &joined;
+          }
+        }
+        append_stack(*named, sym, format, line, frame_name);
+      }
       line.push_back('\n');
       if (o.live) {
         write_lines();

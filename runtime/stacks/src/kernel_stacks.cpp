@@ -330,6 +330,10 @@ void KernelStacks::add(const EventRecord& r, double ms, std::uint64_t weight) {
 bool KernelStacks::empty() const noexcept { return impl_->samples.empty(); }
 
 void KernelStacks::finish(StackProfile& profile, const Symbolizer& symbols) {
+  finish([&](const EventRecord& r, double ms, std::uint64_t weight) { profile.add(r, ms, symbols, weight); });
+}
+
+void KernelStacks::finish(const std::function<void(const EventRecord& sample, double ms, std::uint64_t weight)>& each) {
   Impl& k = *impl_;
   if (k.finished) return;
   k.finished = true;
@@ -361,7 +365,7 @@ void KernelStacks::finish(StackProfile& profile, const Symbolizer& symbols) {
     r.process_id = s.pid;
     r.thread_id = s.thread;
     r.stack = Bytes(bytes.data(), bytes.size());
-    profile.add(r, s.ms, symbols, s.weight);
+    each(r, s.ms, s.weight);
   }
   k.samples = {};
   k.parts = {};

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <iostream>
 #include <optional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -117,6 +118,9 @@ class EventPrinter {
   bool first_ = true;      // no trace printed yet (CSV's header)
   std::vector<TraceReport> reports_;  // the models of the traces printed (report)
   std::string file_name_;  // print_file()'s, while it prints
+  // resolve's first pass over an ETL file: the kernel's CPU samples' stacks, joined from the StackWalk events
+  // after them, by (thread, timestamp), frames of 8 bytes; print_file()'s, while it prints.
+  std::map<std::pair<std::uint64_t, std::int64_t>, std::vector<std::uint8_t>> joined_stacks_;
 };
 
 // resolve's first pass: a symbolizer that has seen every method event of `source`, up to its end

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "clretw/profile.h"
@@ -70,6 +71,9 @@ class KernelStacks {
   // kernel-mode part (innermost) followed by the user-mode part. Samples without a stack are left
   // out and counted (counts().without_stack). Call once.
   void finish(StackProfile& profile, const Symbolizer& symbols);
+  // The same, for any use: `each` gets every sample with a stack, in time order, as a record (its timestamp,
+  // process, thread and joined stack, frames of 8 bytes) with its time and weight. Call once (either finish).
+  void finish(const std::function<void(const EventRecord& sample, double ms, std::uint64_t weight)>& each);
 
   // The timer's sampling interval the trace states, in milliseconds (the last one stated); 0 when
   // it states none.
