@@ -138,6 +138,24 @@ TEST_CASE("heap sizes near the 64-bit limit (a damaged trace's) sum without over
   CHECK(run.model.gcs()[0].heap_after_mb() > 9.2e12);
 }
 
+TEST_CASE("a damaged trace's generation past 2 plots as gen2 in the HTML report") {
+  Run run;
+  run.suspend(10, rt::GCSuspendEEReasonMap::SuspendForGC);
+  run.start(10.5, 1, 0xCCBB0000u, rt::GCTypeMap::NonConcurrentGC);  // negative as an int
+  run.end(12, 1);
+  run.restarted(13);
+  run.model.finish(run.symbols);
+  REQUIRE(run.model.gcs().size() == 1);
+  std::vector<TraceReport> traces;
+  traces.push_back({"damaged.etl", std::move(run.model), ""});
+  ReportOptions o;
+  o.kinds = *parse_report_kinds("gc");
+  o.format = ReportFormat::html;
+  std::ostringstream html;
+  write_report(html, traces, o);
+  CHECK(html.str().find("gen2 blocking") != std::string::npos);  // the pause plot's legend names the bar's kind
+}
+
 TEST_CASE("GCs counted as TraceEvent counts them: only inside a suspension, each number once") {
   Run run;
   run.start(1, 5, 0, rt::GCTypeMap::NonConcurrentGC);  // the trace began inside this GC: it is lost
