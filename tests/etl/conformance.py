@@ -95,7 +95,6 @@ Kernel rules (TraceEvent's KernelTraceEventParser.cs and TraceLog.cs, as facts; 
 """
 import datetime
 import decimal
-import ipaddress
 import json
 import os
 import re
@@ -303,19 +302,9 @@ KERNEL_FIELD_RENAMES_BY_EVENT = {("SysConfig/UnknownVolume", "Value"): "NtPath"}
 KERNEL_PAYLOAD_NOT_COMPARED = {("SystemConfig/Services", "ProcessName"), ("ImageID", "ProcessID")}
 
 
-def byteswap16(v):
-    return ((v & 0xFF) << 8) | (v >> 8)
-
-
 def kernel_payload_field(event, field, ctx):
     """TraceEvent's computed values of the other kernel events, from clretw's fields; NOT_COMPUTED when none."""
     f = event["fields"]
-    if field in ("dport", "sport") and field in f:
-        return byteswap16(f[field])    # network byte order on the wire; TraceEvent swaps
-    if field in ("saddr", "daddr") and isinstance(f.get(field), int):
-        return ".".join(str((f[field] >> s) & 0xFF) for s in (0, 8, 16, 24))   # IPv4, network order
-    if field in ("saddr", "daddr") and isinstance(f.get(field), str) and f[field].startswith("0x"):
-        return str(ipaddress.IPv6Address(bytes.fromhex(f[field][2:])))
     if field == "context" and "PID" in f:
         return f["PID"] | (f["size"] << 32)  # UdpIp v2: TraceEvent reads PID and size as one pointer
     if field in ("ElapsedTimeMSec", "DiskServiceTimeMSec") and "HighResResponseTime" in f and ctx.get("perf_freq"):

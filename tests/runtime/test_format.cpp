@@ -183,6 +183,42 @@ TEST_CASE("NaN and infinities: names in text, quoted names in JSON, which has no
   CHECK(json == "{\"A\":\"NaN\",\"B\":\"Infinity\",\"C\":\"-Infinity\"}");
 }
 
+TEST_CASE("network out-types: ports in host order, IPv4 dotted, IPv6 as RFC 5952, socket addresses with their port") {
+  auto with_out = [](FieldDesc f, OutType o, std::uint32_t length = 0) {
+    f.out = o;
+    if (length) f.length = {Extent::Kind::constant, length};
+    return f;
+  };
+  Rec rec({with_out(field("dport", InType::UInt16), OutType::Port), with_out(field("daddr", InType::UInt32), OutType::IPv4),
+           with_out(field("v6", InType::Binary), OutType::IPv6, 16), with_out(field("zeros", InType::Binary), OutType::IPv6, 16),
+           with_out(field("mapped", InType::Binary), OutType::IPv6, 16),
+           with_out(field("sa4", InType::Binary), OutType::SocketAddress, 16),
+           with_out(field("sa6", InType::Binary), OutType::SocketAddress, 28),
+           with_out(field("odd", InType::Binary), OutType::SocketAddress, 4)});
+  std::vector<std::uint8_t> b = {0x01, 0xBD,                                                  // port 445, network order
+                                 10, 0, 0, 1,                                                 // 10.0.0.1
+                                 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,  // 2001:db8::1
+                                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,              // ::
+                                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 168, 1, 2,    // ::ffff:192.168.1.2
+                                 2, 0, 0x1F, 0x90, 127, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0,      // AF_INET :8080
+                                 23, 0, 0x00, 0x35, 0, 0, 0, 0,                               // AF_INET6 :53
+                                 0x20, 0x01, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0,  // 2001:0:0:1::1
+                                 9, 0, 1, 2};                                                 // no family it knows
+  std::string text;
+  REQUIRE(format_fields(rec.r, b, 8, text, Format::text));
+  CHECK(text ==
+        "dport=445 daddr=10.0.0.1 v6=2001:db8::1 zeros=:: mapped=::ffff:192.168.1.2 sa4=127.0.0.1:8080 sa6=[2001:0:0:1::1]:53 "
+        "odd=0x09000102");
+  std::string json;
+  REQUIRE(format_fields(rec.r, b, 8, json, Format::json));
+  CHECK(json ==
+        "{\"dport\":445,\"daddr\":\"10.0.0.1\",\"v6\":\"2001:db8::1\",\"zeros\":\"::\",\"mapped\":\"::ffff:192.168.1.2\","
+        "\"sa4\":\"127.0.0.1:8080\",\"sa6\":\"[2001:0:0:1::1]:53\",\"odd\":\"0x09000102\"}");
+  // A FieldPlan writes what format_fields() writes.
+  CHECK(planned(rec.r, b, 8, Format::text) == text);
+  CHECK(planned(rec.r, b, 8, Format::json) == json);
+}
+
 TEST_CASE("FILETIME prints as ISO 8601 UTC with 100 ns digits, as .NET's round-trip format does") {
   const std::pair<std::uint64_t, const char*> cases[] = {
       {133536836967890000ull, "\"2024-02-29T12:34:56.7890000Z\""},  // a leap day

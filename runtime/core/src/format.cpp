@@ -118,6 +118,95 @@ void append_quoted_utf16(std::string& out, Utf16View text) {
 }
 
 
+// Network values (win:IPv4, win:IPv6, win:SocketAddress): the bytes are in network order.
+void append_ipv4(std::string& out, const std::uint8_t* a) {
+  for (int i = 0; i < 4; ++i) {
+    if (i) out.push_back('.');
+    detail::append_decimal(out, std::uint64_t{a[i]});
+  }
+}
+
+// RFC 5952: lowercase hex without leading zeros, the longest run of two or more zero groups (the
+// first of equal runs) as "::"; an IPv4-mapped address (::ffff:0:0/96) ends in its dotted quad.
+void append_ipv6(std::string& out, const std::uint8_t* a) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::uint16_t g[8];
+  for (int i = 0; i < 8; ++i) g[i] = static_cast<std::uint16_t>(a[2 * i] << 8 | a[2 * i + 1]);
+  if (!g[0] && !g[1] && !g[2] && !g[3] && !g[4] && g[5] == 0xFFFF) {
+    out += "::ffff:";
+    append_ipv4(out, a + 12);
+    return;
+  }
+  int best = -1, best_len = 1;
+  for (int i = 0; i < 8;) {
+    if (g[i]) {
+      ++i;
+      continue;
+    }
+    int j = i;
+    while (j < 8 && !g[j]) ++j;
+    if (j - i > best_len) best = i, best_len = j - i;
+    i = j;
+  }
+  for (int i = 0; i < 8; ++i) {
+    if (i == best) {
+      out += "::";
+      i += best_len - 1;
+      continue;
+    }
+    if (i && i != best + best_len) out.push_back(':');
+    bool digits = false;
+    for (int shift = 12; shift >= 0; shift -= 4) {
+      const unsigned nibble = (g[i] >> shift) & 15u;
+      if (nibble || digits || shift == 0) {
+        out.push_back(kHex[nibble]);
+        digits = true;
+      }
+    }
+  }
+}
+
+// A SOCKADDR_IN (family 2: port, address) or SOCKADDR_IN6 (family 23: port, flow information,
+// address, scope) as "a.b.c.d:port" or "[v6]:port"; false for any other bytes.
+bool append_socket_address(std::string& out, Bytes b) {
+  if (b.size() < 8) return false;
+  const auto family = load_le<std::uint16_t>(b.data());
+  const unsigned port = unsigned{b[2]} << 8 | b[3];
+  if (family == 2) {
+    append_ipv4(out, b.data() + 4);
+  } else if (family == 23 && b.size() >= 24) {
+    out.push_back('[');
+    append_ipv6(out, b.data() + 8);
+    out.push_back(']');
+  } else {
+    return false;
+  }
+  out.push_back(':');
+  detail::append_decimal(out, std::uint64_t{port});
+  return true;
+}
+
+// A network value of f, written as format_value() writes it; false when f is none or its bytes do not
+// fit its out-type (those are shown as their in-type says).
+bool append_network(std::string& out, const FieldDesc& f, Bytes b, bool json) {
+  const std::size_t start = out.size();
+  if (json) out.push_back('"');
+  bool ok = false;
+  if (f.out == OutType::IPv4 && b.size() == 4 && is_integer(f.type)) {
+    append_ipv4(out, b.data()), ok = true;
+  } else if (f.out == OutType::IPv6 && b.size() == 16 && f.type == InType::Binary) {
+    append_ipv6(out, b.data()), ok = true;
+  } else if (f.out == OutType::SocketAddress && f.type == InType::Binary) {
+    ok = append_socket_address(out, b);
+  }
+  if (!ok) {
+    out.resize(start);
+    return false;
+  }
+  if (json) out.push_back('"');
+  return true;
+}
+
 }  // namespace
 
 void format_value(const Scalar& s, std::string& out, Format fmt) {
@@ -128,7 +217,9 @@ void format_value(const Scalar& s, std::string& out, Format fmt) {
     case InType::UInt8: case InType::UInt16: case InType::UInt32: case InType::UInt64:
     case InType::HexInt32: case InType::HexInt64: case InType::Pointer: {
       const bool sign = is_signed(f.type);
-      const std::uint64_t u = sign ? static_cast<std::uint64_t>(s.as_int()) : s.as_uint();
+      std::uint64_t u = sign ? static_cast<std::uint64_t>(s.as_int()) : s.as_uint();
+      if (f.out == OutType::Port && s.size == 2) u = (u & 0xFF) << 8 | u >> 8;  // network byte order
+      else if (f.out == OutType::IPv4 && append_network(out, f, s.as_bytes(), json)) return;
       if (f.map) {
         thread_local std::string text;  // reused: formatting allocates nothing once warm
         text.clear();
@@ -169,6 +260,7 @@ void format_value(const Scalar& s, std::string& out, Format fmt) {
       else append_quoted(out, ansi_to_utf8(s.as_ansi()));
       return;
     case InType::Binary:
+      if (append_network(out, f, s.as_bytes(), json)) return;
       if (json) {
         out.push_back('"');
         append_bytes_hex(out, s.as_bytes());
@@ -289,6 +381,7 @@ std::unique_ptr<FieldPlan> FieldPlan::make(const RecordDesc& record, unsigned ps
       case InType::Int8: case InType::Int16: case InType::Int32: case InType::Int64:
       case InType::UInt8: case InType::UInt16: case InType::UInt32: case InType::UInt64:
       case InType::HexInt32: case InType::HexInt64: case InType::Pointer:
+        if (f.out == OutType::Port || f.out == OutType::IPv4) break;  // format_value()'s network values
         if (!f.map) step.kind = !json && shows_hex(f) ? Kind::hex : step.sign ? Kind::sint : Kind::uint;
         else if (plain_value_map(*f.map, json)) step.kind = Kind::value_map;
         break;

@@ -26,7 +26,10 @@ enum class Format : std::uint8_t { text, json };
 Result<std::uint32_t> format_fields(const RecordDesc& record, Bytes payload, unsigned pointer_size, std::string& out,
                                     Format format);
 
-// Appends one value (no name).
+// Appends one value (no name). Out-types that say how to read the bytes are honoured: a win:Port
+// (network byte order on the wire) as its number, a win:IPv4 as a dotted quad, a 16-byte win:IPv6 as
+// RFC 5952 text and a win:SocketAddress (a SOCKADDR_IN or SOCKADDR_IN6) as address:port - strings in
+// JSON. Views and decode() give the wire values.
 void format_value(const Scalar& value, std::string& out, Format format);
 
 // A FieldVisitor that prints fields as text or JSON; call finish() at the end.
