@@ -71,26 +71,35 @@ def compressed_stacks_seed():
 out, limit = sys.argv[1], int(sys.argv[2])
 
 
+def sized_buffer(events, size):
+    """A WMI_BUFFER_HEADER of `size` bytes holding `events`, each 8-byte aligned, the rest 0xFF."""
+    body = b''.join(e + b'\0' * (-len(e) % 8) for e in events)
+    saved = 72 + len(body)
+    head = struct.pack('<IIII', size, saved, saved, 0).ljust(0x28, b'\0')
+    head += struct.pack('<HHII HH', 0, 1, 3, saved, 0x20, 0).ljust(72 - 0x28, b'\0')
+    return (head + body).ljust(size, b'\xff')
+
+
+def u16z(s):
+    return s.encode('utf-16-le') + b'\0\0'
+
+
+def logfile_event():
+    """The logfile header event: pointer size 8, one processor, QPC at 10 MHz."""
+    pay = struct.pack('<IIIIQIIII', 65536, 0x0501000A, 19045, 1, 0, 156250, 0, 0, 1)
+    pay += struct.pack('<IIIIQQ', 1, 8, 0, 3400, 0, 0) + struct.pack('<i', 0) + b'\0' * 168
+    pay += b'\0' * (-len(pay) % 8) + struct.pack('<qqqII', 0, 10_000_000, 0, 1, 0)
+    pay += u16z('Seed') + u16z('seed.etl')
+    return struct.pack('<HBBHHIIqQ', 2, 2, 0xC0, 32 + len(pay), 0, 1, 2, 1000, 0) + pay
+
+
 def tracelogging_seed():
     """A logfile header buffer, then one buffer of TraceLogging events (EVENT_HEADER64 with a provider
     traits item 12 and a schema item 11): strings of both kinds, counted and terminated, a GUID, a
     FILETIME, arrays counted and fixed, nested structs, an array of structs; one event without traits.
     Laid out as tests/etl/test_etl.cpp builds its files."""
-    def buffer(events, size):
-        body = b''.join(e + b'\0' * (-len(e) % 8) for e in events)
-        saved = 72 + len(body)
-        head = struct.pack('<IIII', size, saved, saved, 0).ljust(0x28, b'\0')
-        head += struct.pack('<HHII HH', 0, 1, 3, saved, 0x20, 0).ljust(72 - 0x28, b'\0')
-        return (head + body).ljust(size, b'\xff')
-
-    def u16z(s):
-        return s.encode('utf-16-le') + b'\0\0'
-
-    pay = struct.pack('<IIIIQIIII', 65536, 0x0501000A, 19045, 1, 0, 156250, 0, 0, 1)
-    pay += struct.pack('<IIIIQQ', 1, 8, 0, 3400, 0, 0) + struct.pack('<i', 0) + b'\0' * 168
-    pay += b'\0' * (-len(pay) % 8) + struct.pack('<qqqII', 0, 10_000_000, 0, 1, 0)
-    pay += u16z('Seed') + u16z('seed.etl')
-    logfile = struct.pack('<HBBHHIIqQ', 2, 2, 0xC0, 32 + len(pay), 0, 1, 2, 1000, 0) + pay
+    buffer = sized_buffer
+    logfile = logfile_event()
 
     def event(ts, schema, traits, payload):
         items = [(12, traits)] if traits else []
@@ -129,6 +138,58 @@ def tracelogging_seed():
     return b'\0' + seed  # the harness reads its options from the first byte
 
 
+def metadata_seed():
+    """KernelTraceControl-MetaData events (FULL_HEADER64 classic events of {bbccf6c1-...}): an EventMapInfo and
+    an EventInfo describing event 40 v2 of another provider (a length and a count from earlier properties, a
+    struct array, a map, a pointer, a string), then two such EVENT_HEADER64 events."""
+    provider = uuid.UUID('0a0b0c0d-1111-2222-3333-444455556666').bytes_le
+
+    def classic(ts, opcode, payload):
+        e = struct.pack('<HBBBBHIIq', 0, 0x0A, 0xC0, opcode, 4, 0, 20, 10, ts)
+        e += uuid.UUID('bbccf6c1-6cd1-48c4-80ff-839482e37671').bytes_le + struct.pack('<Q', 0) + payload
+        return struct.pack('<H', len(e)) + e[2:]
+
+    def described(ts, payload):
+        e = struct.pack('<HBBHHIIq', 0, 0x13, 0xC0, 0x40, 0, 30, 31, ts) + provider
+        e += struct.pack('<HBBBBHQQ', 40, 2, 0, 4, 1, 1, 1, 0) + b'\0' * 16 + payload
+        return struct.pack('<H', len(e)) + e[2:]
+
+    # (name, flags, in-type or first member, out-type or member count, map, count or its property, length or its)
+    props = [('Size', 0, 8, 8, '', 1, 0), ('Data', 2, 14, 15, '', 1, 0), ('Kind', 0, 8, 8, 'KindMap', 1, 0),
+             ('N', 0, 6, 6, '', 1, 0), ('Items', 5, 6, 2, '', 3, 0), ('Tail', 0, 1, 1, '', 1, 0),
+             ('X', 0, 7, 7, '', 1, 0), ('Y', 0, 16, 19, '', 1, 0)]
+    info = bytearray(provider + bytes(16) + struct.pack('<HBBBBHQ', 40, 2, 16, 4, 1, 7, 0x10))
+    info += bytes(112 - len(info)) + bytes(24 * len(props))
+
+    def string(s):
+        if not s:
+            return 0
+        at = len(info)
+        info.extend(u16z(s))
+        return at
+    struct.pack_into('<I', info, 52, string('My-Described-Provider'))
+    struct.pack_into('<II', info, 68, string('Transfer'), string('win:Start'))
+    struct.pack_into('<III', info, 100, len(props), 6, 1)
+    for i, (name, flags, t, o, m, c, length) in enumerate(props):
+        at = 112 + 24 * i
+        struct.pack_into('<IIHHIHH', info, at, flags, string(name), t, o, string(m), c, length)
+    entries = [(1, 'One '), (2, 'Two ')]
+    names = u16z('KindMap')
+    table = struct.pack('<IIII', 16 + 8 * len(entries), 1, len(entries), 0)
+    tail = names
+    for value, text in entries:
+        table += struct.pack('<II', 16 + 8 * len(entries) + len(tail), value)
+        tail += u16z(text)
+    payload = (struct.pack('<I', 3) + b'\xaa\xbb\xcc' + struct.pack('<IH', 2, 2) + struct.pack('<iQiQ', -1, 16, 5, 32)
+               + u16z('end'))
+    seed = sized_buffer([logfile_event()], 1024) + sized_buffer(
+        [classic(2000, 33, provider + table + tail), classic(2001, 32, bytes(info)),
+         described(2002, payload), described(2003, payload[:9])], 2048)
+    return b'\0' + seed  # the harness reads its options from the first byte
+
+
+with open(os.path.join(out, 'metadata.etl'), 'wb') as f:
+    f.write(metadata_seed())
 with open(os.path.join(out, 'tracelogging.etl'), 'wb') as f:
     f.write(tracelogging_seed())
 with open(os.path.join(out, 'compressed-stacks.etl'), 'wb') as f:

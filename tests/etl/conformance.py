@@ -29,6 +29,11 @@ Checks, per trace:
   SystemConfig, process counters, the header's extensions, KernelTraceControl's ImageID events and the merge's
   SysConfig): COUNT lines, and every EVENT line's payload fields by name (KERNEL_FIELD_RENAMES) or as TraceEvent
   computes them (kernel_payload_field); PID, TID and PName are not compared for them.
+- The providers whose manifests were on the recording machine only (METADATA_DESCRIBED: DNS-Client,
+  Immersive-Shell, Kernel-EventTracing, Kernel-File, Kernel-Process), which clretw decodes from the trace's
+  KernelTraceControl-MetaData descriptions, are compared as the CLR providers are; where TraceEvent has a class
+  of its own for one (Kernel-File/Create), its names and computed values go through FIELD_RENAMES and
+  kernel_file_field.
 - Every compared line's PName: TraceEvent prints the image name without its extension, "Process(<pid>)" when
   TraceLog has no name, "" for pid -1; clretw's "process" (the image name) is normalised the same way.
 - DataLen: the size of "payload" (hex) for events clretw does not decode; for decoded kernel events, derived from
@@ -162,8 +167,17 @@ NOT_IN_BASELINE = {
         "TraceLog folds stack key references into the stacks of the events they follow",
 }
 
+# Providers whose manifests were on the recording machine only: clretw decodes their events from the
+# descriptions the merging tool wrote into the trace (KernelTraceControl-MetaData's EventInfo and EventMapInfo
+# events). Their EVENT and COUNT lines are compared like the CLR providers'.
+METADATA_DESCRIBED = ("Microsoft-Windows-DNS-Client", "Microsoft-Windows-Immersive-Shell",
+                      "Microsoft-Windows-Kernel-EventTracing", "Microsoft-Windows-Kernel-File",
+                      "Microsoft-Windows-Kernel-Process")
+
 # (event name as clretw gives it, TraceEvent's field) -> clretw's field.
-FIELD_RENAMES = {("GC/Mark", "Promoted"): "Bytes"}
+FIELD_RENAMES = {("GC/Mark", "Promoted"): "Bytes",
+                 # TraceEvent's own class for Microsoft-Windows-Kernel-File names two fields its own way.
+                 ("Create", "IrpPtr"): "Irp", ("Create", "FileAttributes"): "CreateAttributes"}
 
 # (event name as clretw gives it, field) -> TraceEvent's default for versions that lack the field.
 LATER_FIELDS = {
@@ -583,8 +597,33 @@ def derived_datalen(e, ptr):
     return size + (int(m.group(1)) if m else 0)
 
 
+# TraceEvent's class for Microsoft-Windows-Kernel-File/Create, from the manifest's fields (only the values the
+# baselines hold are named): it splits the NT create options into the disposition (the top byte; NT's FILE_OPEN,
+# 1, printed as Win32's OPEN_EXISTING) and the options below it, which it prints through an enum whose names
+# are file attributes' (0x20 FILE_ATTRIBUTE_ARCHIVE); ShareAccess through .NET's FileShare; FileName turned into
+# a user's path, with \Device\Mup\ (the network redirector) as \\.
+NT_DISPOSITIONS = {1: "OPEN_EXISTING"}
+KERNEL_FILE_OPTIONS = {0x20: "FILE_ATTRIBUTE_ARCHIVE"}
+
+
+def kernel_file_field(f, field, ctx):
+    if field == "ShareAccess" and "ShareAccess" in f:
+        return file_share(f["ShareAccess"])
+    if field == "CreateOptions" and "CreateOptions" in f:
+        return KERNEL_FILE_OPTIONS.get(f["CreateOptions"] & 0xFFFFFF, f["CreateOptions"] & 0xFFFFFF)
+    if field == "CreateDisposition" and "CreateOptions" in f:
+        return NT_DISPOSITIONS.get(f["CreateOptions"] >> 24, f["CreateOptions"] >> 24)
+    if field == "FileName" and "FileName" in f:
+        return kernel_to_user(f["FileName"], ctx["volumes"] + [("\\Device\\Mup\\", "\\\\")])
+    return NOT_COMPUTED
+
+
 def clretw_field(event, name, field, type_names, ctx=None):
     f = event["fields"]
+    if event["provider"] == "Microsoft-Windows-Kernel-File" and ctx is not None:
+        v = kernel_file_field(f, field, ctx)
+        if v is not NOT_COMPUTED:
+            return v
     if event["provider"] == KERNEL and ctx is not None:
         v = kernel_field(event, name, field, ctx)
         if v is not NOT_COMPUTED:
@@ -645,7 +684,18 @@ def as_id(v):
 
 
 def compared(provider, name):
-    return provider in CLR_PROVIDERS or (provider == KERNEL and name in KERNEL_DESCRIBED)
+    return provider in CLR_PROVIDERS or provider in METADATA_DESCRIBED or (provider == KERNEL and name in KERNEL_DESCRIBED)
+
+
+def file_share(v):
+    """.NET's FileShare flags as Enum.ToString() writes them (ReadWrite = Read | Write), for Kernel-File's
+    ShareAccess, which TraceEvent's class prints through that enum."""
+    names, rest = [], v
+    for name, bit in (("Inheritable", 16), ("Delete", 4), ("ReadWrite", 3), ("Write", 2), ("Read", 1)):
+        if rest & bit == bit:
+            names.append(name)
+            rest &= ~bit
+    return ", ".join(reversed(names)) if names and not rest else str(v)
 
 
 def tracelog_drops(e):
@@ -852,7 +902,7 @@ def check_trace(dump, etl, baseline_path, failures, excused_used):
             if provider == KERNEL:
                 figures["kernel counts"] += 1
     for (provider, name), n in sorted(ours_count.items()):
-        described = provider in CLR_PROVIDERS or (provider == KERNEL and any(
+        described = provider in CLR_PROVIDERS or provider in METADATA_DESCRIBED or (provider == KERNEL and any(
             RENAMES.get((KERNEL, te), (te,))[0] == name for te in KERNEL_DESCRIBED))
         if described and (provider, name) not in base_types:
             if (provider, name) in NOT_IN_BASELINE:

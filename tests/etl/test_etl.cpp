@@ -21,6 +21,7 @@
 #include "shared_cases.h"
 #include "clretw/describe.h"
 #include "clretw/etl.h"
+#include "clretw/format.h"
 #include "clretw/catalog.h"
 #include "clretw/windows_kernel.h"
 #include "clretw/kernel_trace_control.h"
@@ -69,6 +70,7 @@ struct Ev {
   unsigned pmc = 0;                  // PERFINFO: PMC counters
   bool pebs = false;
   Guid provider = kClr;              // EVENT_HEADER: the provider
+  Guid classic = kClassic;           // classic (FULL_HEADER, INSTANCE): the event class
   std::vector<std::pair<std::uint16_t, Buf>> items;  // EVENT_HEADER: more extended data items (type, data)
 };
 
@@ -125,7 +127,7 @@ void put_event(Buf& b, const Ev& e) {
       put(b, e.tid);
       put(b, e.pid);
       put(b, e.ts);
-      put_guid(b, kClassic);
+      put_guid(b, e.classic);
       put<std::uint64_t>(b, 0);
       if (e.kind == HeaderKind::instance32 || e.kind == HeaderKind::instance64) {
         put<std::uint32_t>(b, 1);
@@ -504,6 +506,8 @@ CLRETW_SHARED_CASE("ETL: the shared files' kernel and KernelTraceControl events 
     std::string ntdll_pdb;
     std::uint32_t ntdll_age = 0;
     std::string ntdll_guid;
+    std::string dns;  // the first DNS-Client event's fields, as text
+    std::uint64_t self_described = 0;  // events the describer decoded by the trace's own description
     for (;;) {
       auto n = r.next();
       REQUIRE(n.ok());
@@ -511,8 +515,16 @@ CLRETW_SHARED_CASE("ETL: the shared files' kernel and KernelTraceControl events 
       const EventRecord& e = **n;
       const Described d = describer.describe(e);
       const std::string provider(d.provider_name);
+      // Events the trace describes itself (TraceLogging, KernelTraceControl-MetaData's descriptions of other
+      // providers' events) are held to the same: all decode, no trailing bytes.
       const bool ours = provider == "Windows Kernel" || provider.starts_with("KernelTraceControl") ||
-                        provider.starts_with("Microsoft-Windows-DotNETRuntime");
+                        provider.starts_with("Microsoft-Windows-DotNETRuntime") || e.self_description;
+      self_described += d.self_description && d.kind == Described::Kind::decoded;
+      if (provider == "Microsoft-Windows-DNS-Client" && dns.empty() && d.self_description) {
+        FieldFormatter text(dns, Format::text);
+        CHECK(d.self_description->visit(e.payload, text).ok());
+        text.finish();
+      }
       // KernelTraceControl's classes include MetaData (bbccf6c1-...: the TRACE_EVENT_INFO of manifest providers)
       // and WinSat (ed54dff8-...: compressed XML), whose last field holds the rest of the payload.
       if (!ours) continue;
@@ -569,6 +581,16 @@ CLRETW_SHARED_CASE("ETL: the shared files' kernel and KernelTraceControl events 
       CHECK(ntdll_pdb == "wntdll.pdb");
       CHECK(ntdll_age == 2);
       CHECK(ntdll_guid == "ec83d8df-5559-46e0-b630-133ebd979266");
+      // The events of providers whose manifests were on the recording machine only, described by the trace's
+      // KernelTraceControl-MetaData events: as many as the baseline's COUNT lines of Microsoft-Windows-DNS-Client
+      // (4), -Immersive-Shell (8), -Kernel-EventTracing (77), -Kernel-File (562) and -Kernel-Process (2); the
+      // first DNS-Client event as the baseline prints it (line "EVENT 174.754: Microsoft-Windows-DNS-Client/
+      // DnsServerForInterface ... Interface=Ethernet; TotalServerCount=4; Index=1; DynamicAddress=dynamic;
+      // Address=[2001:4898::1050:105..."), the map's name from an EventMapInfo event.
+      CHECK(self_described == 653);  // (the CLR events the MetaData events also describe decode by the catalog)
+      CHECK(r.stats().metadata_refused == 0);
+      CHECK(dns.starts_with("Interface=\"Ethernet\" TotalServerCount=4 Index=1 DynamicAddress=dynamic AddressLength=28 "
+                            "Address=[2001:4898::1050:105"));
     }
   }
 }
@@ -1057,4 +1079,219 @@ CLRETW_SHARED_CASE("ETL: SelfDescribingSingleEvent.etl decodes as TraceEvent's t
   }
   CHECK(tracelogging == 1);
   MESSAGE("SelfDescribingSingleEvent.etl: " << events << " events, " << tracelogging << " TraceLogging");
+}
+
+// --- KernelTraceControl-MetaData ------------------------------------------------------------
+//
+// TRACE_EVENT_INFO and EVENT_MAP_INFO written here byte by byte as TDH lays them out (the layout
+// runtime/etl/src/event_info.h states, checked there against net.4.5.2.x64.etl's own MetaData events).
+
+namespace {
+
+const Guid kMetaData = *Guid::parse("bbccf6c1-6cd1-48c4-80ff-839482e37671");
+const Guid kDescribed = *Guid::parse("0a0b0c0d-1111-2222-3333-444455556666");
+
+struct InfoProperty {
+  InfoProperty(std::string n, std::uint32_t f, std::uint16_t t, std::uint16_t o, std::string m = {}, std::uint16_t c = 1,
+               std::uint16_t l = 0)
+      : name(std::move(n)), flags(f), type(t), out(o), map(std::move(m)), count(c), length(l) {}
+  std::string name;
+  std::uint32_t flags;         // 1 struct, 2 length from a property, 4 count from one, 0x80 custom schema
+  std::uint16_t type, out;     // in-type and out-type; a struct: first member, member count
+  std::string map;
+  std::uint16_t count, length;  // or the properties holding them
+};
+
+// A UTF-16 string appended at the end of `b`; its offset from `base`.
+std::uint32_t put_string(Buf& b, const std::string& s, std::size_t base = 0) {
+  if (s.empty()) return 0;
+  const auto at = static_cast<std::uint32_t>(b.size() - base);
+  put_utf16z(b, s);
+  return at;
+}
+void set_u32(Buf& b, std::size_t at, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) b[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+Buf event_info(std::uint16_t id, std::uint8_t version, const std::string& task, const std::string& opcode,
+               const std::vector<InfoProperty>& props, std::uint32_t top) {
+  Buf b;
+  put_guid(b, kDescribed);
+  put_guid(b, Guid{});
+  put<std::uint16_t>(b, id);
+  b.push_back(version);
+  b.push_back(16);  // channel
+  b.push_back(4);   // level
+  b.push_back(1);   // opcode
+  put<std::uint16_t>(b, 7);  // task
+  put<std::uint64_t>(b, 0x8000000000000010ull);
+  b.resize(112, 0);  // the sixteen u32, set below
+  set_u32(b, 100, static_cast<std::uint32_t>(props.size()));
+  set_u32(b, 104, top);
+  set_u32(b, 108, 1);
+  b.resize(112 + 24 * props.size(), 0);
+  set_u32(b, 52, put_string(b, "My-Described-Provider"));
+  set_u32(b, 68, put_string(b, task));
+  set_u32(b, 72, put_string(b, opcode));
+  for (std::size_t i = 0; i < props.size(); ++i) {
+    const InfoProperty& q = props[i];
+    const std::size_t at = 112 + 24 * i;
+    set_u32(b, at, q.flags);
+    set_u32(b, at + 4, put_string(b, q.name));
+    set_u16(b, at + 8, q.type);
+    set_u16(b, at + 10, q.out);
+    set_u32(b, at + 12, put_string(b, q.map));
+    set_u16(b, at + 16, q.count);
+    set_u16(b, at + 18, q.length);
+  }
+  return b;
+}
+
+Buf event_map_info(const std::string& name, bool bitmap, const std::vector<std::pair<std::uint32_t, std::string>>& entries) {
+  Buf b;
+  put_guid(b, kDescribed);
+  const std::size_t base = b.size();
+  put<std::uint32_t>(b, 0);
+  put<std::uint32_t>(b, bitmap ? 2 : 1);
+  put<std::uint32_t>(b, static_cast<std::uint32_t>(entries.size()));
+  put<std::uint32_t>(b, 0);
+  b.resize(b.size() + 8 * entries.size(), 0);
+  set_u32(b, base, put_string(b, name, base));
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    set_u32(b, base + 16 + 8 * i, put_string(b, entries[i].second + " ", base));  // TDH's names end in a space
+    set_u32(b, base + 20 + 8 * i, entries[i].first);
+  }
+  return b;
+}
+
+Ev metadata_event(std::int64_t ts, std::uint8_t opcode, Buf payload) {
+  Ev e = ev(HeaderKind::full64, ts, 10, 20, opcode, std::move(payload));
+  e.classic = kMetaData;
+  return e;
+}
+
+Ev described_event(HeaderKind kind, std::int64_t ts, std::uint16_t id, Buf payload) {
+  Ev e = ev(kind, ts, 30, 31, id, std::move(payload));
+  e.provider = kDescribed;
+  return e;
+}
+
+// Every kind of property: a length and a count from earlier properties, a struct array, a value map, a bitmap,
+// a pointer (sized by the event's header), a port, a string.
+std::vector<InfoProperty> transfer_properties() {
+  return {{"Size", 0, 8, 8},
+          {"Data", 2, 14, 15, "", 1, 0},  // length: property 0
+          {"Port", 0, 6, 22},
+          {"Kind", 0, 8, 8, "KindMap"},
+          {"Flags", 0, 8, 8, "FlagsMap"},
+          {"N", 0, 6, 6},
+          {"Items", 1 | 4, 8, 2, "", 5, 0},  // members 8 and 9, count: property 5
+          {"Tail", 0, 1, 1},
+          {"X", 0, 7, 7},
+          {"Y", 0, 16, 19}};
+}
+
+Buf transfer_payload(unsigned pointer_size) {
+  Buf p;
+  put<std::uint32_t>(p, 3);
+  p.insert(p.end(), {0xAA, 0xBB, 0xCC});
+  p.insert(p.end(), {0x01, 0xBB});  // port 443, network order
+  put<std::uint32_t>(p, 2);
+  put<std::uint32_t>(p, 3);
+  put<std::uint16_t>(p, 2);
+  for (int i = 0; i < 2; ++i) {
+    put<std::int32_t>(p, i ? 5 : -1);
+    if (pointer_size == 8) put<std::uint64_t>(p, 0x10u << i);
+    else put<std::uint32_t>(p, 0x10u << i);
+  }
+  put_utf16z(p, "end");
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("ETL: events of manifests absent here decode from the trace's KernelTraceControl-MetaData events") {
+  const auto info = event_info(40, 2, "Transfer", "win:Start", transfer_properties(), 8);
+  const auto kinds = event_map_info("KindMap", false, {{1, "One"}, {2, "Two"}});
+  const auto flags = event_map_info("FlagsMap", true, {{1, "A"}, {2, "B"}});
+  const Buf whole = transfer_payload(8);
+  const Buf f = tl_file({described_event(HeaderKind::event_header64, kStart + 5, 40, transfer_payload(8)),  // before its info
+                         metadata_event(kStart + 10, 33, kinds), metadata_event(kStart + 11, 33, flags),
+                         metadata_event(kStart + 12, 32, info),
+                         described_event(HeaderKind::event_header64, kStart + 20, 40, transfer_payload(8)),
+                         described_event(HeaderKind::event_header32, kStart + 21, 40, transfer_payload(4)),
+                         metadata_event(kStart + 22, 32, info),  // repeated, as merging tools do: the first is kept
+                         described_event(HeaderKind::event_header64, kStart + 30, 40, Buf(whole.begin(), whole.begin() + 9)),
+                         described_event(HeaderKind::event_header64, kStart + 40, 41, transfer_payload(8))});  // undescribed id
+  const TlRead read = tl_read(f);
+  CHECK(read.error.empty());
+  REQUIRE(read.d.size() == 10);
+  // Before its EventInfo, an event is unknown (as TraceEvent, the reader describes in trace order).
+  CHECK(read.d[1].kind == Described::Kind::unknown);
+  for (std::size_t i : {5u, 6u}) {
+    CAPTURE(i);
+    CHECK(read.d[i].kind == Described::Kind::decoded);
+    CHECK(read.d[i].trailing == 0);
+    CHECK(read.d[i].provider_name == "My-Described-Provider");
+    CHECK(read.d[i].name == "Transfer/Start");
+    CHECK(fields_of(read.lines[i]) ==
+          "{\"Size\":3,\"Data\":\"0xaabbcc\",\"Port\":443,\"Kind\":\"Two\",\"Flags\":\"A, B\",\"N\":2,"
+          "\"Items\":[{\"X\":-1,\"Y\":16},{\"X\":5,\"Y\":32}],\"Tail\":\"end\"}");
+  }
+  CHECK(read.d[5].self_description != read.d[6].self_description);  // pointer sizes 8 and 4
+  // Cut after Port: malformed, the field and the byte named.
+  CHECK(read.d[8].kind == Described::Kind::malformed);
+  CHECK(read.d[8].error.message() == "payload truncated (Kind) at offset 9");
+  CHECK(read.d[9].kind == Described::Kind::unknown);
+  const Stats& st = read.reader->stats();
+  CHECK(st.metadata_taken == 3);  // two maps, one info (its repeat is not taken again)
+  CHECK(st.metadata_refused == 0);
+  CHECK(st.metadata_described == 3);
+}
+
+TEST_CASE("ETL: MetaData descriptions that cannot be used: named events without fields, or refused infos") {
+  struct Bad {
+    const char* what;
+    std::vector<InfoProperty> props;
+    std::uint32_t top;
+  };
+  const std::vector<Bad> bad = {
+      {"a struct whose members come before it", {{"A", 0, 8, 8}, {"S", 1, 0, 1}}, 2},
+      {"a struct whose members run past the properties", {{"S", 1, 1, 5}}, 1},
+      {"a count from a later property", {{"A", 0, 8, 8, "", 1}, {"B", 4, 8, 8, "", 2}, {"C", 0, 8, 8}}, 3},
+      {"a length from a string", {{"A", 0, 1, 1}, {"B", 2, 14, 15, "", 1, 0}}, 2},
+      {"an in-type clretw does not read", {{"A", 0, 22, 1}}, 1},
+      {"a custom schema", {{"A", 0x80, 8, 8}}, 1},
+      {"binary data of no length before another field", {{"A", 0, 14, 15}, {"B", 0, 8, 8}}, 2},
+  };
+  for (const Bad& b : bad) {
+    CAPTURE(b.what);
+    const Buf f = tl_file({metadata_event(kStart + 1, 32, event_info(40, 2, "Task", "", b.props, b.top)),
+                           described_event(HeaderKind::event_header64, kStart + 2, 40, Buf(16, 1))});
+    const TlRead read = tl_read(f);
+    CHECK(read.error.empty());
+    REQUIRE(read.d.size() == 3);
+    CHECK(read.d[2].name == "Task");  // named, though its fields are not known
+    CHECK(read.d[2].kind == Described::Kind::decoded);
+    CHECK(read.d[2].undescribed);  // "16 payload bytes the trace's metadata lists no fields for"
+    CHECK(read.reader->stats().metadata_refused == 0);
+  }
+  // Infos and maps too short for what they claim: refused, counted; the events stay unknown.
+  Buf info = event_info(40, 2, "Task", "", {{"A", 0, 8, 8}}, 1);
+  Buf many = info;
+  set_u32(many, 100, 1000);  // 1,000 properties in a few hundred bytes
+  Buf top = info;
+  set_u32(top, 104, 2);  // 2 top-level of 1
+  Buf map = event_map_info("M", false, {{1, "x"}});
+  set_u32(map, 24, 50);  // 50 entries
+  const Buf f = tl_file({metadata_event(kStart + 1, 32, Buf(info.begin(), info.begin() + 100)), metadata_event(kStart + 2, 32, many),
+                         metadata_event(kStart + 3, 32, top), metadata_event(kStart + 4, 33, map),
+                         metadata_event(kStart + 5, 33, Buf(10, 0)),
+                         described_event(HeaderKind::event_header64, kStart + 6, 40, Buf(4, 1))});
+  const TlRead read = tl_read(f);
+  CHECK(read.error.empty());
+  REQUIRE(read.d.size() == 7);
+  CHECK(read.d[6].kind == Described::Kind::unknown);
+  CHECK(read.reader->stats().metadata_refused == 5);
+  CHECK(read.reader->stats().metadata_taken == 0);
 }

@@ -13,6 +13,7 @@
 
 #include "clretw/etl.h"
 #include "carried_manifests.h"
+#include "event_info.h"
 #include "clretw/text.h"
 #include "tracelogging.h"
 #include "xpress.h"
@@ -141,6 +142,8 @@ struct Reader::Impl {
   std::array<std::string, 256> opcode_names;
   ManifestChunks manifests;  // the EventSource manifests the file carries
   detail::TraceLoggingSchemas tracelogging;  // the TraceLogging schemas met, each parsed once
+  detail::EventInfos event_infos;  // what KernelTraceControl-MetaData's events say of other providers' events
+  const Guid metadata_provider = detail::metadata_provider();
   Reader* owner = nullptr;   // lists those completed
 
   // --- input -------------------------------------------------------------------
@@ -561,6 +564,24 @@ struct Reader::Impl {
     if (auto m = manifests.take(record, options.manifest_loader)) owner->carry(std::move(*m));
   }
 
+  // Events of manifests the file does not carry, described by KernelTraceControl-MetaData events
+  // met before them (in delivery order: the merging tool writes each description before the first
+  // event it describes); the MetaData events themselves are taken as they pass.
+  void describe_by_metadata(HeaderKind kind) {
+    if (kind == HeaderKind::event_header32 || kind == HeaderKind::event_header64) {
+      if (record.self_description) return;  // TraceLogging
+      if (const detail::EventInfoDescription* d = event_infos.find(record.provider_guid, record.id, record.version, record.pointer_size)) {
+        record.self_description = d;
+        if (!d->provider_name().empty()) record.provider_name = d->provider_name();
+        ++stats.metadata_described;
+      }
+    } else if (record.provider_guid == metadata_provider) {
+      event_infos.take(record);
+      stats.metadata_taken = event_infos.taken();
+      stats.metadata_refused = event_infos.refused();
+    }
+  }
+
   Result<const EventRecord*> next() {
     if (failed) return error;
     if (advance) {
@@ -592,6 +613,7 @@ struct Reader::Impl {
     ++stats.by_kind[static_cast<std::uint8_t>(s.kind)];
     if (!record.stack.empty()) ++stats.stacks;
     if (record.id == ManifestChunks::kManifestEvent) take_manifest_chunk();
+    describe_by_metadata(s.kind);
     advance = &s;
     return &record;
   }

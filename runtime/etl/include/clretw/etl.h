@@ -93,6 +93,9 @@ struct Stats {
   std::uint64_t stacks = 0;              // events delivered with a stack (extended data)
   std::uint64_t extended_items = 0;      // extended data items read
   std::uint64_t by_kind[0x16] = {};      // events per header kind
+  // KernelTraceControl-MetaData's EventInfo and EventMapInfo events (a merging tool's TDH descriptions
+  // of other providers' events): taken, refused as unreadable, and the events they described.
+  std::uint64_t metadata_taken = 0, metadata_refused = 0, metadata_described = 0;
 };
 
 struct ReaderOptions {
