@@ -1294,4 +1294,8 @@ TEST_CASE("ETL: MetaData descriptions that cannot be used: named events without 
   CHECK(read.d[6].kind == Described::Kind::unknown);
   CHECK(read.reader->stats().metadata_refused == 5);
   CHECK(read.reader->stats().metadata_taken == 0);
+  // The summary (clretw-dump --stats' first line) counts them, with the last one's reason.
+  CHECK(read.reader->summary().ends_with(
+      ", 0 event descriptions from KernelTraceControl-MetaData (5 unreadable; the last: EventMapInfo: 10 bytes, less than "
+      "a GUID and an EVENT_MAP_INFO's 16)"));
 }

@@ -582,6 +582,15 @@ struct Reader::Impl {
     }
   }
 
+  // What the KernelTraceControl-MetaData events gave, for summary(); empty when the file has none.
+  std::string metadata_summary() const {
+    if (!stats.metadata_taken && !stats.metadata_refused) return {};
+    std::string s = ", " + std::to_string(stats.metadata_taken) + " event descriptions from KernelTraceControl-MetaData";
+    if (stats.metadata_refused)
+      s += " (" + std::to_string(stats.metadata_refused) + " unreadable; the last: " + event_infos.last_refusal() + ")";
+    return s;
+  }
+
   Result<const EventRecord*> next() {
     if (failed) return error;
     if (advance) {
@@ -711,7 +720,7 @@ std::string Reader::summary() const {
   const LogfileInfo& i = impl_->info;
   return "etl, pointer size " + std::to_string(i.pointer_size) + ", " + std::to_string(i.processors) + " processors, " +
          std::to_string(impl_->stats.buffers) + " buffers (" + std::to_string(impl_->stats.compressed_buffers) +
-         " compressed), session '" + i.logger_name + "'";
+         " compressed), session '" + i.logger_name + "'" + impl_->metadata_summary();
 }
 
 SourceCounts Reader::counts() const {
