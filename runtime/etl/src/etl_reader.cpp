@@ -417,10 +417,15 @@ struct Reader::Impl {
           // A TraceLogging event: its names and fields come from the schema it carries.
           auto tl = tracelogging.find(r.provider_guid, r.opcode, traits, schema);
           if (!tl) {
+            // Only this event is unreadable: it is malformed, with why and where, and the trace goes on.
             const Error& bad = tl.error();
             const bool in_traits = bad.detail.starts_with("TraceLogging provider traits");
-            return event_damage(s, p, bad.detail + " (extended data item " + (in_traits ? "12" : "11") + " at byte " +
-                                          std::to_string((in_traits ? traits_at : schema_at) + bad.offset) + " of the event)");
+            r.self_description = tracelogging.unreadable(
+                Error{Errc::bad_format, 0, {},
+                      bad.detail + " (extended data item " + (in_traits ? "12" : "11") + " at byte " +
+                          std::to_string((in_traits ? traits_at : schema_at) + bad.offset) + " of the event)"});
+            r.event_name = r.self_description->name();
+            break;
           }
           const detail::TraceLoggingEvent* d = *tl;
           r.self_description = d;

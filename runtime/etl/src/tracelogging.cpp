@@ -445,4 +445,10 @@ Result<const TraceLoggingEvent*> TraceLoggingSchemas::find(const Guid& guid, std
   return last_;
 }
 
+const UnreadableTraceLogging* TraceLoggingSchemas::unreadable(Error why) {
+  auto& kept = unreadable_[key_];
+  if (!kept) kept = std::make_unique<UnreadableTraceLogging>(std::move(why));
+  return kept.get();
+}
+
 }  // namespace clretw::etl::detail

@@ -78,15 +78,34 @@ class TraceLoggingEvent final : public SelfDescription {
   std::vector<TlField> fields_;
 };
 
+// What the reader hands out with an event whose schema or traits do not parse: every walk of its payload
+// fails with why, so the event is malformed, with its reason, and the trace goes on.
+class UnreadableTraceLogging final : public SelfDescription {
+ public:
+  explicit UnreadableTraceLogging(Error why) : why_(std::move(why)) {}
+  std::string_view name() const noexcept override { return "UnreadableSchema"; }
+  void append_display_name(std::string& out) const override { out += name(); }
+  bool has_fields() const noexcept override { return true; }
+  Result<std::uint32_t> visit(Bytes, FieldVisitor&) const override { return why_; }
+  Result<std::uint32_t> check(Bytes) const override { return why_; }
+
+ private:
+  Error why_;
+};
+
 // The schemas an ETL reader has met, each parsed once.
 class TraceLoggingSchemas {
  public:
   // The description of an event of provider `guid` with this opcode, traits and schema.
   Result<const TraceLoggingEvent*> find(const Guid& guid, std::uint8_t opcode, Bytes traits, Bytes schema);
+  // After find() failed: the description of the events with that schema, which says `why` (kept, as
+  // find()'s are, for the reader's life).
+  const UnreadableTraceLogging* unreadable(Error why);
 
  private:
   std::string key_;  // reused: a lookup allocates nothing once warm
   std::unordered_map<std::string, std::unique_ptr<TraceLoggingEvent>> known_;
+  std::unordered_map<std::string, std::unique_ptr<UnreadableTraceLogging>> unreadable_;
   const TraceLoggingEvent* last_ = nullptr;
   std::string last_key_;
 };
