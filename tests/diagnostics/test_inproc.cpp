@@ -15,6 +15,7 @@
 #include "clretw/dotnet_runtime/gc.h"
 #include "clretw/inproc.h"
 #include "clretw/nettrace.h"
+#include "clretw/text.h"
 
 // --- docs/LIBRARY.md example begins ---
 #include <clretw/catalog.h>            // catalog()
@@ -172,6 +173,55 @@ TEST_CASE("inproc: an EventSource event is described by its metadata") {
   d.payload_size = 3;
   REQUIRE(decoder.decode(d, r));
   CHECK(describer.describe(r).kind == Described::Kind::malformed);
+}
+
+TEST_CASE("inproc: a thread's recent types belong to their decoder, and to their metadata") {
+  // Deliveries of a type the thread has just met skip the maps; the same handle, id and version under another
+  // decoder, or with other metadata, must still be looked up.
+  const Blob payload = gc_start_v2(3, 1);
+  Delivery d;
+  d.provider = 1;
+  d.event_id = 1;
+  d.event_version = 2;
+  d.payload = payload.b.data();
+  d.payload_size = static_cast<std::uint32_t>(payload.b.size());
+  EventRecord r;
+  for (const char16_t* name : {u"Microsoft-Windows-DotNETRuntime", u"Other-Provider"}) {
+    EventPipeDecoder decoder([name](std::uint64_t, std::u16string& out) {
+      out = name;
+      return true;
+    });
+    for (int i = 0; i < 3; ++i) REQUIRE(decoder.decode(d, r));
+    CHECK(r.provider_name == Utf16View(reinterpret_cast<const std::uint8_t*>(name), std::u16string_view(name).size()).to_utf8());
+    CHECK(decoder.counts().types == 1);
+  }
+  EventPipeDecoder decoder = make_decoder();
+  const Blob v0 = measured_metadata(7, 0);
+  Blob other;  // the same id and version, other fields
+  other.u32(7).str(u"Measured").u64(0xF00).u32(0).u32(4);
+  other.u32(1).u32(static_cast<std::uint32_t>(nettrace::TypeCode::Int32)).str(u"Other");
+  Blob p;
+  p.u32(5).str(u"five");
+  d.provider = 2;
+  d.event_id = 7;
+  d.event_version = 0;
+  d.payload = p.b.data();
+  d.payload_size = static_cast<std::uint32_t>(p.b.size());
+  d.metadata = v0.b.data();
+  d.metadata_size = static_cast<std::uint32_t>(v0.b.size());
+  REQUIRE(decoder.decode(d, r));
+  const SelfDescription* first = r.self_description;
+  d.metadata = other.b.data();
+  d.metadata_size = static_cast<std::uint32_t>(other.b.size());
+  REQUIRE(decoder.decode(d, r));
+  CHECK(decoder.counts().types == 2);
+  REQUIRE(r.self_description != nullptr);
+  CHECK(r.self_description != first);
+  CHECK(static_cast<const nettrace::Metadata*>(r.self_description)->fields.at(0).name == "Other");
+  d.metadata = v0.b.data();
+  d.metadata_size = static_cast<std::uint32_t>(v0.b.size());
+  REQUIRE(decoder.decode(d, r));
+  CHECK(r.self_description == first);
 }
 
 TEST_CASE("inproc: deliveries that cannot be trusted are refused with the reason") {

@@ -1,6 +1,7 @@
 // EventPipe deliveries to a profiler, as EventRecords (clretw/inproc.h).
 #include "clretw/inproc.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <mutex>
@@ -50,6 +51,26 @@ bool same_blob(const std::vector<std::uint8_t>& kept, const std::uint8_t* p, std
   return kept.size() == n && (n == 0 || std::memcmp(kept.data(), p, n) == 0);
 }
 
+// Each decoder's number, never reused: what a thread's cache knows its entries' decoder by (an address can be).
+std::atomic<std::uint64_t> next_decoder_serial{1};
+
+// What a thread met last, per slot: the provider and type a (decoder, provider, id, version) was, so that a
+// delivery of a type the thread has just seen takes no lock and no map lookup. Entries point into a decoder's
+// maps, whose nodes never move or go away while it lives; its serial tells a later decoder's lookups apart.
+struct RecentType {
+  std::uint64_t decoder = 0;  // 0: empty
+  std::uint64_t provider = 0;
+  std::uint32_t id = 0, version = 0;
+  const void* provider_entry = nullptr;
+  const void* type_entry = nullptr;
+};
+constexpr std::size_t kRecentSlots = 16;
+thread_local RecentType recent[kRecentSlots];
+
+std::size_t recent_slot(std::uint64_t provider, std::uint32_t id) noexcept {
+  return static_cast<std::size_t>((provider >> 4) ^ (provider >> 12) ^ id * 0x9E37u) & (kRecentSlots - 1);
+}
+
 }  // namespace
 
 struct EventPipeDecoder::Impl {
@@ -61,6 +82,7 @@ struct EventPipeDecoder::Impl {
   std::unordered_map<TypeKey, std::vector<std::unique_ptr<Type>>, TypeKeyHash> types;
   std::size_t type_count = 0;
   std::atomic<std::uint64_t> decoded{0}, rejected{0};
+  const std::uint64_t serial = next_decoder_serial.fetch_add(1, std::memory_order_relaxed);
 
   const Provider* find_provider(std::uint64_t handle) const {
     std::shared_lock lock(mutex);
@@ -124,15 +146,27 @@ struct EventPipeDecoder::Impl {
     if (d.event_version > 0xFF) return reject("event version " + std::to_string(d.event_version) + " is wider than 8 bits");
     if (d.stack_frames > 0xFFFFFFFFu / sizeof(std::uintptr_t))
       return reject(std::to_string(d.stack_frames) + " stack frames are more than a record holds");
-    auto p = provider(d.provider);
-    if (!p) return std::move(p).error();
-    auto t = type(TypeKey{d.provider, d.event_id, d.event_version}, d, **p);
-    if (!t) return std::move(t).error();
-    const nettrace::Metadata& m = (*t)->meta;
+    const Provider* pp = nullptr;
+    const Type* tt = nullptr;
+    RecentType& seen = recent[recent_slot(d.provider, d.event_id)];
+    if (seen.decoder == serial && seen.provider == d.provider && seen.id == d.event_id && seen.version == d.event_version &&
+        same_blob(static_cast<const Type*>(seen.type_entry)->blob, d.metadata, d.metadata_size)) {
+      pp = static_cast<const Provider*>(seen.provider_entry);
+      tt = static_cast<const Type*>(seen.type_entry);
+    } else {
+      auto p = provider(d.provider);
+      if (!p) return std::move(p).error();
+      auto t = type(TypeKey{d.provider, d.event_id, d.event_version}, d, **p);
+      if (!t) return std::move(t).error();
+      pp = *p;
+      tt = *t;
+      seen = RecentType{serial, d.provider, d.event_id, d.event_version, pp, tt};
+    }
+    const nettrace::Metadata& m = tt->meta;
 
     out = EventRecord{};
-    out.provider_guid = (*p)->guid;
-    out.provider_name = (*p)->name;
+    out.provider_guid = pp->guid;
+    out.provider_name = pp->name;
     out.event_name = m.event_name;
     out.id = static_cast<std::uint16_t>(d.event_id);
     out.version = d.metadata_size ? m.version : static_cast<std::uint8_t>(d.event_version);
