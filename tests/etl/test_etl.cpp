@@ -1235,7 +1235,7 @@ TEST_CASE("ETL: events of manifests absent here decode from the trace's KernelTr
   const TlRead read = tl_read(f);
   CHECK(read.error.empty());
   REQUIRE(read.d.size() == 10);
-  // Before its EventInfo, an event is unknown (as TraceEvent, the reader describes in trace order).
+  // Before its EventInfo, an event is unknown: the reader describes in trace order, in one pass.
   CHECK(read.d[1].kind == Described::Kind::unknown);
   for (std::size_t i : {5u, 6u}) {
     CAPTURE(i);
