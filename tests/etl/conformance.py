@@ -28,7 +28,8 @@ Checks, per trace:
 - The other kernel events the manifest describes (KERNEL_PAYLOAD: DiskIO, Memory/HardFault, TcpIp, UdpIp,
   SystemConfig, process counters, the header's extensions, KernelTraceControl's ImageID events and the merge's
   SysConfig): COUNT lines, and every EVENT line's payload fields by name (KERNEL_FIELD_RENAMES) or as TraceEvent
-  computes them (kernel_payload_field); PID, TID and PName are not compared for them.
+  computes them (kernel_payload_field); PID, TID and PName are not compared for them, except the PID and PName of
+  TcpIp and UdpIp events (the header names no process; the record takes the payload's PID).
 - The providers whose manifests were on the recording machine only (METADATA_DESCRIBED: DNS-Client,
   Immersive-Shell, Kernel-EventTracing, Kernel-File, Kernel-Process), which clretw decodes from the trace's
   KernelTraceControl-MetaData descriptions, are compared as the CLR providers are; where TraceEvent has a class
@@ -866,6 +867,13 @@ def check_trace(dump, etl, baseline_path, failures, excused_used):
         figures["kernel payload events"] += 1
         if e.get("status", "decoded") != "decoded" or e.get("note"):
             fail(b["line"], what, "(decode)", "decoded, no note", "%s %s" % (e.get("status"), e.get("note")))
+        if b["name"].split("/")[0] in ("TcpIp", "UdpIp"):
+            # The kernel writes network events with no process in the header: clretw's record, like TraceEvent,
+            # takes it from the payload's PID, and the process name with it.
+            for field, bv, cv in (("PID", b["pid"], as_id(e["pid"])), ("PName", b["pname"], expected_pname(b["pid"], e))):
+                figures["kernel payload fields"] += 1
+                if bv != cv:
+                    fail(b["line"], what, field, bv, cv, (b, e))
         for field, bv in b["fields"]:
             cname = KERNEL_FIELD_RENAMES_BY_EVENT.get((b["name"], field), KERNEL_FIELD_RENAMES.get(field, field))
             cv = kernel_payload_field(e, field, ctx)

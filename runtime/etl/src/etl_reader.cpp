@@ -536,6 +536,9 @@ struct Reader::Impl {
       } else if ((r.id == 0x1820 || r.id == 0x1825 || r.id == 0x1826) && u32(8, pid) && u32(12, tid)) {  // StackWalk: the stack's thread
         r.process_id = pid;
         r.thread_id = tid;
+      } else if ((group == 6 || group == 8) && r.process_id == kNone && u32(0, pid)) {
+        // TcpIp, UdpIp: the header names no process; the payload's first field (PID) is the connection's.
+        r.process_id = pid;
       }
     }
     if (r.process_id == kNone && r.thread_id != kNone) {
