@@ -14,6 +14,7 @@
 #include "clretw/etl.h"
 #include "carried_manifests.h"
 #include "event_info.h"
+#include "guid_key.h"
 #include "clretw/text.h"
 #include "tracelogging.h"
 #include "xpress.h"
@@ -137,7 +138,7 @@ struct Reader::Impl {
   HeaderKind last_kind{};
   bool failed = false;
   Error error;
-  std::map<std::array<std::uint8_t, 16>, std::string> guid_names;
+  std::map<detail::GuidKey, std::string> guid_names;
   std::map<std::uint16_t, std::string> kernel_names;  // hook id -> "Group/opcode"
   std::array<std::string, 256> opcode_names;
   ManifestChunks manifests;  // the EventSource manifests the file carries
@@ -262,11 +263,7 @@ struct Reader::Impl {
   std::string_view last_guid_name;
   std::string_view guid_name(const Guid& g) {
     if (!last_guid_name.empty() && g == last_guid) return last_guid_name;
-    std::array<std::uint8_t, 16> key{};
-    std::memcpy(key.data(), &g.data1, 4);
-    std::memcpy(key.data() + 4, &g.data2, 2);
-    std::memcpy(key.data() + 6, &g.data3, 2);
-    std::memcpy(key.data() + 8, g.data4.data(), 8);
+    const detail::GuidKey key = detail::guid_key(g);
     auto it = guid_names.find(key);
     if (it == guid_names.end()) it = guid_names.emplace(key, g.to_string()).first;
     last_guid = g;

@@ -1,7 +1,6 @@
 // Events described by KernelTraceControl-MetaData's EventInfo and EventMapInfo (see event_info.h).
 #include "event_info.h"
 
-#include <cstring>
 #include <optional>
 
 #include "clretw/schema.h"
@@ -117,15 +116,6 @@ Result<std::uint32_t> EventInfoDescription::check(Bytes payload) const {
 EventInfos::EventInfos() = default;
 EventInfos::~EventInfos() = default;
 
-EventInfos::GuidKey EventInfos::key_of(const Guid& g) noexcept {
-  GuidKey k{};
-  std::memcpy(k.data(), &g.data1, 4);
-  std::memcpy(k.data() + 4, &g.data2, 2);
-  std::memcpy(k.data() + 6, &g.data3, 2);
-  std::memcpy(k.data() + 8, g.data4.data(), 8);
-  return k;
-}
-
 void EventInfos::take(const EventRecord& r) {
   const Bytes b = r.payload;
   auto refuse = [&](std::string why) {
@@ -142,7 +132,7 @@ void EventInfos::take(const EventRecord& r) {
                     std::to_string((b.size() - kInfoHeader) / kPropertySize));
     if (top > properties)
       return refuse(std::to_string(top) + " top-level properties of " + std::to_string(properties));
-    const Key key{key_of(Guid::load(b.data())), load_le<std::uint16_t>(b.data() + kAtId), b[kAtVersion]};
+    const Key key{guid_key(Guid::load(b.data())), load_le<std::uint16_t>(b.data() + kAtId), b[kAtVersion]};
     auto [it, added] = infos_.try_emplace(key);
     if (!added) return;  // merging tools repeat them: the first is kept
     it->second.bytes.assign(b.begin(), b.end());
@@ -157,7 +147,7 @@ void EventInfos::take(const EventRecord& r) {
                     std::to_string((m.size() - kMapHeader) / kMapEntrySize));
     std::string name = string_at(m, load_le<std::uint32_t>(m.data()));
     if (name.empty()) return refuse("a map without a name");
-    auto& slot = maps_[{key_of(Guid::load(b.data())), name}];
+    auto& slot = maps_[{guid_key(Guid::load(b.data())), name}];
     if (slot) return;  // the first is kept
     auto map = std::make_unique<Map>();
     for (std::uint32_t i = 0; i < count; ++i) {
@@ -174,7 +164,7 @@ void EventInfos::take(const EventRecord& r) {
 
 const EventInfoDescription* EventInfos::find(const Guid& provider, std::uint16_t id, std::uint8_t version, unsigned pointer_size) {
   if (infos_.empty() || (pointer_size != 4 && pointer_size != 8)) return nullptr;
-  const Key key{key_of(provider), id, version};
+  const Key key{guid_key(provider), id, version};
   if (last_ && !(key < last_key_) && !(last_key_ < key) && last_->pointer_size_ == pointer_size) return last_;  // runs of one type
   const auto it = infos_.find(key);
   if (it == infos_.end()) return nullptr;
@@ -197,7 +187,7 @@ std::unique_ptr<EventInfos::Built> EventInfos::build(const Info& info, unsigned 
   d.opcode_ = string_at(b, load_le<std::uint32_t>(b.data() + kAtOpcodeName));
   if (d.opcode_ == "win:Info") d.opcode_.clear();
   else if (d.opcode_.starts_with("win:")) d.opcode_.erase(0, 4);
-  const GuidKey provider = key_of(Guid::load(b.data()));
+  const GuidKey provider = guid_key(Guid::load(b.data()));
   const std::uint32_t properties = load_le<std::uint32_t>(b.data() + kAtPropertyCount);
   const std::uint32_t top = load_le<std::uint32_t>(b.data() + kAtTopLevelCount);
 

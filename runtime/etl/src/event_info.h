@@ -44,6 +44,7 @@
 #include "clretw/record.h"
 #include "clretw/result.h"
 #include "clretw/self_describing.h"
+#include "guid_key.h"
 
 namespace clretw::etl::detail {
 
@@ -96,7 +97,6 @@ class EventInfos {
   const std::string& last_refusal() const noexcept { return last_refusal_; }
 
  private:
-  using GuidKey = std::array<std::uint8_t, 16>;
   struct Key {
     GuidKey provider;
     std::uint16_t id;
@@ -116,7 +116,6 @@ class EventInfos {
     MapDesc desc;
   };
   std::unique_ptr<Built> build(const Info& info, unsigned pointer_size) const;
-  static GuidKey key_of(const Guid& g) noexcept;
 
   std::map<Key, Info> infos_;
   std::map<std::pair<GuidKey, std::string>, std::unique_ptr<Map>> maps_;  // by provider and map name

@@ -6,6 +6,7 @@
 #include "clretw/layout.h"
 #include "clretw/schema.h"
 #include "clretw/text.h"
+#include "guid_key.h"
 
 namespace clretw::etl::detail {
 namespace {
@@ -422,12 +423,8 @@ Result<std::uint32_t> TraceLoggingEvent::check(Bytes payload) const {
 
 Result<const TraceLoggingEvent*> TraceLoggingSchemas::find(const Guid& guid, std::uint8_t opcode, Bytes traits, Bytes schema) {
   key_.clear();
-  std::uint8_t g[16];
-  std::memcpy(g, &guid.data1, 4);
-  std::memcpy(g + 4, &guid.data2, 2);
-  std::memcpy(g + 6, &guid.data3, 2);
-  std::memcpy(g + 8, guid.data4.data(), 8);
-  key_.append(reinterpret_cast<const char*>(g), 16);
+  const GuidKey g = guid_key(guid);
+  key_.append(reinterpret_cast<const char*>(g.data()), g.size());
   key_.push_back(static_cast<char>(opcode));
   const auto traits_size = static_cast<std::uint16_t>(traits.size());  // (items are at most 64 KB)
   key_.append(reinterpret_cast<const char*>(&traits_size), 2);

@@ -61,8 +61,8 @@ struct RecentType {
   std::uint64_t decoder = 0;  // 0: empty
   std::uint64_t provider = 0;
   std::uint32_t id = 0, version = 0;
-  const void* provider_entry = nullptr;
-  const void* type_entry = nullptr;
+  const Provider* provider_entry = nullptr;
+  const Type* type_entry = nullptr;
 };
 constexpr std::size_t kRecentSlots = 16;
 thread_local RecentType recent[kRecentSlots];
@@ -150,9 +150,9 @@ struct EventPipeDecoder::Impl {
     const Type* tt = nullptr;
     RecentType& seen = recent[recent_slot(d.provider, d.event_id)];
     if (seen.decoder == serial && seen.provider == d.provider && seen.id == d.event_id && seen.version == d.event_version &&
-        same_blob(static_cast<const Type*>(seen.type_entry)->blob, d.metadata, d.metadata_size)) {
-      pp = static_cast<const Provider*>(seen.provider_entry);
-      tt = static_cast<const Type*>(seen.type_entry);
+        same_blob(seen.type_entry->blob, d.metadata, d.metadata_size)) {
+      pp = seen.provider_entry;
+      tt = seen.type_entry;
     } else {
       auto p = provider(d.provider);
       if (!p) return std::move(p).error();
