@@ -177,8 +177,53 @@ TEST_CASE("valid manifests give no errors") {
   }
   // The built-in manifest's warnings: runtime-main's (see below), and M501 for the optimization tiers
   // it names in MethodFlagsMap (entries of two or three bits, in the runtime and rundown providers).
-  CHECK(count_by_code(run(valid[0]).diags, Severity::warning) ==
+  // The manifest accepts each of them, saying why: none is left as a warning, and --werror passes.
+  const ValidateResult builtin = run(valid[0]);
+  CHECK(count_by_code(builtin.diags, Severity::warning) ==
         std::map<std::string, std::size_t>{{"M117", 1}, {"M302", 10}, {"M501", 8}, {"M505", 2}, {"M601", 2}, {"M604", 8}});
+  CHECK(builtin.diags.warning_count() == 0);
+  CHECK(builtin.diags.accepted_count() == 31);
+  RuleOptions werror;
+  werror.werror = true;
+  CHECK(run(valid[0], werror).status == 0);
+  const ValidateResult kernel = run(fs::path(CLRETW_SOURCE_DIR) / "manifest" / "WindowsKernel.man", werror);
+  CHECK(kernel.status == 0);
+  CHECK(kernel.diags.warning_count() == 0);
+  CHECK(kernel.diags.accepted_count() == 6);
+}
+
+TEST_CASE("a manifest accepts a warning it knows it has, with its reason") {
+  const std::string manifest = slurp(kInvalid / "M302-opcode-value-10.man");
+  const std::string accepted = "<!-- clretw-gen validate accepts M302 opcode-value-10: the runtime uses opcode 10 -->\n";
+  // Before the root (a comment of its own) or as a line of a longer comment inside it.
+  for (const std::string& text :
+       {accepted + manifest.substr(manifest.find("<instrumentationManifest")),
+        manifest.substr(0, manifest.find("<instrumentation>")) +
+            "  <!--\n    A note.\n    clretw-gen validate accepts opcode-value-10: the runtime uses opcode 10\n  -->\n" +
+            manifest.substr(manifest.find("<instrumentation>"))}) {
+    RuleOptions werror;
+    werror.werror = true;
+    const ValidateResult r = validate_text(text, "m.man", werror);
+    CHECK(r.status == 0);
+    CHECK(r.diags.warning_count() == 0);
+    REQUIRE(r.diags.accepted_count() == 1);
+    const Diagnostic& d = r.diags.items().front();
+    CHECK(d.code == "M302");
+    CHECK(d.accepted == "the runtime uses opcode 10");
+    CHECK(format_gcc(r.diags).empty());
+    CHECK(format_gcc(r.diags, true).find("  accepted by the manifest: the runtime uses opcode 10\n") != std::string::npos);
+    CHECK(format_json(r.diags, r.status).find("\"accepted\": \"the runtime uses opcode 10\"") != std::string::npos);
+    CHECK(format_sarif(r.diags).find("\"suppressions\": [{\"kind\": \"inSource\", \"justification\": "
+                                     "\"the runtime uses opcode 10\"}]") != std::string::npos);
+  }
+  // A rule made an error is not accepted; M011 can be disabled like any rule.
+  std::string error;
+  auto options = parse_rule_options({"M011"}, {"M302=error"}, error);
+  REQUIRE(options);
+  const ValidateResult up = validate_text(accepted + manifest.substr(manifest.find("<instrumentationManifest")), "m.man", *options);
+  CHECK(up.status == 1);
+  CHECK(up.diags.accepted_count() == 0);
+  CHECK(up.diags.items().size() == 1);
 }
 
 CLRETW_SHARED_CASE("the real CLR manifests give no errors, and these warnings") {
@@ -265,7 +310,7 @@ TEST_CASE("JSON output") {
         "\"a" + replacement + replacement + "(" + replacement + replacement + replacement + "\"");
   Diagnostics none;
   CHECK(format_json(none, 0) == "{\n  \"tool\": \"clretw-gen\",\n  \"status\": 0,\n  \"errors\": 0,\n"
-                                "  \"warnings\": 0,\n  \"diagnostics\": []\n}\n");
+                                "  \"warnings\": 0,\n  \"accepted\": 0,\n  \"diagnostics\": []\n}\n");
 }
 
 TEST_CASE("SARIF output names every rule and points at each finding") {

@@ -97,7 +97,7 @@ int generate(const GenerateOptions& o) {
 struct ValidateOptions {
   std::vector<std::string> manifests, disable, severity;
   std::string format = "text";
-  bool werror = false, list_rules = false;
+  bool werror = false, list_rules = false, show_accepted = false;
 };
 
 void list_rules() {
@@ -135,9 +135,13 @@ int validate(const ValidateOptions& o) {
   if (o.format == "json") std::cout << format_json(r.diags, r.status);
   else if (o.format == "sarif") std::cout << format_sarif(r.diags);
   else {
-    std::cout << format_gcc(r.diags);
+    std::cout << format_gcc(r.diags, o.show_accepted);
     std::cout << "clretw-gen validate: " << o.manifests.size() << " manifest(s), " << r.diags.error_count()
-              << " error(s), " << r.diags.warning_count() << " warning(s)\n";
+              << " error(s), " << r.diags.warning_count() << " warning(s)";
+    if (const std::size_t accepted = r.diags.accepted_count())
+      std::cout << "; " << accepted << " warning(s) accepted by the manifests, with their reasons"
+                << (o.show_accepted ? "" : " (--show-accepted prints them)");
+    std::cout << "\n";
   }
   return r.status;
 }
@@ -242,7 +246,9 @@ int run(int argc, char** argv) {
   val->add_option("--format", v.format, "Output: text (gcc-style), json or sarif (SARIF 2.1.0)")
       ->check(CLI::IsMember({"text", "json", "sarif"}))
       ->capture_default_str();
-  val->add_flag("--werror", v.werror, "Exit 1 on warnings too");
+  val->add_flag("--werror", v.werror, "Exit 1 on warnings too (not on the warnings a manifest accepts)");
+  val->add_flag("--show-accepted", v.show_accepted,
+                "Print the warnings the manifests accept too, each with the manifest's reason");
   val->add_option("--disable", v.disable, "Turn a rule off, by code or name (e.g. M302 or opcode-value-10); repeatable")
       ->allow_extra_args(false);  // one value per occurrence: `--disable M302 FILE` keeps FILE a manifest
   val->add_option("--severity", v.severity, "Re-grade a rule: CODE=error or CODE=warning (or NAME=...); repeatable")
@@ -251,6 +257,9 @@ int run(int argc, char** argv) {
   val->footer(
       "Each finding is printed as FILE:LINE:COL: SEVERITY[CODE name]: message, with notes pointing at the item it\n"
       "conflicts with and a hint where one helps. Fix-ups are not applied: the manifest is checked as written.\n"
+      "A manifest accepts a warning it knows it has with a comment that says why, anywhere in the file:\n"
+      "  <!-- clretw-gen validate accepts M302 opcode-value-10: the runtime's own opcodes use 10 -->\n"
+      "Such warnings are counted apart and printed with --show-accepted (SARIF: suppressions).\n"
       "Exit status: 0 clean (warnings allowed), 1 errors (or warnings with --werror), 2 unreadable input or bad usage.");
 
   DiffOptions d;

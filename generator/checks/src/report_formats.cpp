@@ -57,7 +57,8 @@ std::string physical_location(const std::string& file, Loc loc) {
 std::string format_json(const Diagnostics& diags, int status) {
   std::string s = "{\n  \"tool\": \"clretw-gen\",\n  \"status\": " + std::to_string(status) +
                   ",\n  \"errors\": " + std::to_string(diags.error_count()) +
-                  ",\n  \"warnings\": " + std::to_string(diags.warning_count()) + ",\n  \"diagnostics\": [";
+                  ",\n  \"warnings\": " + std::to_string(diags.warning_count()) +
+                  ",\n  \"accepted\": " + std::to_string(diags.accepted_count()) + ",\n  \"diagnostics\": [";
   bool first = true;
   for (const Diagnostic& d : diags.items()) {
     s += first ? "\n" : ",\n";
@@ -65,7 +66,8 @@ std::string format_json(const Diagnostics& diags, int status) {
     s += "    {\"code\": " + json_string(d.code) + ", \"rule\": " + json_string(d.rule) +
          ", \"severity\": " + json_string(severity_name(d.severity)) + ", \"file\": " + json_string(d.file) +
          ", \"line\": " + std::to_string(d.loc.line) + ", \"column\": " + std::to_string(d.loc.col) +
-         ", \"message\": " + json_string(d.message) + ", \"hint\": " + json_string(d.hint) + ", \"related\": [";
+         ", \"message\": " + json_string(d.message) + ", \"hint\": " + json_string(d.hint) +
+         (d.accepted.empty() ? std::string() : ", \"accepted\": " + json_string(d.accepted)) + ", \"related\": [";
     for (std::size_t i = 0; i < d.related.size(); ++i) {
       const Related& r = d.related[i];
       s += (i ? ", " : "") + std::string("{\"file\": ") + json_string(r.file) +
@@ -115,6 +117,8 @@ std::string format_sarif(const Diagnostics& diags) {
       }
       s += "]";
     }
+    if (!d.accepted.empty())  // accepted in the manifest itself: a suppression "in source", with its reason
+      s += ",\n        \"suppressions\": [{\"kind\": \"inSource\", \"justification\": " + json_string(d.accepted) + "}]";
     s += "}";
   }
   s += first ? "]\n  }]\n}\n" : "\n    ]\n  }]\n}\n";

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <sstream>
 
 #include "clretw/gen/checks.h"
@@ -601,8 +603,67 @@ bool validate_one(const std::optional<LoadedManifest>& l, Diagnostics& diags) {
 // Checked as written: no fix-ups; the rules that need a layout build their own.
 const FrontEndOptions kAsWritten{.fixups = FrontEndOptions::Fixups::none, .schema = false};
 
+std::string trimmed(std::string_view s) {
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (!s.empty() && blank(s.front())) s.remove_prefix(1);
+  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
+  return std::string(s);
+}
+
+// Marks the warnings of `diags` (one file's, rule options applied) that the file accepts, and reports
+// acceptances that are malformed or accept nothing. An acceptance is a line of a comment (a comment of
+// its own, or a line of a longer one, such as a manifest's header note that clretw-gen merge keeps).
+void apply_acceptances(const std::string& text, const std::string& file, Diagnostics& diags, const RuleOptions& options) {
+  static constexpr std::string_view kWord = "clretw-gen validate accepts ";
+  Diagnostics found;
+  std::uint32_t line = 1;
+  std::size_t line_start = 0, counted = 0;
+  for (std::size_t at = text.find("<!--"); at != std::string::npos; at = text.find("<!--", at + 4)) {
+    const std::size_t end = text.find("-->", at + 4);
+    if (end == std::string::npos) break;
+    for (std::size_t from = at + 4; from < end;) {
+      const std::size_t eol = std::min(text.find('\n', from), end);
+      const std::string body = trimmed(std::string_view(text).substr(from, eol - from));
+      const std::size_t start = text.find_first_not_of(" \t\r", from);  // where the body begins
+      from = eol + 1;
+      if (body.rfind(kWord, 0) != 0) continue;
+      for (; counted < start; ++counted)
+        if (text[counted] == '\n') ++line, line_start = counted + 1;
+      const Loc loc{line, static_cast<std::uint32_t>(start - line_start + 1)};
+      const std::size_t colon = body.find(':');
+      const std::string names = trimmed(std::string_view(body).substr(kWord.size(), colon - kWord.size()));
+      const std::string reason = colon == std::string::npos ? std::string() : trimmed(std::string_view(body).substr(colon + 1));
+      // "M302", "opcode-value-10" or "M302 opcode-value-10": one rule, named once or twice.
+      const std::size_t space = names.find(' ');
+      const Rule* r = find_rule(names.substr(0, space));
+      if (r && space != std::string::npos && find_rule(trimmed(names.substr(space))) != r) r = nullptr;
+      if (!r || r->severity != Severity::warning || reason.empty()) {
+        report(found, RuleId::bad_acceptance, file, loc,
+               !r ? "'" + names + "' is not a rule, or names two (see --list-rules)"
+                  : r->severity != Severity::warning
+                      ? std::string(r->code) + " " + std::string(r->name) + " is an error: only warnings can be accepted"
+                      : "accepting " + std::string(r->code) + " gives no reason after ':'");
+        continue;
+      }
+      std::size_t used = 0;
+      for (Diagnostic& d : diags.items())
+        if (d.code == r->code && d.severity == Severity::warning && d.accepted.empty()) d.accepted = reason, ++used;
+      if (!used)
+        report(found, RuleId::unused_acceptance, file, loc,
+               "accepts " + std::string(r->code) + " " + std::string(r->name) + ", and the file has no such warning");
+    }
+  }
+  apply_rule_options(found, options);
+  diags.append(found);
+}
+
+// Reads a file's text, for its acceptances; empty when it cannot be read (the loader said so).
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
 void finish(ValidateResult& r, bool unreadable, const RuleOptions& options) {
-  apply_rule_options(r.diags, options);
   if (unreadable) r.status = 2;
   else if (r.diags.error_count() || (options.werror && r.diags.warning_count())) r.status = 1;
   else r.status = 0;
@@ -616,6 +677,8 @@ ValidateResult validate_files(const std::vector<std::string>& paths, const RuleO
   for (const std::string& path : paths) {
     Diagnostics d;
     unreadable |= !validate_one(load(path, kAsWritten, d), d);
+    apply_rule_options(d, options);
+    apply_acceptances(file_text(path), path, d, options);
     d.sort();
     r.diags.append(d);
   }
@@ -626,6 +689,8 @@ ValidateResult validate_files(const std::vector<std::string>& paths, const RuleO
 ValidateResult validate_text(const std::string& text, const std::string& path, const RuleOptions& options) {
   ValidateResult r;
   const bool readable = validate_one(load_text(text, path, kAsWritten, r.diags), r.diags);
+  apply_rule_options(r.diags, options);
+  apply_acceptances(text, path, r.diags, options);
   r.diags.sort();
   finish(r, !readable, options);
   return r;

@@ -23,8 +23,14 @@ std::size_t Diagnostics::error_count() const noexcept {
 }
 
 std::size_t Diagnostics::warning_count() const noexcept {
+  return static_cast<std::size_t>(std::count_if(items_.begin(), items_.end(), [](const Diagnostic& d) {
+    return d.severity == Severity::warning && d.accepted.empty();
+  }));
+}
+
+std::size_t Diagnostics::accepted_count() const noexcept {
   return static_cast<std::size_t>(
-      std::count_if(items_.begin(), items_.end(), [](const Diagnostic& d) { return d.severity == Severity::warning; }));
+      std::count_if(items_.begin(), items_.end(), [](const Diagnostic& d) { return !d.accepted.empty(); }));
 }
 
 void Diagnostics::append(const Diagnostics& other) { items_.insert(items_.end(), other.items_.begin(), other.items_.end()); }
@@ -60,12 +66,14 @@ std::string format_gcc(const Diagnostic& d) {
   s += ": " + d.message + "\n";
   for (const Related& r : d.related) s += where(r.file, r.loc) + ": note: " + r.message + "\n";
   if (!d.hint.empty()) s += "  hint: " + d.hint + "\n";
+  if (!d.accepted.empty()) s += "  accepted by the manifest: " + d.accepted + "\n";
   return s;
 }
 
-std::string format_gcc(const Diagnostics& ds) {
+std::string format_gcc(const Diagnostics& ds, bool accepted) {
   std::string s;
-  for (const Diagnostic& d : ds.items()) s += format_gcc(d);
+  for (const Diagnostic& d : ds.items())
+    if (accepted || d.accepted.empty()) s += format_gcc(d);
   return s;
 }
 

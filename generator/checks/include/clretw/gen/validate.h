@@ -9,6 +9,12 @@
 // validate_files() is the whole of `clretw-gen validate` except printing: the
 // CLI and the tests go through it, so both see the same diagnostics and exit
 // status.
+//
+// A manifest can accept a warning it knows it has, and say why, in a comment anywhere in the file:
+//   <!-- clretw-gen validate accepts M302 opcode-value-10: the runtime's own opcodes use 10 -->
+// (the code, the name or both). The file's warnings of that rule are then marked accepted: counted apart,
+// not printed unless asked, suppressions in SARIF, never failing --werror. An acceptance of an unknown
+// rule, of an error rule or without a reason is an error (M010); one that accepts nothing, a warning (M011).
 #pragma once
 
 #include <map>

@@ -34,6 +34,9 @@ struct Diagnostic {
   std::string message;
   std::string hint;
   std::vector<Related> related;
+  // A warning the manifest accepts, with its reason (validate.h: "accepts" comments): counted apart,
+  // printed only when asked, a suppression in SARIF.
+  std::string accepted;
 };
 
 class Diagnostics {
@@ -49,7 +52,8 @@ class Diagnostics {
   const std::vector<Diagnostic>& items() const noexcept { return items_; }
   std::vector<Diagnostic>& items() noexcept { return items_; }
   std::size_t error_count() const noexcept;
-  std::size_t warning_count() const noexcept;
+  std::size_t warning_count() const noexcept;   // warnings not accepted by their manifest
+  std::size_t accepted_count() const noexcept;  // warnings accepted by their manifest
   bool has_errors() const noexcept { return error_count() != 0; }
   void append(const Diagnostics& other);
   // Sorts by file, line, column (stable), for deterministic output.
@@ -59,9 +63,11 @@ class Diagnostics {
   std::vector<Diagnostic> items_;
 };
 
-// "file:line:col: error[M401 unknown-intype]: message" plus indented notes and hint.
+// "file:line:col: error[M401 unknown-intype]: message" plus indented notes and hint (and the reason, for an
+// accepted warning).
 std::string format_gcc(const Diagnostic& d);
-std::string format_gcc(const Diagnostics& ds);
+// Every diagnostic but the accepted warnings (with them too when `accepted` is true).
+std::string format_gcc(const Diagnostics& ds, bool accepted = false);
 std::string_view severity_name(Severity s) noexcept;
 
 }  // namespace clretw::gen
