@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -287,6 +288,76 @@ TEST_CASE("a socket nobody listens on (the process has exited) and a path too lo
   REQUIRE_FALSE(none);
   CHECK(none.error().message().find("no such process") != std::string::npos);
 }
+
+#if defined(__linux__)
+// A private folder under the temporary directory, removed with everything in it.
+struct TempFolder {
+  std::string path;
+  TempFolder() {
+    std::string t = (fs::temp_directory_path() / "clretw-XXXXXX").string();
+    REQUIRE(::mkdtemp(t.data()) != nullptr);
+    path = t;
+  }
+  ~TempFolder() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+TEST_CASE("a socket path longer than a Unix socket address allows is reached through its folder (Linux)") {
+  TempFolder tmp;
+  const std::string folder = tmp.path + "/" + std::string(120, 'd') + " \xc3\xbc";  // a space and a non-ASCII letter too
+  REQUIRE(fs::create_directory(folder));
+
+  // Listening: the port is made at the long path itself, and a runtime that reaches it connects.
+  const std::string port_path = folder + "/port.sock";
+  REQUIRE(port_path.size() > sizeof(sockaddr_un::sun_path));
+  auto port = ReversePort::listen(port_path);
+  REQUIRE_MESSAGE(port, port.error().message());
+  CHECK(fs::is_socket(port_path));
+  const std::string short_link = tmp.path + "/p";  // the runtime's way in: a short name for the same socket
+  fs::create_symlink(port_path, short_link);
+  std::thread runtime([&] {
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::strncpy(a.sun_path, short_link.c_str(), sizeof a.sun_path - 1);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return (void)::close(fd);
+    std::vector<std::uint8_t> ad(34, 0);
+    std::memcpy(ad.data(), "ADVR_V1", 8);
+    ad[24] = 0x39, ad[25] = 0x30;  // pid 12345
+    send_all(fd, ad);
+    ::close(fd);
+  });
+  auto accepted = port->accept(2s);
+  runtime.join();
+  REQUIRE_MESSAGE(accepted, accepted.error().message());
+  CHECK(accepted->first.pid == 12345);
+
+  // Connecting: a long path to a runtime's socket (here a link to the fake runtime's).
+  FakeServer server([&](int fd, int) {
+    read_request(fd);
+    send_all(fd, ok(process_info3_payload()));
+  });
+  const std::string long_socket = folder + "/dotnet-diagnostic-4242-1-socket";
+  fs::create_symlink(server.path(), long_socket);
+  auto info = Client(long_socket, 2s).process_info();
+  REQUIRE_MESSAGE(info, info.error().message());
+  CHECK(info->pid == 4242);
+
+  // A name that is too long by itself still cannot be reached, and says so.
+  const std::string long_name = tmp.path + "/" + std::string(110, 'n');
+  auto refused = Client(long_name, 300ms).process_info();
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message() == "diagnostics connection failed: the socket path is " + std::to_string(long_name.size()) +
+                                         " bytes, longer than a Unix socket address allows (107): " + long_name);
+  auto refused_port = ReversePort::listen(long_name);
+  REQUIRE_FALSE(refused_port);
+  CHECK(refused_port.error().message() == "diagnostics connection failed: the port's path is " +
+                                              std::to_string(long_name.size()) +
+                                              " bytes, longer than a Unix socket address allows (107): " + long_name);
+}
+#endif
 
 TEST_CASE("CollectTracing: the lowest command that says what is asked, its bytes, and falling back") {
   SessionOptions o = one_provider();

@@ -113,11 +113,15 @@ fi
 fresh byname
 "$ttool" collect -n workload --clrevents gc --duration 1s -o t.nettrace > out.txt 2> err.txt
 if grep -q "^Process        : $wpid (workload)" err.txt && complete t.nettrace; then ok "-n workload traced pid $wpid"; else cat err.txt; bad "-n workload"; fi
+# Sockets live in a short private folder: a Unix socket's path is limited (107 bytes on Linux), and the
+# build tree may be anywhere.
+ports=$(mktemp -d "${TMPDIR:-/tmp}/clretw-ports-XXXXXX")
+trap 'kill $wpid 2>/dev/null; rm -rf "$ports"' EXIT
 fresh dport
-"$ttool" collect --dport "$work/dport/port.sock" --profile gc-collect -o t.nettrace > out.txt 2> err.txt &
+"$ttool" collect --dport "$ports/port.sock" --profile gc-collect -o t.nettrace > out.txt 2> err.txt &
 tpid=$!
-for _ in $(seq 1 100); do [ -S port.sock ] && break; sleep 0.05; done
-DOTNET_DiagnosticPorts="$work/dport/port.sock" dotnet "$wl" exit 0 > /dev/null 2>&1
+for _ in $(seq 1 100); do [ -S "$ports/port.sock" ] && break; sleep 0.05; done
+DOTNET_DiagnosticPorts="$ports/port.sock" dotnet "$wl" exit 0 > /dev/null 2>&1
 wait "$tpid"
 rc=$?
 if [ "$rc" -eq 0 ] && complete t.nettrace && grep -q "GC/Start" t.nettrace.stats; then
@@ -130,6 +134,32 @@ sock=$(ls /tmp/dotnet-diagnostic-"$wpid"-*-socket "${TMPDIR:-/tmp}"/dotnet-diagn
 "$ttool" collect --dport "$sock,connect" --clrevents gc --duration 1s -o t.nettrace > out.txt 2> err.txt
 rc=$?
 if [ "$rc" -eq 0 ] && complete t.nettrace; then ok "--dport PATH,connect: the process's own socket"; else cat err.txt; bad "--dport $sock,connect: exit $rc"; fi
+# Paths over 107 bytes are reached on Linux (docs/tools/clretw-trace.md): clretw-trace listens at one (the
+# runtime comes in by a short link to it) and connects to one (a long link to the process's socket).
+long="$ports/$(printf 'l%.0s' $(seq 1 120)) ü"
+mkdir "$long"
+fresh dport_long
+"$ttool" collect --dport "$long/port.sock" --profile gc-collect -o t.nettrace > out.txt 2> err.txt &
+tpid=$!
+for _ in $(seq 1 100); do [ -S "$long/port.sock" ] && break; sleep 0.05; done
+ln -s "$long/port.sock" "$ports/l.sock"
+DOTNET_DiagnosticPorts="$ports/l.sock" dotnet "$wl" exit 0 > /dev/null 2>&1
+wait "$tpid"
+rc=$?
+if [ "$rc" -eq 0 ] && complete t.nettrace && grep -q "GC/Start" t.nettrace.stats && [ ! -e "$long/port.sock" ]; then
+  ok "--dport PATH of $(printf %s "$long/port.sock" | wc -c) bytes: listened there, the runtime traced, the socket removed"
+else
+  cat err.txt; bad "--dport of a long path: exit $rc"
+fi
+fresh connect_long
+ln -s "$sock" "$long/dotnet-diagnostic-socket"
+"$ttool" collect --dport "$long/dotnet-diagnostic-socket,connect" --clrevents gc --duration 1s -o t.nettrace > out.txt 2> err.txt
+rc=$?
+if [ "$rc" -eq 0 ] && complete t.nettrace; then
+  ok "--dport PATH,connect of $(printf %s "$long/dotnet-diagnostic-socket" | wc -c) bytes: reached"
+else
+  cat err.txt; bad "--dport LONG,connect: exit $rc"
+fi
 
 # 5. what is enabled
 fresh keywords

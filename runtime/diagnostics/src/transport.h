@@ -28,7 +28,8 @@ class Connection {
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  // Connects to a socket path; a path longer than sockaddr_un's sun_path is refused clearly.
+  // Connects to a socket path. A path longer than sockaddr_un's sun_path is reached through its folder on Linux
+  // (/proc/self/fd/N/NAME) and refused clearly elsewhere; ReversePort::listen does the same.
   static Result<std::unique_ptr<Connection>> connect(const std::string& path, Millis timeout);
 
   Status write_all(Bytes bytes, Millis timeout);

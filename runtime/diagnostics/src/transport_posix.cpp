@@ -1,4 +1,5 @@
 // The POSIX transport: Unix domain sockets, poll() for time-outs.
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -31,6 +32,48 @@ Result<bool> wait(int fd, short events, std::optional<Millis> timeout) {
   }
 }
 
+// A socket's address. A path longer than sun_path allows is reached, on Linux, through its folder:
+// the folder is opened and the socket named as /proc/self/fd/N/NAME, which the kernel resolves
+// like the path itself (no chdir, so other threads are not disturbed). Elsewhere, or when the
+// name alone is too long, the path is refused with the reason.
+class SocketAddress {
+ public:
+  SocketAddress() = default;
+  SocketAddress(const SocketAddress&) = delete;
+  SocketAddress& operator=(const SocketAddress&) = delete;
+  ~SocketAddress() {
+    if (dir_ >= 0) ::close(dir_);
+  }
+
+  // `what` names the path in the refusal: "the socket path", "the port's path".
+  Status set(const std::string& path, const char* what) {
+    addr_.sun_family = AF_UNIX;
+    if (path.size() < sizeof addr_.sun_path) return copy(path);
+#if defined(__linux__)
+    const std::size_t slash = path.rfind('/');
+    const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    dir_ = ::open(folder.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dir_ >= 0) {
+      const std::string via = "/proc/self/fd/" + std::to_string(dir_) + "/" + path.substr(slash + 1);
+      if (via.size() < sizeof addr_.sun_path) return copy(via);
+    }
+#endif
+    return Error{Errc::connection_failed, 0, {},
+                 std::string(what) + " is " + std::to_string(path.size()) + " bytes, longer than a Unix socket address allows (" +
+                     std::to_string(sizeof addr_.sun_path - 1) + "): " + path};
+  }
+  const sockaddr* get() const { return reinterpret_cast<const sockaddr*>(&addr_); }
+  socklen_t size() const { return sizeof addr_; }
+
+ private:
+  Status copy(const std::string& p) {
+    std::memcpy(addr_.sun_path, p.c_str(), p.size() + 1);
+    return {};
+  }
+  sockaddr_un addr_{};
+  int dir_ = -1;
+};
+
 }  // namespace
 
 Connection::~Connection() {
@@ -38,13 +81,8 @@ Connection::~Connection() {
 }
 
 Result<std::unique_ptr<Connection>> Connection::connect(const std::string& path, Millis timeout) {
-  sockaddr_un addr{};
-  if (path.size() >= sizeof addr.sun_path)
-    return Error{Errc::connection_failed, 0, {},
-                 "the socket path is " + std::to_string(path.size()) + " bytes, longer than a Unix socket address allows (" +
-                     std::to_string(sizeof addr.sun_path - 1) + "): " + path};
-  addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  SocketAddress addr;
+  if (Status s = addr.set(path, "the socket path"); !s) return std::move(s).error();
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return failed("socket");
   auto c = std::make_unique<Connection>(fd);
@@ -52,7 +90,7 @@ Result<std::unique_ptr<Connection>> Connection::connect(const std::string& path,
   // when the process has gone); EAGAIN means a full backlog: retry until the time-out.
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
-    if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0) return c;
+    if (::connect(fd, addr.get(), addr.size()) == 0) return c;
     if (errno == EINTR) continue;
     if (errno == EAGAIN && std::chrono::steady_clock::now() < deadline) {
       ::usleep(10'000);
@@ -120,21 +158,16 @@ ReversePort& ReversePort::operator=(ReversePort&& o) noexcept {
 }
 
 Result<ReversePort> ReversePort::listen(const std::string& path) {
-  sockaddr_un addr{};
-  if (path.size() >= sizeof addr.sun_path)
-    return Error{Errc::connection_failed, 0, {},
-                 "the port's path is " + std::to_string(path.size()) + " bytes, longer than a Unix socket address allows (" +
-                     std::to_string(sizeof addr.sun_path - 1) + "): " + path};
+  SocketAddress addr;
+  if (Status s = addr.set(path, "the port's path"); !s) return std::move(s).error();
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {
     if (!S_ISSOCK(st.st_mode)) return Error{Errc::connection_failed, 0, {}, path + " exists and is not a socket"};
     ::unlink(path.c_str());  // a stale port of an earlier run
   }
-  addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return failed("socket");
-  if (::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd, 8) != 0) {
+  if (::bind(fd, addr.get(), addr.size()) != 0 || ::listen(fd, 8) != 0) {
     Error e = failed("listening on " + path);
     ::close(fd);
     return e;
