@@ -24,8 +24,16 @@ expect_output() {  # expect_output PATTERN DESCRIPTION COMMAND...
   if "$@" 2>&1 | grep -q -- "$pattern"; then echo "ok: $what"; else echo "FAIL: $what: no '$pattern'"; failures=$((failures + 1)); fi
 }
 expect 0 "valid manifest" "$gen" validate "$src/manifest/ClrEtwBuiltin.man"
-expect 1 "warnings with --werror" "$gen" validate --werror "$src/manifest/ClrEtwBuiltin.man"
-expect 0 "warning rules disabled, --werror" "$gen" validate --werror --disable M117 --disable M302 --disable M501 --disable M505 --disable M601 --disable M604 "$src/manifest/ClrEtwBuiltin.man"
+expect 0 "the built-in manifests with --werror: each of their warnings is accepted with its reason" \
+  "$gen" validate --werror "$src/manifest/ClrEtwBuiltin.man" "$src/manifest/WindowsKernel.man"
+expect_output "^clretw-gen validate: 2 manifest(s), 0 error(s), 0 warning(s); 37 warning(s) accepted by the manifests" \
+  "the summary counts the accepted warnings" "$gen" validate "$src/manifest/ClrEtwBuiltin.man" "$src/manifest/WindowsKernel.man"
+expect_output "^  accepted by the manifest: the kernel's event types are its opcodes" "--show-accepted prints each with its reason" \
+  "$gen" validate --show-accepted "$src/manifest/WindowsKernel.man"
+expect 0 "the built-in manifest with its accepted rules disabled: no unused acceptance" \
+  "$gen" validate --werror --disable M117 --disable M302 --disable M501 --disable M505 --disable M601 --disable M604 "$src/manifest/ClrEtwBuiltin.man"
+expect 1 "warnings with --werror" "$gen" validate --werror "$bad/M302-opcode-value-10.man"
+expect 0 "a warning rule disabled, --werror" "$gen" validate --werror --disable M302 "$bad/M302-opcode-value-10.man"
 expect 1 "an error" "$gen" validate "$bad/M105-duplicate-task-value.man"
 expect 0 "an error re-graded" "$gen" validate --severity M105=warning "$bad/M105-duplicate-task-value.man"
 expect 0 "an error disabled by name" "$gen" validate --disable duplicate-task-value "$bad/M105-duplicate-task-value.man"

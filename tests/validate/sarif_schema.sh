@@ -19,8 +19,8 @@ for m in ajv ajv-draft-04 ajv-formats @microsoft/jest-sarif; do
     exit 0
   fi
 done
+rm -rf "$out"
 mkdir -p "$out"
-files=""
 for manifest in "$@"; do
   sarif="$out/$(basename "$manifest").sarif"
   "$gen" validate --format sarif "$manifest" >"$sarif"
@@ -29,7 +29,5 @@ for manifest in "$@"; do
     echo "FAILED: clretw-gen validate exited with $status on $manifest"
     exit 1
   fi
-  files="$files $sarif"
 done
-# shellcheck disable=SC2086
-node "$here/sarif_schema.js" $files
+node "$here/sarif_schema.js" "$out"/*.sarif

@@ -648,7 +648,7 @@ void apply_acceptances(const std::string& text, const std::string& file, Diagnos
       std::size_t used = 0;
       for (Diagnostic& d : diags.items())
         if (d.code == r->code && d.severity == Severity::warning && d.accepted.empty()) d.accepted = reason, ++used;
-      if (!used)
+      if (!used && !options.disabled.count(std::string(r->code)))  // a disabled rule's acceptance is moot, not unused
         report(found, RuleId::unused_acceptance, file, loc,
                "accepts " + std::string(r->code) + " " + std::string(r->name) + ", and the file has no such warning");
     }
