@@ -390,6 +390,86 @@ TEST_CASE("reports: JSON lines carry table, trace and the GC columns; CSV holds 
   CHECK(parse_report_kinds("all") == unsigned{kReportAll});
 }
 
+TEST_CASE("a figure is not recorded when it is zero and no runtime event carries its keyword at its level; the summary says which keyword") {
+  test::Records recs(kPid);
+  RuntimeModel model;
+  // An event of the runtime provider with these keywords at this level (GC/Start outside a suspension: no GC).
+  auto runtime_event = [&](std::uint64_t keywords, std::uint8_t level) {
+    p::GCStart_V2 g;
+    EventRecord r = recs.add<rt::GCStart>(2, g, 1000);
+    r.keywords = keywords;
+    r.level = level;
+    return r;
+  };
+  model.observe(runtime_event(0x1, 4), 1);      // GC at informational: GCs recorded (none happened), allocations not
+  model.observe(runtime_event(0x10, 5), 2);     // Jit at verbose: methods jitted and JIT time recorded
+  model.observe_keywords(runtime_event(0x4000, 4));  // Contention, kept from observe() by a filter: still seen
+  // The private provider's keywords are its own: its 0x2000000000 is not CompilationDiagnostic.
+  EventRecord priv = runtime_event(0x2000000000, 4);
+  priv.provider_guid = pv::provider_guid;
+  model.observe(priv, 3);
+  // An exception thrown, its event carrying no keyword (as Contention v0 does): a count is recorded whatever the keywords.
+  p::ExceptionThrown_V1 e;
+  e.ExceptionType = "System.FormatException";
+  model.observe(recs.add<rt::ExceptionThrown>(1, e, 4000), 4);
+  Symbolizer symbols;
+  model.finish(symbols);
+  const auto processes = model.processes();
+  REQUIRE(processes.size() == 1);
+  const ProcessSummary& s = processes[0];
+  CHECK(s.recorded(Figure::gcs));
+  CHECK_FALSE(s.recorded(Figure::allocations));
+  CHECK(s.recorded(Figure::jit_methods));
+  CHECK(s.recorded(Figure::jit_time));
+  CHECK_FALSE(s.recorded(Figure::r2r_methods));
+  CHECK(s.recorded(Figure::exceptions));
+  CHECK(s.recorded(Figure::contention));
+  CHECK_FALSE(s.recorded(Figure::thread_pool));
+  CHECK(figure_keyword_text(Figure::allocations) ==
+        "keyword GC (0x1) at level 5 (verbose), or AllocationSampling (0x80000000000) at level 4 (informational)");
+
+  std::vector<TraceReport> traces;
+  traces.push_back({"k.nettrace", std::move(model), ""});
+  ReportOptions o;
+  o.kinds = *parse_report_kinds("summary,threadpool");
+  std::ostringstream text;
+  write_report(text, traces, o);
+  const std::string t = text.str();
+  for (const char* line :
+       {"  GCs: 0 (gen0 0, gen1 0, gen2 0; 0 background, 0 induced)\n",
+        "  allocated: not recorded\n",
+        "  JIT: 0 methods in 0.0 ms; precompiled (R2R) methods used: not recorded\n",
+        "  exceptions: 1; lock contention: 0 (0.0 ms); thread pool: not recorded\n",
+        "  allocations not recorded: the trace has no event of keyword GC (0x1) at level 5 (verbose), or AllocationSampling "
+        "(0x80000000000) at level 4 (informational) or a more verbose level; record either for this figure\n",
+        "  precompiled (R2R) methods not recorded: the trace has no event of keyword CompilationDiagnostic (0x2000000000) at "
+        "level 4 (informational) or a more verbose level; record it for this figure\n",
+        "  thread pool not recorded: the trace has no event of keyword Threading (0x10000) at level 4 (informational) or a more "
+        "verbose level; record it for this figure\n",
+        "no thread pool events in the trace (keyword Threading (0x10000) at level 4 (informational) gives them; the trace has "
+        "no event of it: it was not recorded)\n"})
+    CHECK_MESSAGE(t.find(line) != std::string::npos, line << "\nnot in:\n" << t);
+  CHECK(t.find("GCs not recorded") == std::string::npos);
+  CHECK(t.find("exceptions not recorded") == std::string::npos);
+  o.kinds = kReportSummary;
+  o.format = ReportFormat::json;
+  std::ostringstream json;
+  write_report(json, traces, o);
+  CHECK(json.str().find("\"not_recorded\":\"allocated_mb r2r_methods max_workers\"}") != std::string::npos);
+  o.format = ReportFormat::html;
+  std::ostringstream html;
+  write_report(html, traces, o);
+  CHECK(html.str().find("<p class=\"empty\">Not recorded: precompiled (R2R) methods: the trace has no event of keyword "
+                        "CompilationDiagnostic (0x2000000000) at level 4 (informational) or a more verbose level; record it "
+                        "for this figure.</p>") != std::string::npos);
+
+  // A trace whose runtime events carry no keywords at all says nothing of them: every zero is a zero.
+  Run plain;
+  plain.blocking(10, 1, 0);
+  plain.model.finish(plain.symbols);
+  CHECK(plain.model.processes()[0].not_recorded == 0);
+}
+
 TEST_CASE("pause percentiles by nearest rank") {
   std::vector<GcInfo> gcs(10);
   for (std::size_t i = 0; i < gcs.size(); ++i) gcs[i].pause_ms = static_cast<double>(10 - i);

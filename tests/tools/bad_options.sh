@@ -22,8 +22,44 @@ bad() {
   elif ! grep -q -- "$name" "$work/err"; then
     echo "FAIL: $*: the message does not name $name: $(head -c 300 "$work/err")"
     fail=1
+  elif grep -q '1797693134862315708' "$work/err"; then  # CLI11's own range: DBL_MAX in 300 digits
+    echo "FAIL: $*: the message gives no range a person reads: $(head -c 120 "$work/err")"
+    fail=1
   fi
 }
+# says MESSAGE COMMAND...: exit 2, and the first line of stderr is exactly MESSAGE (in a private folder of its own).
+tmp=$(mktemp -d) || { echo "FAIL: mktemp -d"; exit 1; }
+trap 'rm -rf "$tmp"' EXIT
+says() {
+  want=$1
+  shift
+  cases=$((cases + 1))
+  timeout 60 "$@" > "$tmp/out" 2> "$tmp/err"
+  status=$?
+  got=$(head -n 1 "$tmp/err")
+  if [ "$status" -ne 2 ] || [ "$got" != "$want" ]; then
+    echo "FAIL: $*: exit $status (expected 2), said '$got', expected '$want'"
+    fail=1
+  fi
+}
+# Number options state their range in words, every tool alike (tools/common/number_option.h).
+says "--top: -3 is not a whole number, 1 or more" "$dump" --top -3 "$trace"
+says "--top: 0 is not a whole number, 1 or more" "$dump" --top 0 "$trace"
+says "--top: ten is not a whole number, 1 or more" "$dump" --top ten "$trace"
+says "--top: 99999999999999999999 is not a whole number from 1 to 18446744073709551615" "$dump" --top 99999999999999999999 "$trace"
+says "--id: 70000 is not a whole number from 0 to 65535" "$dump" --id 70000 "$trace"
+says "--level: 256 is not a whole number from 0 to 255" "$dump" --level 256 "$trace"
+says "--limit: -3 is not a whole number, 0 or more" "$dump" --limit -3 "$trace"
+says "--from: abc is not a number of milliseconds" "$dump" --from abc "$trace"
+says "--sample-interval: 0 is not a number of milliseconds above 0" "$dump" --format speedscope --sample-interval 0 "$trace"
+says "--keywords: 0 is not a keyword mask from 0x1 to 0xFFFFFFFFFFFFFFFF (hex with 0x, or decimal)" "$dump" --keywords 0 "$trace"
+says "--format: 7 is not 3, 4, 5 or 6" "$sample" -o "$tmp/s.nettrace" --format 7
+says "--pointer-size: 2 is not 4 or 8" "$sample" -o "$tmp/s.nettrace" --pointer-size 2
+says "--size-mb: 1e9 is not a number of MB from 0 to 100000" "$sample" -o "$tmp/s.nettrace" --size-mb 1e9
+says "--process-id: -5 is not a whole number from 1 to 4294967295" "$ttool" collect -p -5
+says "--buffersize: 0 is not a whole number of MB from 1 to 4096" "$ttool" collect -p 1 --buffersize 0
+says "--top: -3 is not a whole number, 1 or more" "$ttool" collect -p 1 --top -3
+says "--number: 0 is not a whole number, 1 or more" "$ttool" report "$trace" topN -n 0
 # clretw-dump
 bad --format   "$dump" --format xml "$trace"
 bad --filter   "$dump" --filter "" "$trace"

@@ -3,7 +3,8 @@
 #   report_cli.sh CLRETW_DUMP CLRETW_SAMPLE WORK_DIR SHARED_DIR
 # - A trace clretw-sample writes: the GC table has one row per GC/Start event, JSON lines carry the
 #   keys a loader expects, CSV has its header once, the allocation --top is weighted by bytes and
-#   agrees with the allocation report's total.
+#   agrees with the allocation report's total; --top's header names its unit (samples, bytes, events).
+# - The summary says which figures the trace did not record, and the keyword that records each.
 # - Several traces: one table with a trace column.
 # - A trace with no GC events: an empty report that says so, exit 0.
 # - A damaged trace (cut short): the report of what came before, the offset on stderr, exit 1.
@@ -48,13 +49,54 @@ cp "$trace" "$work/copy.nettrace"
 # Allocations: --top weighs stacks by bytes, and its total is the allocation report's.
 "$dump" --report alloc --format json "$trace" > "$work/alloc.jsonl" || say_fail "--report alloc exited $?"
 "$dump" --filter '*/GC/AllocationTick' --top 3 "$trace" > "$work/top.txt" 2> "$work/top.err" || say_fail "--top exited $?"
-grep -q 'weights: bytes allocated' "$work/top.txt" || say_fail "--top over allocation ticks does not weigh bytes"
+[ "$(head -n 1 "$work/top.txt")" = " exclusive bytes    inclusive bytes    method  (bytes allocated, estimated from the allocation events)" ] ||
+  say_fail "--top over allocation ticks: its header does not say bytes: $(head -n 1 "$work/top.txt")"
 python3 - "$work/alloc.jsonl" "$work/top.txt" <<'EOF' || say_fail "--top's allocated bytes differ from the allocation report's"
 import json, sys
 total = sum(json.loads(l)["mb"] for l in open(sys.argv[1])) * 1e6
 top = max(int(l.split()[2]) for l in open(sys.argv[2]).readlines()[1:])  # the root's inclusive bytes
 assert total > 0 and abs(top - total) <= 0.5 * 1e-6 * total + 1000, (top, total)
 EOF
+
+# The unit of --top's counts, in its header: CPU samples, an allocation's bytes (above), or one per event chosen.
+# (Files of the checks below: in a private folder of their own, removed at the end.)
+tmp=$(mktemp -d) || { echo "FAIL: mktemp -d"; exit 1; }
+trap 'rm -rf "$tmp"' EXIT
+"$dump" --top 3 "$trace" > "$tmp/top.txt" 2> "$tmp/top.err"
+status=$?
+[ "$status" -eq 0 ] && [ "$(head -n 1 "$tmp/top.txt")" = " exclusive samples  inclusive samples  method" ] ||
+  say_fail "--top over CPU samples: exit $status, header '$(head -n 1 "$tmp/top.txt")'"
+grep -q '^clretw-dump: [0-9]* samples on [0-9]* threads' "$tmp/top.err" || say_fail "--top over CPU samples: the summary line: $(cat "$tmp/top.err")"
+"$dump" --top 3 --filter Exception/Start "$trace" > "$tmp/top.txt" 2> "$tmp/top.err"
+status=$?
+[ "$status" -eq 0 ] && [ "$(head -n 1 "$tmp/top.txt")" = " exclusive events   inclusive events   method" ] ||
+  say_fail "--top over exceptions: exit $status, header '$(head -n 1 "$tmp/top.txt")'"
+grep -q '^clretw-dump: [0-9]* events on [0-9]* threads' "$tmp/top.err" || say_fail "--top over exceptions: the summary line: $(cat "$tmp/top.err")"
+
+# The summary: a figure whose keyword no event of the trace carries is not recorded, and a line says which
+# keyword records it (clretw-sample records no CompilationDiagnostic and no Threading event). A filter that
+# keeps a keyword's events from the report does not make it unrecorded.
+"$dump" --report summary "$trace" > "$tmp/summary.txt" 2> "$tmp/summary.err"
+status=$?
+[ "$status" -eq 0 ] && [ ! -s "$tmp/summary.err" ] || say_fail "--report summary: exit $status: $(cat "$tmp/summary.err")"
+for line in \
+  '  precompiled (R2R) methods not recorded: the trace has no event of keyword CompilationDiagnostic (0x2000000000) at level 4 (informational) or a more verbose level; record it for this figure' \
+  '  thread pool not recorded: the trace has no event of keyword Threading (0x10000) at level 4 (informational) or a more verbose level; record it for this figure'; do
+  grep -qxF "$line" "$tmp/summary.txt" || say_fail "--report summary has no line '$line': $(cat "$tmp/summary.txt")"
+done
+grep -Eqx '  JIT: [0-9,]+ methods in [0-9.,]+ ms; precompiled \(R2R\) methods used: not recorded' "$tmp/summary.txt" ||
+  say_fail "--report summary: the JIT line does not say R2R methods were not recorded"
+grep -Eqx '  exceptions: [1-9][0-9,]*; lock contention: [1-9][0-9,]* \([0-9.,]+ ms\); thread pool: not recorded' "$tmp/summary.txt" ||
+  say_fail "--report summary: the exceptions line does not say the thread pool was not recorded"
+[ "$(grep -c 'not recorded:' "$tmp/summary.txt")" -eq 2 ] || say_fail "--report summary: not 2 figures not recorded: $(cat "$tmp/summary.txt")"
+"$dump" --report summary --filter 'GC/*' "$trace" > "$tmp/filtered.txt"
+grep -Eqx '  exceptions: 0; lock contention: 0 \(0.0 ms\); thread pool: not recorded' "$tmp/filtered.txt" ||
+  say_fail "--report summary --filter 'GC/*': exceptions and contention filtered out are 0, not unrecorded: $(cat "$tmp/filtered.txt")"
+"$dump" --report summary --format json "$trace" | grep -q '"not_recorded":"r2r_methods max_workers"}$' ||
+  say_fail "--report summary --format json: no not_recorded column naming r2r_methods and max_workers"
+"$dump" --report threadpool "$trace" > "$tmp/pool.txt"
+grep -qxF 'no thread pool events in the trace (keyword Threading (0x10000) at level 4 (informational) gives them; the trace has no event of it: it was not recorded)' \
+  "$tmp/pool.txt" || say_fail "--report threadpool: the empty table does not say its keyword was not recorded: $(cat "$tmp/pool.txt")"
 
 # Text: the summary and every table; HTML only with --report.
 "$dump" --report all "$trace" > "$work/all.txt" || say_fail "--report all exited $?"

@@ -1,30 +1,8 @@
 #include "common/print_options.h"
 
-#include <charconv>
-#include <optional>
-#include <string_view>
+#include "common/number_option.h"
 
 namespace clretw::tools {
-
-namespace {
-
-// "123" or "0x7B" (blanks around it allowed); nullopt for anything else or more than 64 bits.
-std::optional<std::uint64_t> parse_mask(std::string_view t) {
-  while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
-  while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
-  int base = 10;
-  if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
-    base = 16;
-    t.remove_prefix(2);
-  }
-  if (t.empty() || t[0] == '-' || t[0] == '+') return std::nullopt;
-  std::uint64_t v = 0;
-  const auto r = std::from_chars(t.data(), t.data() + t.size(), v, base);
-  if (r.ec != std::errc{} || r.ptr != t.data() + t.size()) return std::nullopt;
-  return v;
-}
-
-}  // namespace
 
 void add_print_options(CLI::App& app, PrintArgs& a, const std::string& format_names) {
   PrintOptions& o = a.print;
@@ -49,7 +27,7 @@ void add_print_options(CLI::App& app, PrintArgs& a, const std::string& format_na
                  "Print the N methods with the most exclusive samples, with inclusive samples, instead of events.\n"
                  "Samples are the CPU samples (EventPipe's sample profiler) unless --filter or --id choose other\n"
                  "events (e.g. --filter GC/AllocationTick for allocation stacks)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1));
   app.add_flag("--resolve", o.resolve,
                "Text and JSON: print each event's stack frames by name, innermost first ('frames', beside the\n"
                "addresses in 'stack'); a file is read twice: first for its method events, rundown included, and\n"
@@ -57,7 +35,7 @@ void add_print_options(CLI::App& app, PrintArgs& a, const std::string& format_na
   app.add_option("--sample-interval", o.sample_interval_ms,
                  "Milliseconds one sample stands for in speedscope's weights (default: the interval an ETL trace\n"
                  "states for the kernel's samples, else 1, EventPipe's)")
-      ->check(CLI::PositiveNumber);
+      ->check(real_number("milliseconds", 0, std::numeric_limits<double>::infinity(), true));
   app.add_option("--filter", o.filters,
                  "Only events this name chooses, in any case, '*' for any run of characters (repeatable): a display\n"
                  "name (GC/Start, GC/*), a symbol (GCStart, GCStart_V2), a keyword (GC, GCKeyword), any of those in\n"
@@ -66,22 +44,25 @@ void add_print_options(CLI::App& app, PrintArgs& a, const std::string& format_na
       ->allow_extra_args(false);
   app.add_option("--id", o.ids, "Only events with this id, 0 to 65535 (repeatable)")
       ->allow_extra_args(false)
-      ->check(CLI::Range(0, 65535));
+      ->check(whole_number(0, 65535));
   app.add_option_function<std::string>(
          "--keywords",
          [&o](const std::string& text) {
-           auto mask = parse_mask(text);
-           if (!mask || !*mask) throw CLI::ValidationError("--keywords", "'" + text + "' is not a non-zero keyword mask (e.g. 0x1 or 1)");
+           auto mask = parse_whole_number(text);
+           if (!mask || !*mask)
+             throw CLI::ValidationError("--keywords", text + " is not a keyword mask from 0x1 to 0xFFFFFFFFFFFFFFFF (hex with 0x, or decimal)");
            o.keywords = *mask;
          },
          "Only events with any of these keyword bits (e.g. 0x1)");
   app.add_option("--level", o.level, "Only events of this level or more severe (5 = verbose ... 1 = critical)")
-      ->check(CLI::Range(0, 255));
-  app.add_option("--from", o.from, "Only events at or after this time (ms since the trace start)");
-  app.add_option("--to", o.to, "Only events at or before this time (ms since the trace start)");
+      ->check(whole_number(0, 255));
+  app.add_option("--from", o.from, "Only events at or after this time (ms since the trace start)")
+      ->check(real_number("milliseconds"));
+  app.add_option("--to", o.to, "Only events at or before this time (ms since the trace start)")
+      ->check(real_number("milliseconds"));
   app.add_flag("--stats", o.stats, "Print counts per provider/event, lost, unknown and malformed events instead of events");
   app.add_option("--limit", o.limit, "Stop after this many events (per trace); 0: no limit")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number(0));
   app.add_flag("--no-progress", a.no_progress, "Do not show progress on stderr (shown only when stderr is a terminal)");
 }
 

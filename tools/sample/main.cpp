@@ -13,6 +13,7 @@
 
 #include "clretw/nettrace.h"
 #include "common/guarded_main.h"
+#include "common/number_option.h"
 #include "sample/simulated_app.h"
 
 namespace {
@@ -51,12 +52,12 @@ int run(int argc, char** argv) {
                "clretw's generated payload structs."};
   app.add_option("-o,--output", output, "Trace file to write")->capture_default_str();
   app.add_option("--format", format, "nettrace format version: 4, 5 or 6; 3 writes a NetPerf file (.NET Core 2.1/2.2)")
-      ->check(CLI::IsMember({3u, 4u, 5u, 6u}))
+      ->check(tools::whole_number_in({3, 4, 5, 6}))
       ->capture_default_str();
-  app.add_option("--pointer-size", pointer_size, "Pointer size of the simulated process")->check(CLI::IsMember({4u, 8u}))->capture_default_str();
+  app.add_option("--pointer-size", pointer_size, "Pointer size of the simulated process")->check(tools::whole_number_in({4, 8}))->capture_default_str();
   app.add_flag("--uncompressed", uncompressed, "Write uncompressed event headers");
   app.add_option("--size-mb", size_mb, "Keep simulating requests until the file is this large (0 to 100000)")
-      ->check(CLI::Range(0.0, 100000.0));
+      ->check(tools::real_number("MB", 0, 100000));
   app.add_option("--expect-folded", expect_folded,
                  "Also write the folded stacks a symbolizer should make of the trace's samples: one line per thread and\n"
                  "stack, 'Thread (TID);root frame;...;leaf frame COUNT', sorted");

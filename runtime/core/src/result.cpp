@@ -20,6 +20,7 @@ std::string_view errc_name(Errc code) noexcept {
     case Errc::protocol_error: return "diagnostics protocol error";
     case Errc::command_failed: return "the runtime refused the command";
     case Errc::timed_out: return "timed out";
+    case Errc::cannot_open: return "cannot open";
   }
   return "unknown error";
 }
@@ -31,8 +32,8 @@ std::string Error::message() const {
     s += field;
     s += ')';
   }
-  // Connections and answers have no byte offset worth naming.
-  if (code != Errc::connection_failed && code != Errc::command_failed && code != Errc::timed_out) {
+  // Connections, answers and files that give nothing to read have no byte offset worth naming.
+  if (code != Errc::connection_failed && code != Errc::command_failed && code != Errc::timed_out && code != Errc::cannot_open) {
     s += " at offset ";
     s += std::to_string(offset);
   }

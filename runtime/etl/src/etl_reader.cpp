@@ -3,6 +3,7 @@
 // in parse_event(); the logfile header in parse_logfile().
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "clretw/etl.h"
+#include "clretw/file.h"
 #include "carried_manifests.h"
 #include "event_info.h"
 #include "guid_key.h"
@@ -691,16 +693,21 @@ Reader::~Reader() = default;
 
 Result<std::unique_ptr<Reader>> Reader::open_file(const std::string& path, ReaderOptions options) {
   auto impl = std::make_unique<Impl>(options);
-  impl->file = std::fopen(path.c_str(), "rb");
-  if (!impl->file) return Error{Errc::io_error, 0, {}, "cannot open " + path};
+  auto opened = open_for_reading(path);
+  if (!opened) return std::move(opened).error();
+  impl->file = *opened;
+  // ETL buffers are read where the file says they are: a pipe will not do.
+  const auto not_seekable = [] {
+    return cannot_open(std::string("an ETL file must be a file on disk; seeking in this one failed (") + std::strerror(errno) + ")");
+  };
 #ifdef _WIN32
-  if (_fseeki64(impl->file, 0, SEEK_END) != 0) return Error{Errc::io_error, 0, {}, "cannot seek in " + path};
+  if (_fseeki64(impl->file, 0, SEEK_END) != 0) return not_seekable();
   const long long end = _ftelli64(impl->file);
 #else
-  if (fseeko(impl->file, 0, SEEK_END) != 0) return Error{Errc::io_error, 0, {}, "cannot seek in " + path};
+  if (fseeko(impl->file, 0, SEEK_END) != 0) return not_seekable();
   const off_t end = ftello(impl->file);
 #endif
-  if (end < 0) return Error{Errc::io_error, 0, {}, "cannot tell the size of " + path};
+  if (end < 0) return not_seekable();
   impl->file_size = static_cast<std::uint64_t>(end);
   if (Status s = impl->open(); !s) return std::move(s).error();
   return std::unique_ptr<Reader>(new Reader(std::move(impl)));

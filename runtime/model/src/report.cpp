@@ -252,13 +252,17 @@ std::vector<const GcInfo*> process_gcs(const RuntimeModel& m, std::uint32_t pid)
   return gcs;
 }
 
+// The summary's column of each Figure (not_recorded lists them).
+constexpr const char* kFigureColumns[kFigures] = {"gcs", "allocated_mb", "jitted", "jit_ms", "r2r_methods", "exceptions",
+                                                  "contentions", "max_workers"};
+
 void summary_table(Sink& sink, const std::vector<TraceReport>& traces) {
   Table t("summary", {{"duration_ms", true}, {"gcs", true}, {"gen0", true}, {"gen1", true}, {"gen2", true},
                       {"background", true}, {"induced", true}, {"pause_ms", true}, {"pause_percent", true},
                       {"max_pause_ms", true}, {"p50_pause_ms", false}, {"p90_pause_ms", false}, {"p99_pause_ms", true},
                       {"allocated_mb", true}, {"alloc_mb_per_s", true}, {"jitted", true}, {"jit_ms", true},
                       {"r2r_methods", false}, {"exceptions", true}, {"contentions", true}, {"contention_ms", true},
-                      {"max_workers", true}, {"starvation", false}}, sink);
+                      {"max_workers", true}, {"starvation", false}, {"not_recorded", false}}, sink);
   t.header();
   t.header();
   for (const TraceReport& tr : traces)
@@ -286,6 +290,10 @@ void summary_table(Sink& sink, const std::vector<TraceReport>& traces) {
       t.add(s.contention_ms, 3);
       t.add(static_cast<std::int64_t>(s.max_workers));
       t.add(static_cast<std::int64_t>(s.starvation_adjustments));
+      std::string unrecorded;  // the figures whose zero says nothing: "r2r_methods contention"
+      for (std::size_t f = 0; f < kFigures; ++f)
+        if (!s.recorded(static_cast<Figure>(f))) unrecorded += (unrecorded.empty() ? "" : " ") + std::string(kFigureColumns[f]);
+      t.add(unrecorded);
     }
 }
 
@@ -453,18 +461,24 @@ void threadpool_table(Sink& sink, const std::vector<TraceReport>& traces) {
     }
 }
 
-// The terminal's summary: a few lines per process a person reads at a glance.
+// The terminal's summary: a few lines per process a person reads at a glance. A figure the trace
+// did not record (ProcessSummary::not_recorded) says so, and a line after the figures says which
+// keyword records it.
 void write_text_summary(std::ostream& out, const std::vector<TraceReport>& traces) {
   auto n = [](double v, int decimals) { return grouped(number(v, decimals)); };
   auto i = [](std::uint64_t v) { return grouped(std::to_string(v)); };
+  const std::string unrecorded = "not recorded";
   bool any = false;
   for (const TraceReport& tr : traces)
     for (const ProcessSummary& s : tr.model.processes()) {
       any = true;
       const auto gcs = process_gcs(tr.model, s.process_id);
       out << tr.trace << ", process " << s.process_id << " (" << n(s.duration_ms(), 1) << " ms of runtime events)\n";
-      out << "  GCs: " << i(gcs.size()) << " (gen0 " << i(s.gcs[0]) << ", gen1 " << i(s.gcs[1]) << ", gen2 " << i(s.gcs[2])
-          << "; " << i(s.background_gcs) << " background, " << i(s.induced_gcs) << " induced)\n";
+      if (s.recorded(Figure::gcs))
+        out << "  GCs: " << i(gcs.size()) << " (gen0 " << i(s.gcs[0]) << ", gen1 " << i(s.gcs[1]) << ", gen2 " << i(s.gcs[2])
+            << "; " << i(s.background_gcs) << " background, " << i(s.induced_gcs) << " induced)\n";
+      else
+        out << "  GCs: " << unrecorded << "\n";
       if (!gcs.empty())
         out << "  paused: " << n(s.pause_ms, 3) << " ms, " << n(s.pause_percent(), 2) << "% of the time; longest "
             << n(s.max_pause_ms, 3) << " ms; p50 " << n(pause_percentile(gcs, 50), 3) << ", p90 "
@@ -473,14 +487,43 @@ void write_text_summary(std::ostream& out, const std::vector<TraceReport>& trace
         out << "  allocated: " << n(s.allocated_bytes / 1e6, 1) << " MB ("
             << n(s.duration_ms() > 0 ? s.allocated_bytes / 1e3 / s.duration_ms() : 0.0, 1) << " MB/s), estimated from "
             << i(s.allocation_events) << " allocation events\n";
-      out << "  JIT: " << i(s.jitted) << " methods in " << n(s.jit_ms, 1) << " ms; " << i(s.r2r_methods)
-          << " precompiled (R2R) methods used\n";
-      out << "  exceptions: " << i(s.exceptions) << "; lock contention: " << i(s.contentions) << " ("
-          << n(s.contention_ms, 1) << " ms); thread pool: up to " << i(s.max_workers) << " workers, "
-          << i(s.starvation_adjustments) << " starvation adjustments\n";
+      else if (!s.recorded(Figure::allocations))
+        out << "  allocated: " << unrecorded << "\n";
+      out << "  JIT: ";
+      if (!s.recorded(Figure::jit_methods)) out << unrecorded;
+      else if (!s.recorded(Figure::jit_time)) out << i(s.jitted) << " methods, their JIT time " << unrecorded;
+      else out << i(s.jitted) << " methods in " << n(s.jit_ms, 1) << " ms";
+      out << "; precompiled (R2R) methods used: " << (s.recorded(Figure::r2r_methods) ? i(s.r2r_methods) : unrecorded) << "\n";
+      out << "  exceptions: " << (s.recorded(Figure::exceptions) ? i(s.exceptions) : unrecorded) << "; lock contention: "
+          << (s.recorded(Figure::contention) ? i(s.contentions) + " (" + n(s.contention_ms, 1) + " ms)" : unrecorded)
+          << "; thread pool: "
+          << (s.recorded(Figure::thread_pool)
+                  ? "up to " + i(s.max_workers) + " workers, " + i(s.starvation_adjustments) + " starvation adjustments"
+                  : unrecorded)
+          << "\n";
+      for (std::size_t f = 0; f < kFigures; ++f) {
+        const auto figure = static_cast<Figure>(f);
+        // (JIT time's keyword is the JIT methods' at a more verbose level: one line says it.)
+        if (s.recorded(figure) || (figure == Figure::jit_time && !s.recorded(Figure::jit_methods))) continue;
+        out << "  " << figure_name(figure) << " " << unrecorded << ": " << not_recorded_reason(figure) << "\n";
+      }
     }
   if (!any) out << "no .NET runtime events in the trace\n";
   out << "\n";
+}
+
+// The line of an empty table: no such rows, the keyword that gives them, and whether the traces
+// have any event of it.
+std::string none_note(const std::vector<TraceReport>& traces, std::string_view rows, Figure figure) {
+  bool processes = false, recorded = false;
+  for (const TraceReport& tr : traces)
+    for (const ProcessSummary& s : tr.model.processes()) {
+      processes = true;
+      recorded |= s.recorded(figure);
+    }
+  std::string note = "no " + std::string(rows) + " in the trace (" + figure_keyword_text(figure) + " gives them";
+  if (processes && !recorded) note += "; the trace has no event of it: it was not recorded";
+  return note + ")";
 }
 
 const char* kKindNames[] = {"summary", "gc", "alloc", "jit", "exceptions", "contention", "threadpool"};
@@ -491,6 +534,13 @@ std::string gc_type_name(std::uint32_t t) { return map_name(rt::to_string(static
 std::string gc_reason_name(std::uint32_t r) { return map_name(rt::to_string(static_cast<rt::GCReasonMap>(r)), r); }
 std::string thread_adjustment_name(std::uint32_t r) {
   return map_name(rt::to_string(static_cast<rt::ThreadAdjustmentReasonMap>(r)), r);
+}
+
+std::string not_recorded_reason(Figure figure) {
+  std::size_t keywords = 0;
+  for (const FigureKeyword& k : figure_keywords()) keywords += k.figure == figure;
+  return "the trace has no event of " + figure_keyword_text(figure) + " or a more verbose level; record " +
+         (keywords > 1 ? "either" : "it") + " for this figure";
 }
 
 std::optional<unsigned> parse_report_kinds(std::string_view list) noexcept {
@@ -568,27 +618,27 @@ void write_report(std::ostream& out, const std::vector<TraceReport>& traces, con
   }
   if (o.kinds & kReportGc)
     emit([&](Sink& s) { gc_table(s, traces); }, "GCs (ms since the trace start; MB = 10^6 bytes)",
-         "no GC events in the trace (the runtime provider's GC keyword, 0x1, at level 4 gives them)");
+         none_note(traces, "GC events", Figure::gcs));
   if (o.kinds & kReportAlloc)
     emit([&](Sink& s) { alloc_table(s, traces, top); },
          top ? "Allocations by type (top " + std::to_string(top) + " by estimated bytes)" : "Allocations by type",
-         "no allocation events in the trace (GC/AllocationTick: keyword GC, 0x1, at level 5; AllocationSampled: keyword 0x80000000000)");
+         none_note(traces, "allocation events", Figure::allocations));
   if (o.kinds & kReportJit) {
     if (text)
-      emit([&](Sink& s) { jit_tier_table(s, traces); }, "JIT: methods per tier",
-           "no JIT events in the trace (keyword Jit, 0x10, at level 5)");
-    emit([&](Sink& s) { jit_table(s, traces, top); }, top ? "JIT: the " + std::to_string(top) + " longest compilations" : "JIT",
-         "no JIT events in the trace (keyword Jit, 0x10, at level 5)");
+      emit([&](Sink& s) { jit_tier_table(s, traces); }, "JIT: methods per tier", none_note(traces, "JIT events", Figure::jit_methods));
+    emit([&](Sink& s) { jit_table(s, traces, top); }, (top ? "JIT: the " + std::to_string(top) + " longest compilations" : std::string("JIT")) +
+             " (sizes in bytes; start_ms since the trace start)",
+         none_note(traces, "JIT events", Figure::jit_methods));
   }
   if (o.kinds & kReportExceptions)
     emit([&](Sink& s) { exception_table(s, traces, top); }, "Exceptions by type",
-         "no exceptions in the trace (keyword Exception, 0x8000)");
+         none_note(traces, "exceptions", Figure::exceptions));
   if (o.kinds & kReportContention)
     emit([&](Sink& s) { contention_table(s, traces, top); }, "Lock contention (by lock and waiting frame)",
-         "no lock contention in the trace (keyword Contention, 0x4000)");
+         none_note(traces, "lock contention", Figure::contention));
   if (o.kinds & kReportThreadPool)
-    emit([&](Sink& s) { threadpool_table(s, traces); }, "Thread pool (worker count changes and hill-climbing adjustments)",
-         "no thread pool events in the trace (keyword Threading, 0x10000)");
+    emit([&](Sink& s) { threadpool_table(s, traces); }, "Thread pool (worker count changes and hill-climbing adjustments; ms since the trace start)",
+         none_note(traces, "thread pool events", Figure::thread_pool));
 }
 
 }  // namespace clretw

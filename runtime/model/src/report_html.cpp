@@ -430,24 +430,32 @@ void write_process(std::ostream& out, const TraceData& t, const ProcessSummary& 
   if (k & kReportSummary) {
     const double secs = p.duration_ms() / 1000;
     out << "<div class=\"cards summary\">";
-    card(out, std::to_string(p.gcs[0] + p.gcs[1] + p.gcs[2]), "GCs",
-         "gen0 " + std::to_string(p.gcs[0]) + " &middot; gen1 " + std::to_string(p.gcs[1]) + " &middot; gen2 " +
-             std::to_string(p.gcs[2]));
-    card(out, std::to_string(p.background_gcs) + " / " + std::to_string(p.induced_gcs), "background / induced GCs",
-         "");
-    card(out, num(p.pause_percent(), 2) + " %", "time paused for GCs",
-         num(p.pause_ms, 1) + " ms over " + num(secs, 2) + " s");
+    // A figure the trace did not record reads so (its reason is in the lines below the plots).
+    const std::string unrecorded = "not recorded";
+    auto value = [&](Figure f, const std::string& v) { return p.recorded(f) ? v : unrecorded; };
+    auto detail = [&](Figure f, const std::string& v) { return p.recorded(f) ? v : std::string(); };
+    card(out, value(Figure::gcs, std::to_string(p.gcs[0] + p.gcs[1] + p.gcs[2])), "GCs",
+         detail(Figure::gcs, "gen0 " + std::to_string(p.gcs[0]) + " &middot; gen1 " + std::to_string(p.gcs[1]) +
+                                 " &middot; gen2 " + std::to_string(p.gcs[2])));
+    card(out, value(Figure::gcs, std::to_string(p.background_gcs) + " / " + std::to_string(p.induced_gcs)),
+         "background / induced GCs", "");
+    card(out, value(Figure::gcs, num(p.pause_percent(), 2) + " %"), "time paused for GCs",
+         detail(Figure::gcs, num(p.pause_ms, 1) + " ms over " + num(secs, 2) + " s"));
     auto pct = [&](double q) { const double v = pause_percentile(gcs, q); return num(v, v >= 10 ? 1 : 2); };
-    card(out, num(p.max_pause_ms, 2) + " ms", "longest pause",
-         "p50 " + pct(50) + " &middot; p90 " + pct(90) + " &middot; p99 " + pct(99) + " ms");
-    card(out, secs > 0 ? num(p.allocated_bytes / kMB / secs, 1) + " MB/s" : "&mdash;", "allocation rate",
-         num(p.allocated_bytes / kMB, 1) + " MB, " + std::to_string(p.allocation_events) + " events");
-    card(out, std::to_string(p.jitted), "methods jitted",
-         "in " + num(p.jit_ms, 1) + " ms &middot; " + std::to_string(p.r2r_methods) + " precompiled");
-    card(out, std::to_string(p.exceptions), "exceptions thrown", "");
-    card(out, std::to_string(p.contentions), "lock contentions", num(p.contention_ms, 1) + " ms waited");
-    card(out, std::to_string(p.max_workers), "most thread pool workers",
-         std::to_string(p.starvation_adjustments) + " starvation adjustments");
+    card(out, value(Figure::gcs, num(p.max_pause_ms, 2) + " ms"), "longest pause",
+         detail(Figure::gcs, "p50 " + pct(50) + " &middot; p90 " + pct(90) + " &middot; p99 " + pct(99) + " ms"));
+    card(out, value(Figure::allocations, secs > 0 ? num(p.allocated_bytes / kMB / secs, 1) + " MB/s" : "&mdash;"),
+         "allocation rate",
+         detail(Figure::allocations, num(p.allocated_bytes / kMB, 1) + " MB, " + std::to_string(p.allocation_events) + " events"));
+    card(out, value(Figure::jit_methods, std::to_string(p.jitted)), "methods jitted",
+         (p.recorded(Figure::jit_methods) ? (p.recorded(Figure::jit_time) ? "in " + num(p.jit_ms, 1) + " ms" : "JIT time " + unrecorded)
+                                          : std::string()) +
+             " &middot; " + (p.recorded(Figure::r2r_methods) ? std::to_string(p.r2r_methods) : unrecorded) + " precompiled");
+    card(out, value(Figure::exceptions, std::to_string(p.exceptions)), "exceptions thrown", "");
+    card(out, value(Figure::contention, std::to_string(p.contentions)), "lock contentions",
+         detail(Figure::contention, num(p.contention_ms, 1) + " ms waited"));
+    card(out, value(Figure::thread_pool, std::to_string(p.max_workers)), "most thread pool workers",
+         detail(Figure::thread_pool, std::to_string(p.starvation_adjustments) + " starvation adjustments"));
     out << "</div>\n";
   }
 
@@ -470,6 +478,18 @@ void write_process(std::ostream& out, const TraceData& t, const ProcessSummary& 
   for (std::size_t i = 0; i < none.size(); ++i)
     out << (i == 0 ? "<p class=\"empty\">No " : i + 1 == none.size() ? " or " : ", ") << none[i]
         << (i + 1 == none.size() ? (alone ? " in this trace.</p>\n" : " for this process.</p>\n") : "");
+  // The figures not recorded, and what records them (the text summary's lines), for the summary or
+  // the figure's own table.
+  constexpr unsigned kFigureKind[kFigures] = {kReportGc,  kReportAlloc,      kReportJit,        kReportJit,
+                                              kReportJit, kReportExceptions, kReportContention, kReportThreadPool};
+  for (std::size_t f = 0; f < kFigures; ++f) {
+    const auto figure = static_cast<Figure>(f);
+    if (!(k & (kReportSummary | kFigureKind[f]))) continue;
+    if (p.recorded(figure) || (figure == Figure::jit_time && !p.recorded(Figure::jit_methods))) continue;
+    out << "<p class=\"empty\">Not recorded: ";
+    esc(out, std::string(figure_name(figure)) + ": " + not_recorded_reason(figure) + ".");
+    out << "</p>\n";
+  }
   if ((k & kReportGc) && !gcs.empty()) {
     std::vector<const GcInfo*> rows = gcs;
     std::string note;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <initializer_list>
 #include <map>
 #include <unordered_map>
@@ -194,7 +195,80 @@ const char* jit_tier_name(JitTier tier) noexcept {
   return "Unknown";
 }
 
+namespace {
+
+// Figure -> keyword: what the summary says is not recorded, and why (docs/REPORTS.md).
+constexpr FigureKeyword kFigureKeywords[] = {
+    {Figure::gcs, "GCs", "GC", 0x1, 4},
+    {Figure::allocations, "allocations", "GC", 0x1, 5},
+    {Figure::allocations, "allocations", "AllocationSampling", 0x80000000000, 4},
+    {Figure::jit_methods, "methods jitted", "Jit", 0x10, 4},
+    {Figure::jit_time, "JIT time", "Jit", 0x10, 5},
+    {Figure::r2r_methods, "precompiled (R2R) methods", "CompilationDiagnostic", 0x2000000000, 4},
+    {Figure::exceptions, "exceptions", "Exception", 0x8000, 2},
+    {Figure::contention, "lock contention", "Contention", 0x4000, 4},
+    {Figure::thread_pool, "thread pool", "Threading", 0x10000, 4},
+};
+
+const char* level_name(std::uint8_t level) noexcept {
+  switch (level) {
+    case 1: return "critical";
+    case 2: return "error";
+    case 3: return "warning";
+    case 4: return "informational";
+    case 5: return "verbose";
+    default: return "always";
+  }
+}
+
+}  // namespace
+
+std::span<const FigureKeyword> figure_keywords() noexcept { return kFigureKeywords; }
+
+std::string_view figure_name(Figure figure) noexcept {
+  for (const FigureKeyword& k : kFigureKeywords)
+    if (k.figure == figure) return k.name;
+  return "?";
+}
+
+std::string figure_keyword_text(Figure figure) {
+  std::string s;
+  for (const FigureKeyword& k : kFigureKeywords) {
+    if (k.figure != figure) continue;
+    char mask[24];
+    std::snprintf(mask, sizeof mask, "0x%llx", static_cast<unsigned long long>(k.mask));
+    s += s.empty() ? "keyword " : ", or ";
+    s += std::string(k.keyword) + " (" + mask + ") at level " + std::to_string(k.level) + " (" + level_name(k.level) + ")";
+  }
+  return s;
+}
+
+namespace {
+
+// The keywords the runtime provider's events of a trace carry, by level: what the session asked for.
+struct KeywordsSeen {
+  std::array<std::uint64_t, 6> by_level{};  // levels 0 (always) to 5 (verbose); more verbose ones count as 5
+  bool any = false;                         // an event carried a keyword
+  void observe(const EventRecord& r) noexcept {
+    by_level[std::min<std::size_t>(r.level, 5)] |= r.keywords;
+    any |= r.keywords != 0;
+  }
+  // An event of one of the figure's keywords came at its level or a more verbose one (or the trace's
+  // events carry no keywords: nothing to tell by).
+  bool recorded(Figure figure) const noexcept {
+    if (!any) return true;
+    for (const FigureKeyword& k : kFigureKeywords)
+      if (k.figure == figure)
+        for (std::size_t level = k.level; level < by_level.size(); ++level)
+          if (by_level[level] & k.mask) return true;
+    return false;
+  }
+};
+
+}  // namespace
+
 struct RuntimeModel::Impl {
+  KeywordsSeen keywords;
   std::vector<GcInfo> gcs;
   std::vector<JitMethod> methods;
   std::vector<ThreadPoolSample> pool;
@@ -576,11 +650,16 @@ void RuntimeModel::observe(const EventRecord& record, double ms) {
   ProcessState& p = s.process(record.process_id, ms);
   p.last_ms = std::max(p.last_ms, ms);
   if (record.provider_guid != rt::provider_guid && record.provider_guid != dotnet_runtime_private::provider_guid) return;
+  observe_keywords(record);
   ++p.runtime_events;
   s.p = &p;
   s.ms = ms;
   s.record = &record;
   s.dispatcher.dispatch(record);
+}
+
+void RuntimeModel::observe_keywords(const EventRecord& record) noexcept {
+  if (record.provider_guid == rt::provider_guid) impl_->keywords.observe(record);  // (other providers' keywords are their own)
 }
 
 void RuntimeModel::finish(const Symbolizer& symbols) {
@@ -684,6 +763,12 @@ std::vector<ProcessSummary> RuntimeModel::processes() const {
         sum.max_workers = std::max(sum.max_workers, t.workers);
         sum.starvation_adjustments += t.reason == static_cast<std::uint32_t>(rt::ThreadAdjustmentReasonMap::Starvation);
       }
+    // A zero whose keyword no event of the trace carries says nothing.
+    const bool zero[kFigures] = {sum.gcs[0] + sum.gcs[1] + sum.gcs[2] == 0, sum.allocation_events == 0, sum.jitted == 0,
+                                 sum.jit_ms == 0, sum.r2r_methods == 0, sum.exceptions == 0, sum.contentions == 0,
+                                 sum.max_workers == 0 && sum.starvation_adjustments == 0};
+    for (std::size_t f = 0; f < kFigures; ++f)
+      if (zero[f] && !s.keywords.recorded(static_cast<Figure>(f))) sum.not_recorded |= 1u << f;
     rows.push_back(sum);
   }
   return rows;

@@ -4,6 +4,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <utility>
+
+#include "clretw/file.h"
 
 namespace clretw::nettrace::detail {
 
@@ -13,14 +16,15 @@ Input::~Input() {
   if (file_) std::fclose(file_);
 }
 
-bool Input::open_file(const std::string& path) {
-  file_ = std::fopen(path.c_str(), "rb");
-  if (!file_) return false;
+Status Input::open_file(const std::string& path) {
+  auto opened = open_for_reading(path);
+  if (!opened) return std::move(opened).error();
+  file_ = *opened;
   std::setvbuf(file_, nullptr, _IOFBF, 1 << 20);
   std::error_code ec;  // the size only drives progress reports: unknown (0) is fine
   const auto size = std::filesystem::file_size(path, ec);
   size_ = ec ? 0 : static_cast<std::uint64_t>(size);
-  return true;
+  return {};
 }
 
 void Input::open_memory(Bytes data) {

@@ -25,7 +25,8 @@ class Input {
   Input(const Input&) = delete;
   Input& operator=(const Input&) = delete;
   ~Input();
-  bool open_file(const std::string& path);
+  // The file at `path`, or Errc::cannot_open with the reason (clretw/file.h).
+  Status open_file(const std::string& path);
   void open_memory(Bytes data);
   void open_stream(ByteStream& stream) { stream_ = &stream; }
   // What a stream reported when it failed (empty when it did not).

@@ -90,7 +90,7 @@ Reader::~Reader() = default;
 
 Result<std::unique_ptr<Reader>> Reader::open_file(const std::string& path, ReaderOptions options) {
   auto impl = std::make_unique<Impl>(options);
-  if (!impl->framing.input().open_file(path)) return Error{Errc::io_error, 0, {}, "cannot open " + path};
+  if (Status s = impl->framing.input().open_file(path); !s) return std::move(s).error();
   if (Status s = impl->open(); !s) return std::move(s).error();
   return std::unique_ptr<Reader>(new Reader(std::move(impl)));
 }

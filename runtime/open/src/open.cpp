@@ -2,11 +2,15 @@
 #include "clretw/open.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <utility>
 #include <vector>
+
+#include "clretw/file.h"
 
 #if defined(_WIN32)
 #include <fcntl.h>
@@ -57,8 +61,11 @@ class FileStream final : public nettrace::ByteStream {
       at_ += k;
       return k;
     }
+    errno = 0;
     const std::size_t got = std::fread(dst, 1, n, file_);
-    if (got == 0 && std::ferror(file_)) return Error{Errc::io_error, 0, {}, "the read failed"};
+    if (got == 0 && std::ferror(file_))
+      return Error{Errc::io_error, head_.size() + read_, {}, std::string("the read failed: ") + (errno ? std::strerror(errno) : "the system gave no reason")};
+    read_ += got;
     return got;
   }
 
@@ -67,6 +74,7 @@ class FileStream final : public nettrace::ByteStream {
   bool owned_;
   std::vector<std::uint8_t> head_;
   std::size_t at_ = 0;
+  std::uint64_t read_ = 0;  // bytes read from the file after head_
 };
 
 }  // namespace
@@ -81,10 +89,16 @@ Result<std::unique_ptr<TraceSource>> open_trace(const std::string& path, OpenOpt
 #if defined(_WIN32)
   if (std_in) _setmode(_fileno(stdin), _O_BINARY);  // no newline translation of a binary trace
 #endif
-  std::FILE* f = std_in ? stdin : std::fopen(path.c_str(), "rb");
-  if (!f) return Error{Errc::io_error, 0, {}, "cannot open " + path};
+  std::FILE* f = stdin;
+  if (!std_in) {
+    auto opened = open_for_reading(path);
+    if (!opened) return std::move(opened).error();
+    f = *opened;
+  }
   std::uint8_t head[80] = {};
+  errno = 0;
   std::size_t got = std::fread(head, 1, sizeof head, f);
+  const int read_errno = got == 0 && std::ferror(f) ? errno : 0;
   // A regular file is opened again by its reader; anything else can be read only once, from here.
   const bool seekable = seekable_path(path);
   if (seekable) std::fclose(f);
@@ -110,7 +124,7 @@ Result<std::unique_ptr<TraceSource>> open_trace(const std::string& path, OpenOpt
     case TraceFormat::etl: {
       if (!seekable) {
         close_unread();
-        return Error{Errc::bad_format, 0, {}, "an ETL file is read from a file on disk, not from a pipe or standard input"};
+        return cannot_open("an ETL file is read from a file on disk, not from a pipe or standard input (save it to a file first)");
       }
       etl::ReaderOptions eo;
       eo.manifest_loader = options.manifest_loader;
@@ -121,9 +135,17 @@ Result<std::unique_ptr<TraceSource>> open_trace(const std::string& path, OpenOpt
     case TraceFormat::unknown: break;
   }
   close_unread();
+  if (got == 0) {  // nothing to tell a format by
+    if (read_errno) return cannot_open(std::strerror(read_errno));
+    if (seekable) return cannot_open("the file is empty (0 bytes)");
+    if (std_in) return cannot_open("standard input ended before its first byte");
+    std::error_code ec;
+    if (std::filesystem::is_fifo(path, ec))
+      return cannot_open("the pipe was closed before its first byte (did the command that writes to it fail?)");
+    return cannot_open("it ended before its first byte");
+  }
   return Error{Errc::bad_format, 0, {},
-               got == 0 ? std::string(seekable ? "the file is empty" : "no bytes came")
-                        : "not a trace clretw reads: no nettrace, NetPerf or ETL header in its first " + std::to_string(got) + " bytes"};
+               "not a trace clretw reads: no nettrace, NetPerf or ETL header in its first " + std::to_string(got) + " bytes"};
 }
 
 std::string NettraceSource::summary() const {

@@ -195,9 +195,10 @@ void append_stack(const EventRecord& r, const Symbolizer& symbols, LineFormat fo
 }
 
 // `chosen`: --filter or --id chose the samples. A hint never suggests what the user already gave.
-// `kernel`: the samples were the kernel's (ETL), joined to their StackWalk events.
+// `kernel`: the samples were the kernel's (ETL), joined to their StackWalk events. `what`: what was
+// profiled, "samples" (CPU samples) or "events" (others chosen).
 void print_profile_summary(const ProfileSummary& s, const Symbolizer& symbols, bool chosen, const KernelStacks* kernel,
-                           double interval_ms, const char* tool, std::ostream& err) {
+                           double interval_ms, const char* what, const char* tool, std::ostream& err) {
   auto pct = [&](std::uint64_t part) { return s.frames ? 100.0 * static_cast<double>(part) / static_cast<double>(s.frames) : 0.0; };
   const Symbolizer::Counts& c = symbols.counts();
   if (kernel) {
@@ -225,10 +226,10 @@ void print_profile_summary(const ProfileSummary& s, const Symbolizer& symbols, b
         "choose other events to profile, e.g. --filter GC/AllocationTick\n",
         tool);
   put(err,
-      "%s: %llu samples on %llu threads (%llu without a stack), %llu distinct stacks; frames: %llu, "
+      "%s: %llu %s on %llu threads (%llu without a stack), %llu distinct stacks; frames: %llu, "
       "%.1f%% named by a method's range, %.1f%% by an R2R entry point, %.1f%% in a module only, %.1f%% unmanaged; "
       "methods known: %llu jitted, %llu from rundown, %llu R2R entry points, %llu unloaded\n",
-      tool, static_cast<unsigned long long>(s.samples), static_cast<unsigned long long>(s.threads),
+      tool, static_cast<unsigned long long>(s.samples), what, static_cast<unsigned long long>(s.threads),
       static_cast<unsigned long long>(s.without_stack), static_cast<unsigned long long>(s.unique_stacks),
       static_cast<unsigned long long>(s.frames), pct(s.method_frames), pct(s.r2r_frames), pct(s.module_frames),
       pct(s.unmanaged_frames), static_cast<unsigned long long>(c.jitted), static_cast<unsigned long long>(c.rundown),
@@ -406,7 +407,8 @@ int EventPrinter::print(TraceSource& reader, const std::string& path, const Symb
   const bool profiling = o.profile() && !o.stats && !reporting;
   const bool naming = profiling || reporting || (o.resolve && !o.stats && !o.quiet);
   RuntimeModel model;
-  bool weighted = false;  // a profile of allocations: weights are bytes
+  bool weighted = false;      // a profile of allocations: weights are bytes
+  bool only_samples = true;   // every profiled event a CPU sample: weights are samples, else events
   Symbolizer own;  // learns as the trace goes, unless `symbols` has seen it all
   const Symbolizer& sym = symbols ? *symbols : own;
   StackProfile profile(o.sample_interval_ms > 0 ? o.sample_interval_ms : 1.0, o.format == OutputFormat::chromium);
@@ -488,6 +490,7 @@ int EventPrinter::print(TraceSource& reader, const std::string& path, const Symb
     progress.update(reader, in_file);
     if (naming && !symbols) own.observe(*r);  // every method event, whatever the filters
     if (profiling) kernel_stacks.observe(*r);  // every stack event, whatever the filters
+    if (reporting) model.observe_keywords(*r);  // which keywords were recorded, whatever the filters
     const double ms = need_ms ? reader.milliseconds(r->timestamp) : 0.0;
     if (ranged && (ms < o.from || ms > o.to)) continue;
     if (o.level >= 0 && r->level > o.level) continue;
@@ -516,6 +519,7 @@ int EventPrinter::print(TraceSource& reader, const std::string& path, const Symb
       // Allocations weigh their bytes (--top, folded); other events one each.
       const std::optional<double> bytes = allocation_bytes(*r);
       weighted |= bytes.has_value();
+      only_samples &= is_cpu_sample(*r) || is_kernel_cpu_sample(*r);
       const std::uint64_t weight = bytes ? static_cast<std::uint64_t>(*bytes + 0.5) : 1;
       if (is_kernel_event(*r) || (user_chosen && !kernel_stacks.empty())) kernel_stacks.add(*r, ms, weight);
       else profile.add(*r, ms, sym, weight);
@@ -584,13 +588,17 @@ int EventPrinter::print(TraceSource& reader, const std::string& path, const Symb
       kernel_stacks.finish(profile, sym);
     }
     profile.finish(sym);
-    if (o.top) profile.write_top(out, o.top, weighted ? "bytes allocated, estimated from the allocation events" : "", o.top_inclusive);
+    // What the weights count, named in the table's header and the summary line.
+    const char* unit = weighted ? "bytes" : only_samples ? "samples" : "events";
+    if (o.top)
+      profile.write_top(out, o.top, unit, o.top_inclusive, weighted ? "bytes allocated, estimated from the allocation events" : "");
     else if (o.format == OutputFormat::folded) profile.write_folded(out);
     else if (o.format == OutputFormat::chromium) profile.write_chromium(out);
     else profile.write_speedscope(out, !o.trace_name.empty() ? o.trace_name : !file_name_.empty() ? file_name_ : path, tool);
     out.flush();
     if (!o.quiet)
-      print_profile_summary(profile.summary(), sym, user_chosen, kernel ? &kernel_stacks : nullptr, profile.sample_interval(), tool, err_);
+      print_profile_summary(profile.summary(), sym, user_chosen, kernel ? &kernel_stacks : nullptr, profile.sample_interval(),
+                            only_samples ? "samples" : "events", tool, err_);
   }
   if (o.stats) {
     const SourceCounts s = reader.counts();

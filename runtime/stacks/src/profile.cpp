@@ -467,7 +467,7 @@ void StackProfile::write_chromium(std::ostream& out) const {
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
 
-void StackProfile::write_top(std::ostream& out, std::size_t n, std::string_view unit, bool by_inclusive) const {
+void StackProfile::write_top(std::ostream& out, std::size_t n, std::string_view unit, bool by_inclusive, std::string_view note) const {
   const Impl& p = *impl_;
   const ProfileSummary& s = p.summary;
   std::vector<std::uint64_t> exclusive(p.names.size()), inclusive(p.names.size());
@@ -495,9 +495,12 @@ void StackProfile::write_top(std::ostream& out, std::size_t n, std::string_view 
   if (rows.size() > n) rows.resize(n);
   std::string line;
   char buf[96];
-  std::snprintf(buf, sizeof buf, "%10s %7s %10s %7s  %s", "exclusive", "", "inclusive", "", "method");
-  out << buf;
-  if (!unit.empty()) out << "  (weights: " << unit << ")";
+  // Each count's unit heads its percentage's column: " exclusive samples  inclusive samples  method".
+  const std::string u(unit.substr(0, 40));
+  char head[160];
+  std::snprintf(head, sizeof head, "%10s %-7s %10s %-7s  %s", "exclusive", u.c_str(), "inclusive", u.c_str(), "method");
+  out << head;
+  if (!note.empty()) out << "  (" << note << ")";
   out << '\n';
   for (std::uint32_t r : rows) {
     line.clear();

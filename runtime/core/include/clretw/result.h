@@ -33,6 +33,8 @@ enum class Errc : std::uint8_t {
   protocol_error,       // a peer sent bytes the diagnostics protocol does not allow
   command_failed,       // the runtime answered a diagnostics command with an error
   timed_out,            // a peer did not answer in time
+  cannot_open,          // a file or stream gives no bytes to read: detail says why (the system's reason,
+                        // "is a directory", an empty pipe); its message has no offset
 };
 
 std::string_view errc_name(Errc code) noexcept;
@@ -45,6 +47,9 @@ struct Error {
 
   std::string message() const;
 };
+
+// The Error for a file or stream that gives no bytes to read, `reason` saying why.
+inline Error cannot_open(std::string reason) { return Error{Errc::cannot_open, 0, {}, std::move(reason)}; }
 
 // Either a T or an Error. Deliberately minimal: std::expected is C++23.
 template <class T>

@@ -115,6 +115,8 @@ std::string kernel_group_name(std::uint8_t group);
 
 class Reader final : public TraceSource {
  public:
+  // A file that cannot be opened (missing, not readable, a directory) is Errc::cannot_open, its
+  // detail the reason (clretw/file.h).
   static Result<std::unique_ptr<Reader>> open_file(const std::string& path, ReaderOptions options = {});
   // `data` must outlive the reader.
   static Result<std::unique_ptr<Reader>> open_memory(Bytes data, ReaderOptions options = {});

@@ -62,6 +62,11 @@ std::string gc_type_name(std::uint32_t type);
 std::string gc_reason_name(std::uint32_t reason);
 std::string thread_adjustment_name(std::uint32_t reason);
 
+// Why a figure a ProcessSummary did not record (ProcessSummary::not_recorded) says nothing, and what
+// records it: "the trace has no event of keyword Contention (0x4000) at level 4 (informational) or a
+// more verbose level; record it for this figure".
+std::string not_recorded_reason(Figure figure);
+
 // Pause percentiles of `gcs` (p in [0, 100], nearest rank); 0 for none.
 double pause_percentile(const std::vector<const GcInfo*>& gcs, double p);
 

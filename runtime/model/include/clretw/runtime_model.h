@@ -23,7 +23,9 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "clretw/record.h"
@@ -131,6 +133,39 @@ struct ThreadPoolSample {
 };
 inline constexpr std::uint32_t kNoAdjustment = 0xFFFFFFFF;
 
+// The figures of the summary, each given by events of the runtime provider
+// (Microsoft-Windows-DotNETRuntime) that a session records only when it asks for their keyword at
+// their level. A trace does not say which keywords its session asked for; its events do: a
+// figure is "not recorded" when it is zero and no event of the runtime provider in the trace
+// carries its keyword at its level or a more verbose one.
+enum class Figure : std::uint8_t {
+  gcs,          // GC/Start ...
+  allocations,  // GC/AllocationTick, AllocationSampled
+  jit_methods,  // Method/Load of jitted code
+  jit_time,     // Method/JittingStarted
+  r2r_methods,  // R2RGetEntryPoint
+  exceptions,   // Exception/Start
+  contention,   // Contention/Start, Contention/Stop
+  thread_pool,  // ThreadPoolWorkerThread/*, ThreadPoolWorkerThreadAdjustment/Adjustment
+};
+inline constexpr std::size_t kFigures = 8;
+
+// A keyword that gives a figure. A figure given by either of two keywords has two rows.
+struct FigureKeyword {
+  Figure figure;
+  std::string_view name;     // the figure, as the summary names it: "precompiled (R2R) methods"
+  std::string_view keyword;  // the manifest's keyword, without "Keyword": "CompilationDiagnostic"
+  std::uint64_t mask;        // its bit: 0x2000000000
+  std::uint8_t level;        // the least verbose level that gives the figure's events: 2 error, 4 informational, 5 verbose
+};
+// Every row, figures in the order of the enum.
+std::span<const FigureKeyword> figure_keywords() noexcept;
+std::string_view figure_name(Figure figure) noexcept;
+// What records a figure: "keyword CompilationDiagnostic (0x2000000000) at level 4 (informational)";
+// for two keywords "keyword GC (0x1) at level 5 (verbose), or AllocationSampling (0x80000000000) at
+// level 4 (informational)".
+std::string figure_keyword_text(Figure figure);
+
 // One process's totals.
 struct ProcessSummary {
   std::uint32_t process_id = 0;
@@ -148,6 +183,11 @@ struct ProcessSummary {
   double contention_ms = 0;
   std::uint32_t max_workers = 0;
   std::uint64_t starvation_adjustments = 0;
+  // Bit 1 << Figure: the figure is zero and the trace has no event of the keyword that gives it
+  // (figure_keywords()): its zero says nothing. Never set when no event of the trace's runtime
+  // provider carries a keyword (nothing to tell by).
+  std::uint32_t not_recorded = 0;
+  bool recorded(Figure f) const noexcept { return !((not_recorded >> static_cast<unsigned>(f)) & 1u); }
   double duration_ms() const noexcept { return last_ms - first_ms; }
   double pause_percent() const noexcept;    // share of duration_ms() paused for GCs
 };
@@ -167,6 +207,9 @@ class RuntimeModel {
   // One event, at `ms` since the trace start, in time order. Stacks are kept as addresses (the
   // innermost few) and named at finish().
   void observe(const EventRecord& record, double ms);
+  // Only the keywords `record` carries, for ProcessSummary::not_recorded: the events a filter keeps
+  // from observe() still say which keywords the session recorded (observe() notes them too).
+  void observe_keywords(const EventRecord& record) noexcept;
   // The events observe() learns from, and the Symbolizer needs to name its sites: the runtime's,
   // its private provider's (background GC phases) and its rundown's. A source may pass the others over (OpenOptions::keep) before sorting.
   static bool wants(const EventRecord& record) noexcept;

@@ -142,6 +142,8 @@ class ByteStream {
 
 class Reader {
  public:
+  // A file that cannot be opened (missing, not readable, a directory) is Errc::cannot_open, its
+  // detail the reason (clretw/file.h).
   static Result<std::unique_ptr<Reader>> open_file(const std::string& path, ReaderOptions options = {});
   // Reads as the bytes come: a block's events are delivered as soon as the block has arrived, and
   // nothing is read ahead of it. `stream` must outlive the reader. If the stream ends before the

@@ -35,7 +35,9 @@ struct OpenOptions {
 
 // Opens `path` as a nettrace, NetPerf or ETL source. "-" is standard input. A path that is not
 // a regular file (a pipe, a FIFO, /dev/fd/N from a shell's <(...)) and standard input are read
-// once, in order, as a stream; ETL needs a regular file.
+// once, in order, as a stream; ETL needs a regular file. A path that gives no bytes to read (missing,
+// not readable, a directory, an empty file, a pipe closed before its first byte, ETL on a pipe) is
+// Errc::cannot_open, its detail the reason; content that is no trace is Errc::bad_format.
 Result<std::unique_ptr<TraceSource>> open_trace(const std::string& path, OpenOptions options = {});
 // True when open_trace() can open `path` again and read the same bytes: a regular file.
 bool seekable_path(const std::string& path);

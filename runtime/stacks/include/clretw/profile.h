@@ -83,9 +83,11 @@ class StackProfile {
   void write_chromium(std::ostream& out) const;
   // The `n` methods with the most exclusive samples (weights), with their inclusive samples (a
   // method counted once per sample however often it recurs). `unit` names what the weights count
-  // in the header when they are not samples (e.g. "bytes allocated"). `by_inclusive`: the methods
-  // with the most inclusive samples instead (dotnet-trace report topN --inclusive).
-  void write_top(std::ostream& out, std::size_t n, std::string_view unit = {}, bool by_inclusive = false) const;
+  // in the header ("exclusive samples  inclusive samples  method"; "bytes", "events"). `by_inclusive`:
+  // the methods with the most inclusive samples instead (dotnet-trace report topN --inclusive).
+  // `note`, when given, follows the header in parentheses (e.g. how bytes were estimated).
+  void write_top(std::ostream& out, std::size_t n, std::string_view unit = "samples", bool by_inclusive = false,
+                 std::string_view note = {}) const;
 
  private:
   struct Impl;
