@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <thread>
 
 #include "clretw/diagnostics.h"
 #include "clretw/catalog.h"
@@ -24,6 +25,11 @@
 #include "clretw/select.h"
 #include "clretw/text.h"
 
+#if !defined(_WIN32)
+#include <poll.h>
+#include <termios.h>
+#endif
+
 namespace clretw::tools {
 
 namespace {
@@ -32,14 +38,79 @@ namespace diag = clretw::diagnostics;
 namespace fs = std::filesystem;
 using Millis = std::chrono::milliseconds;
 
-// Set by Ctrl-C (SIGINT, SIGTERM) and by the stopping event: the session is stopped.
+// Set by Ctrl-C (SIGINT, SIGTERM), Enter at the terminal and the stopping event: the session is stopped.
 std::atomic<bool> g_interrupted{false};
 std::atomic<bool> g_stop{false};
 std::atomic<bool> g_abandon{false};  // a second Ctrl-C: stop waiting for the runtime to end the stream
-extern "C" void on_interrupt(int) {
-  if (g_interrupted) g_abandon = true;
-  g_interrupted = true, g_stop = true;
+// The first Ctrl-C, or Enter, stops the session (the runtime still sends the rundown); the next
+// Ctrl-C abandons it. Lock-free atomics only: called from the signal handler.
+void request_stop() noexcept {
+  if (g_interrupted.exchange(true)) g_abandon = true;
+  g_stop = true;
 }
+extern "C" void on_interrupt(int) { request_stop(); }
+
+#if defined(_WIN32)
+// clretw-trace is POSIX only (docs/tools/clretw-trace.md); there, Enter would not be watched.
+bool in_foreground(int) { return false; }
+class EnterWatch {
+ public:
+  void finish() {}
+};
+#else
+// Whether this process's group is the foreground one of the terminal `fd`: the one Ctrl-C and
+// typed lines reach. A background job that read the terminal would be stopped (SIGTTIN).
+bool in_foreground(int fd) { return ::isatty(fd) && ::tcgetpgrp(fd) == ::getpgrp(); }
+
+// Enter at the terminal on standard input stops the session as the first Ctrl-C does, as in
+// dotnet-trace. The terminal stays in its line mode: a line typed there (Enter alone, or text and
+// Enter) is read and stops the session. Standard input is polled in steps of 100 ms, so finish()
+// never waits on it, and read only while this process is in the terminal's foreground. What was
+// typed before the watch began is discarded (Enter pressed while waiting for a runtime to connect
+// does not stop the session the moment it starts). The watch ends at the first stop, whatever
+// made it, and when the terminal goes away.
+class EnterWatch {
+ public:
+  EnterWatch() {
+    ::tcflush(0, TCIFLUSH);
+    thread_ = std::thread([this] { run(); });
+  }
+  ~EnterWatch() { finish(); }
+  EnterWatch(const EnterWatch&) = delete;
+  EnterWatch& operator=(const EnterWatch&) = delete;
+  void finish() {
+    done_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void run() {
+    const auto pause = [] { std::this_thread::sleep_for(Millis(100)); };
+    while (!done_ && !g_stop) {
+      pollfd in{0, POLLIN, 0};
+      const int ready = ::poll(&in, 1, 100);
+      if (ready < 0 && errno != EINTR) return;
+      if (ready <= 0) continue;
+      if (in.revents & (POLLERR | POLLHUP | POLLNVAL)) return;  // the terminal is gone
+      if (!in_foreground(0)) {  // a background job: the line is the shell's
+        pause();
+        continue;
+      }
+      char line[256];
+      const ssize_t got = ::read(0, line, sizeof line);
+      if (got < 0 && errno != EINTR && errno != EAGAIN) return;
+      if (got == 0) pause();  // Ctrl-D: not Enter
+      if (got > 0 && std::string_view(line, static_cast<std::size_t>(got)).find_first_of("\r\n") != std::string_view::npos) {
+        if (!g_stop) request_stop();
+        return;
+      }
+    }
+  }
+
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+#endif
 
 std::string lower(std::string_view s) { return ascii_lower(s); }
 
@@ -480,13 +551,25 @@ int collect(CollectOptions& o) {
   std::cerr << "Process        : " << (o.pid ? std::to_string(o.pid) + " (" + app + ")" : app) << "\n"
             << "Output File    : " << fs::absolute(output).string() << "\n";
   if (duration.count()) std::cerr << "Trace Duration : " << o.duration << "\n";
-  if (o.print.print.progress && ::isatty(2))
-    std::cerr << "clretw-trace: session " << (*session)->id() << " (CollectTracing" << (*session)->command() << ")"
-              << (duration.count() ? "" : "; Ctrl-C stops it") << "\n";
+  if (o.verbose)
+    std::cerr << "clretw-trace: session " << (*session)->id() << ", started with CollectTracing" << (*session)->command() << "\n";
+  // Enter stops the session when standard input is the terminal this process is in the foreground
+  // of, unless the program started with --show-child-io reads that terminal (dotnet-trace then
+  // leaves the keys to the program too). Otherwise only Ctrl-C (or SIGTERM) does.
+  const bool child_reads_terminal = child && o.show_child_io && ::isatty(0);
+  const bool enter_stops = in_foreground(0) && !child_reads_terminal;
+  if (enter_stops)
+    std::cerr << "Press <Enter> or <Ctrl+C> to exit...\n";
+  else if (in_foreground(0) || in_foreground(2))
+    std::cerr << (child_reads_terminal ? "Ctrl-C stops the session and the program; Enter goes to the program (--show-child-io)"
+                                       : "Ctrl-C stops the session")
+              << "\n";
 
-  // Stop on --duration, Ctrl-C or the stopping event, from a thread of its own: the reader keeps
-  // draining the stream (the rundown comes after StopTracing) until the runtime ends it.
+  // Stop on --duration, Ctrl-C, Enter or the stopping event, from a thread of its own: the reader
+  // keeps draining the stream (the rundown comes after StopTracing) until the runtime ends it.
   diag::SessionStopper stopper(**session, duration.count() ? std::optional<Millis>(duration) : std::nullopt, &g_stop, &g_abandon);
+  std::optional<EnterWatch> enter;
+  if (enter_stops) enter.emplace();
   if (!resume && (child || port))
     warn("the runtime waits to be resumed (--resume-runtime false): its events come once something resumes it; a second\n"
          "Ctrl-C ends the session without its end");
@@ -526,6 +609,7 @@ int collect(CollectOptions& o) {
     }
     lost = source.counts().lost_events;
   }
+  if (enter) enter->finish();  // the stream has ended: Enter has nothing more to stop
   const std::string stop_error = stopper.finish();
   bool failed_here = !reader;  // as opposed to a stream cut by the process's end
   if (!file.close()) warn("writing " + output + ": " + std::strerror(errno)), status = std::max(status, 1), failed_here = true;

@@ -28,6 +28,7 @@ struct CollectOptions {
   std::string stop_provider, stop_event, stop_payload;
   std::uint32_t buffer_mb = 256;
   bool show_child_io = false, no_stacks = false;
+  bool verbose = false;          // -v: the session's id and CollectTracing command too
   // Decoding live to stdout (clretw's own): --print FORMAT, or any decoding option.
   PrintArgs print;
   bool decode_asked = false;
@@ -41,7 +42,8 @@ std::optional<bool> parse_bool(const std::string& text);
 
 int ps();                 // the .NET processes that can be traced, as a table on stdout
 int list_profiles();      // dotnet-trace's profiles, on stdout
-// A session with the target until --duration, Ctrl-C, the stopping event or the process's end:
+// A session with the target until --duration, Ctrl-C, Enter (standard input a terminal), the
+// stopping event or the process's end:
 // its bytes written to -o (or <app>_<yyyyMMdd>_<HHmmss>.nettrace), its events decoded to stdout
 // when asked. Returns the exit status: the traced child's own when it ended by itself.
 int collect(CollectOptions& o);

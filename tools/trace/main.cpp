@@ -10,6 +10,7 @@
 
 #include "clretw/diagnostics.h"
 #include "common/guarded_main.h"
+#include "common/number_option.h"
 #include "trace/collect.h"
 
 namespace {
@@ -51,7 +52,7 @@ int run(int argc, char** argv) {
       "Trace a running process (-p, -n, --dport) or a program started for it (-- COMMAND ARGS) to a .nettrace file,\n"
       "as dotnet-trace collect does; with --print (or --filter, --stats, --top, --report) its events are also decoded\n"
       "live to stdout. Started with -- COMMAND, clretw-trace exits with the program's exit code.");
-  c->add_option("-p,--process-id", o.pid, "The process to trace")->check(CLI::PositiveNumber);
+  c->add_option("-p,--process-id", o.pid, "The process to trace")->check(tools::whole_number(1, 4294967295u));
   c->add_option("-n,--name", o.name, "The process to trace, by name (its entry assembly or executable)");
   c->add_option("--dport,--diagnostic-port", o.dport,
                 "A diagnostic port: PATH (or PATH,listen) is created here and a runtime started with\n"
@@ -74,8 +75,9 @@ int run(int argc, char** argv) {
                 "NetTrace (default), Speedscope or Chromium: the latter two write an additional file beside the trace\n"
                 "(<output>.speedscope.json, <output>.chromium.json) from its sampled stacks")
       ->transform(CLI::IsMember({"NetTrace", "Speedscope", "Chromium"}, CLI::ignore_case));
-  c->add_option("--duration", o.duration, "Stop after this long: dd:hh:mm:ss (dotnet-trace's) or 5s, 500ms, 2m, 1h; default: Ctrl-C");
-  c->add_option("--buffersize", o.buffer_mb, "The runtime's buffer for this session, in MB (default 256)")->check(CLI::Range(1, 4096));
+  c->add_option("--duration", o.duration,
+                "Stop after this long: dd:hh:mm:ss (dotnet-trace's) or 5s, 500ms, 2m, 1h; default: until Enter or Ctrl-C");
+  c->add_option("--buffersize", o.buffer_mb, "The runtime's buffer for this session, in MB (default 256)")->check(tools::whole_number(1, 4096, "MB"));
   c->add_option("--buffering-mode", o.buffering_mode,
                 "Drop (default): the circular buffer drops events when full (they are counted and reported);\n"
                 "Block: the runtime waits for the reader, losing nothing (.NET 11 and later)")
@@ -96,12 +98,14 @@ int run(int argc, char** argv) {
   std::string dsrouter;
   c->add_option("--dsrouter", dsrouter, "Not supported: trace mobile targets with dotnet-dsrouter and --dport")->group("");
   c->add_flag("--no-stacks", o.no_stacks, "Do not collect a stack with each event (clretw's own)");
+  c->add_flag("-v,--verbose", o.verbose, "Also say which session the runtime started: its id and the CollectTracing command");
   bool no_rundown = false;
   c->add_flag("--no-rundown", no_rundown, "The same as --rundown false")->group("");
   tools::add_print_options(*c, o.print, "--print");
   c->add_option("command", o.command, "-- COMMAND ARGS...: start this program and trace it from its first instruction");
-  c->footer("Ctrl-C, --duration or the stopping event stops the session with StopTracing; the rundown is read and the\n"
-            "file stays valid. The table of enabled providers goes to stderr before tracing.\n"
+  c->footer("Enter (standard input a terminal; not with --show-child-io), Ctrl-C, --duration or the stopping event stops\n"
+            "the session with StopTracing; the rundown is read and the file stays valid. A second Ctrl-C abandons a session\n"
+            "the runtime does not end. The table of enabled providers goes to stderr before tracing.\n"
             "Exit status: the traced program's when clretw-trace started it and it ended by itself; else 0 when the\n"
             "session ended cleanly, 1 when it could not start or its stream broke, 2 on bad usage.");
 
@@ -119,7 +123,7 @@ int run(int argc, char** argv) {
   report->add_option("trace", input, "The trace")->required();
   report->require_subcommand(1);
   auto* top = report->add_subcommand("topN", "The top N methods by exclusive samples (or inclusive, with --inclusive)");
-  top->add_option("-n,--number", top_n, "How many (default 5)")->check(CLI::PositiveNumber);
+  top->add_option("-n,--number", top_n, "How many (default 5)")->check(tools::whole_number(1));
   top->add_flag("--inclusive", inclusive, "Rank by inclusive samples");
   top->add_flag("-v,--verbose", verbose, "Method names in full (they always are)");
   app.footer("Exit status 2 on bad usage. clretw-dump reads the files; clretw-gen config says which providers and keywords\n"

@@ -80,6 +80,10 @@ Result<Launched> Launched::launch(const std::vector<std::string>& command, bool 
     if (!show_io) {
       const int null = ::open("/dev/null", O_RDWR);
       if (null >= 0) ::dup2(null, 0), ::dup2(null, 1), ::dup2(null, 2);
+      // A process group of its own: Ctrl-C at the terminal reaches the tracer alone, which stops the
+      // session (the runtime still writes its rundown) and then interrupts the program (wait(true)).
+      // Shown, the program keeps the terminal's group, to read it and take its Ctrl-C.
+      ::setpgid(0, 0);
     }
     ::execvp(argv[0], argv.data());
     const int e = errno;

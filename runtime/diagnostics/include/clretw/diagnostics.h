@@ -240,8 +240,9 @@ class ReversePort {
 class Launched {
  public:
   // Listens on a port in the temporary directory and starts `command` (its first word looked up
-  // on PATH) with the port in its environment; the child's standard streams go to /dev/null
-  // unless `show_io`. A program that cannot be started is an error at once, with the OS's reason.
+  // on PATH) with the port in its environment; the child's standard streams go to /dev/null, and
+  // it gets a process group of its own (the terminal's Ctrl-C does not reach it), unless `show_io`.
+  // A program that cannot be started is an error at once, with the OS's reason.
   static Result<Launched> launch(const std::vector<std::string>& command, bool show_io);
   ~Launched();  // a child not waited for is killed
   Launched(Launched&&) noexcept;
