@@ -560,7 +560,7 @@ def kernel_field(event, name, field, ctx):
         # bit 1 ExecutingISR, bits 3-7 Priority; the next byte Rank. ProcessorNumber: the header's processor.
         low, high = f["Reserved"] & 0xFF, (f["Reserved"] >> 8) & 0xFF
         value = {"ExecutingDPC": bool(low & 1), "ExecutingISR": bool(low & 2), "Priority": (low >> 3) & 0x1F,
-                 "Rank": high, "ProcessorNumber": event["cpu"]}.get(field, NOT_COMPUTED)
+                 "Rank": high, "ProcessorNumber": event.get("cpu", -1)}.get(field, NOT_COMPUTED)
         return value
     if name.startswith("Thread/"):
         if field == "ThreadName":
@@ -816,7 +816,7 @@ def check_trace(dump, etl, baseline_path, failures, excused_used):
             if later:
                 pid = later[0]
                 figures["PID from the thread's later Thread event"] += 1
-        checks = [("PID", b["pid"], pid), ("ProceNum", b["cpu"], e["cpu"]),
+        checks = [("PID", b["pid"], pid), ("ProceNum", b["cpu"], e.get("cpu", -1)),
                   ("PName", b["pname"], expected_pname(b["pid"], e))]
         if b["provider"] == KERNEL and TID_RULES.get(name) == "-1":
             checks.append(("TID", b["tid"], -1))

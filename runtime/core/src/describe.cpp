@@ -353,7 +353,8 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
         append_json_escaped(w.lit(",\"process\":\"").flush(), r.process_name);
         w.ch('"');
       }
-      w.lit(",\"tid\":").dec(r.thread_id).lit(",\"cpu\":").dec(r.processor);
+      w.lit(",\"tid\":").dec(r.thread_id);
+      if (r.processor != kUnrecorded) w.lit(",\"cpu\":").dec(r.processor);  // as text: no processor, no "cpu"
       w.lit(",\"level\":").dec(r.level).lit(",\"keywords\":").dec(r.keywords);
       if (!r.activity_id.is_zero()) {
         r.activity_id.append_to(w.lit(",\"activity\":\"").flush());
@@ -392,7 +393,9 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
       const std::string& head = describer.line_head(r, d, format);
       Pieces w(out);
       w.fixed4(ms).bytes(head.data(), head.size());
-      w.dec(r.process_id).ch(',').dec(r.thread_id).ch(',').dec(r.processor).ch(',').flush();
+      w.dec(r.process_id).ch(',').dec(r.thread_id).ch(',');
+      if (r.processor != kUnrecorded) w.dec(r.processor);  // an empty cell where no processor was recorded
+      w.ch(',').flush();
       if (!note.empty() && !fields.empty()) {  // "fields [note]"
         fields += " [";
         fields += note;
