@@ -58,6 +58,28 @@ run_shop "$work/own"
 configure_example read-trace "$work/read" -DCMAKE_PREFIX_PATH="$work/prefix"
 build_example "$work/read"
 run_reader "$work/read/read-trace"
+note "the README's embedding example, exactly as printed (its CMakeLists.txt, main.cpp and commands)"
+# Its commands install clretw from the checkout's build/ to ~/.local and build the project in its folder:
+# here that folder has build/ as a link to BUILD_DIR, and HOME is a folder of this check's.
+readme=$work/readme
+mkdir -p "$readme/home"
+awk '
+  /^## / { on = ($0 ~ /^## Embed the decoders in a CMake project/); next }
+  on && /^```(cmake|cpp|sh)$/ { kind = substr($0, 4); next }
+  kind != "" && /^```$/ { kind = ""; next }
+  kind == "cmake" { print > (dir "/CMakeLists.txt") }
+  kind == "cpp" { print > (dir "/main.cpp") }
+  kind == "sh" { print > (dir "/commands.sh") }
+' dir="$readme" "$src/README.md"
+for f in CMakeLists.txt main.cpp commands.sh; do [ -s "$readme/$f" ] || fail "the README's embedding section has no $f block"; done
+ln -s "$build" "$readme/build"
+cp "$work/sample.nettrace" "$readme/app.nettrace"
+(cd "$readme" && HOME="$readme/home" sh -e commands.sh) >"$work/readme.log" 2>&1 ||
+  { cat "$work/readme.log"; fail "the README's embedding commands"; }
+gcs=$(grep -c '^GC #[0-9]*: ' "$work/readme.log")
+grep -q "^$gcs GCs\$" "$work/readme.log" && [ "$gcs" -eq 25 ] ||
+  fail "the README's count_gcs printed $gcs GC lines, and not '25 GCs': $(tail -n 3 "$work/readme.log")"
+note "the README's count_gcs: built against ~/.local, $gcs GCs in the sample trace"
 # The in-process profiler: a shared library exporting DllGetClassObject alone, which a real runtime
 # loads (dotnet --info runs the SDK's managed code) and which decodes what that runtime delivers.
 configure_example inproc-profiler "$work/inproc" -DCMAKE_PREFIX_PATH="$work/prefix"

@@ -33,7 +33,7 @@ builtin=manifest/ClrEtwBuiltin.man
 
 if [ -z "$gen" ]; then
   tools/deps.sh
-  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$build" -j "$(nproc)" --target clretw-gen >/dev/null
   gen="$build/clretw-gen"
 fi
@@ -70,7 +70,7 @@ echo "== 4. regenerate generated/ and docs/events/"
 
 if [ "$tests" -eq 1 ]; then
   echo "== 5. round trips and generated-code tests"
-  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$build" -j "$(nproc)" --target roundtrip_builtin test_generator test_docs clretw-gen
   ctest --test-dir "$build" --output-on-failure -R 'roundtrip_builtin|test_generator|test_docs|gen_builtin_up_to_date|docs_events_up_to_date'
 fi

@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+// The README's program has its own main(); the test binary has doctest's, so the README's is renamed here
+// and called by the test below.
+#define main readme_main
 // --- README.md example begins ---------------------------------------------------------
 #include <clretw/dispatch.h>  // Dispatcher
 #include <clretw/events.h>    // the built-in decoders of every provider, and their catalog()
@@ -39,7 +42,16 @@ int count_gcs(const char* path) {
     dispatch.dispatch(**next);
   }
 }
+
+int main(int argc, char** argv) {
+  if (argc != 2) return std::fprintf(stderr, "usage: count_gcs TRACE\n"), 2;
+  const int gcs = count_gcs(argv[1]);
+  if (gcs < 0) return 1;
+  std::printf("%d GCs\n", gcs);
+  return 0;
+}
 // --- README.md example ends -----------------------------------------------------------
+#undef main
 
 // --- docs/LIBRARY.md example begins ---------------------------------------------------
 #include <clretw/describe.h>  // EventDescriber, format_event
@@ -139,11 +151,18 @@ void write_example_trace(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("README.md: count_gcs counts the GCs of a trace") {
+TEST_CASE("README.md: count_gcs counts the GCs of a trace, and its main says how it went") {
   const std::string path = "readme-count-gcs.nettrace";
   write_example_trace(path);
   CHECK(count_gcs(path.c_str()) == 1);
   CHECK(count_gcs("no-such-trace.nettrace") == -1);
+  char program[] = "count_gcs", trace[] = "readme-count-gcs.nettrace", missing[] = "no-such-trace.nettrace";
+  char* good[] = {program, trace, nullptr};
+  char* bad[] = {program, missing, nullptr};
+  char* usage[] = {program, nullptr};
+  CHECK(readme_main(2, good) == 0);
+  CHECK(readme_main(2, bad) == 1);
+  CHECK(readme_main(1, usage) == 2);
   std::remove(path.c_str());
 }
 
