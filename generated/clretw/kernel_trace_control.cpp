@@ -13,7 +13,7 @@ namespace {
 // layout engine: {segment, offset, size} per field, {fixed bytes, variable
 // field} per segment).
 
-// "ImageID", line 812
+// "ImageID", line 872
 constexpr ::clretw::FieldDesc kFieldsImageID[] = {
     {.name = "ImageBase", .type = ::clretw::InType::Pointer},
     {.name = "ImageSize", .type = ::clretw::InType::Pointer},
@@ -29,10 +29,10 @@ constexpr ::clretw::RecordDesc kRecord_ImageID{
     .name = "ImageID",
     .fields = kFieldsImageID,
     .layout = {{kPlacesImageID[0], kSegmentsImageID[0], 16}, {kPlacesImageID[1], kSegmentsImageID[1], 24}},
-    .line = 812,
+    .line = 872,
     .check = &::clretw::check_layout<::clretw::kernel_trace_control::templates::ImageID>};
 
-// "ImageIDNone", line 820
+// "ImageIDNone", line 880
 constexpr ::clretw::FieldDesc kFieldsImageIDNone[] = {
     {.name = "ImageBase", .type = ::clretw::InType::Pointer},
     {.name = "ProcessId", .type = ::clretw::InType::UInt32},
@@ -45,9 +45,9 @@ constexpr ::clretw::RecordDesc kRecord_ImageIDNone{
     .name = "ImageIDNone",
     .fields = kFieldsImageIDNone,
     .layout = {{kPlacesImageIDNone[0], kSegmentsImageIDNone[0], 8}, {kPlacesImageIDNone[1], kSegmentsImageIDNone[1], 12}},
-    .line = 820};
+    .line = 880};
 
-// "DbgID_RSDS", line 827
+// "DbgID_RSDS", line 887
 constexpr ::clretw::FieldDesc kFieldsDbgID_RSDS[] = {
     {.name = "ImageBase", .type = ::clretw::InType::Pointer},
     {.name = "ProcessId", .type = ::clretw::InType::UInt32},
@@ -63,10 +63,10 @@ constexpr ::clretw::RecordDesc kRecord_DbgID_RSDS{
     .name = "DbgID_RSDS",
     .fields = kFieldsDbgID_RSDS,
     .layout = {{kPlacesDbgID_RSDS[0], kSegmentsDbgID_RSDS[0], 28}, {kPlacesDbgID_RSDS[1], kSegmentsDbgID_RSDS[1], 32}},
-    .line = 827,
+    .line = 887,
     .check = &::clretw::check_layout<::clretw::kernel_trace_control::templates::DbgID_RSDS>};
 
-// "FileVersion", line 835
+// "FileVersion", line 895
 constexpr ::clretw::FieldDesc kFieldsFileVersion[] = {
     {.name = "ImageSize", .type = ::clretw::InType::UInt32},
     {.name = "TimeDateStamp", .type = ::clretw::InType::UInt32},
@@ -89,7 +89,7 @@ constexpr ::clretw::RecordDesc kRecord_FileVersion{
     .name = "FileVersion",
     .fields = kFieldsFileVersion,
     .layout = {{kPlacesFileVersion[0], kSegmentsFileVersion[0], 8}, {kPlacesFileVersion[1], kSegmentsFileVersion[1], 8}},
-    .line = 835,
+    .line = 895,
     .check = &::clretw::check_layout<::clretw::kernel_trace_control::templates::FileVersion>};
 
 // ---------------------------------------------------------------------------
@@ -118,19 +118,19 @@ constexpr ::clretw::OpcodeDesc kOpcodes[] = {
 constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 0, .version = 2, .level = 0, .opcode = 0, .task = 1, .keywords = 0x0,
      .symbol = "ImageID", .name = "ImageID", .task_name = "ImageID", .opcode_name = "win:Info",
-     .message = "", .payload = &kRecord_ImageID, .line = 851},
+     .message = "", .payload = &kRecord_ImageID, .line = 911},
     {.id = 32, .version = 2, .level = 0, .opcode = 32, .task = 1, .keywords = 0x0,
      .symbol = "ImageIDNone", .name = "ImageID/None", .task_name = "ImageID", .opcode_name = "ImageIDNone",
-     .message = "", .payload = &kRecord_ImageIDNone, .line = 852},
+     .message = "", .payload = &kRecord_ImageIDNone, .line = 912},
     {.id = 36, .version = 2, .level = 0, .opcode = 36, .task = 1, .keywords = 0x0,
      .symbol = "ImageIDDbgID_RSDS", .name = "ImageID/DbgID_RSDS", .task_name = "ImageID", .opcode_name = "DbgID_RSDS",
-     .message = "", .payload = &kRecord_DbgID_RSDS, .line = 853},
+     .message = "", .payload = &kRecord_DbgID_RSDS, .line = 913},
     {.id = 37, .version = 2, .level = 0, .opcode = 37, .task = 1, .keywords = 0x0,
      .symbol = "ImageIDDbgID_ILRSDS", .name = "ImageID/DbgID_ILRSDS", .task_name = "ImageID", .opcode_name = "DbgID_ILRSDS",
-     .message = "", .payload = &kRecord_DbgID_RSDS, .line = 854},
+     .message = "", .payload = &kRecord_DbgID_RSDS, .line = 914},
     {.id = 64, .version = 0, .level = 0, .opcode = 64, .task = 1, .keywords = 0x0,
      .symbol = "ImageIDFileVersion", .name = "ImageID/FileVersion", .task_name = "ImageID", .opcode_name = "FileVersion",
-     .message = "", .payload = &kRecord_FileVersion, .line = 855},
+     .message = "", .payload = &kRecord_FileVersion, .line = 915},
 };
 
 constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;

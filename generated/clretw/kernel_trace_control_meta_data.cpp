@@ -13,7 +13,7 @@ namespace {
 // layout engine: {segment, offset, size} per field, {fixed bytes, variable
 // field} per segment).
 
-// "Properties", line 957
+// "Properties", line 1017
 constexpr ::clretw::FieldDesc kFieldsEventInfo_Properties[] = {
     {.name = "Flags", .type = ::clretw::InType::UInt32},
     {.name = "NameOffset", .type = ::clretw::InType::UInt32},
@@ -32,9 +32,9 @@ constexpr ::clretw::RecordDesc kRecord_EventInfo_Properties{
     .name = "Properties",
     .fields = kFieldsEventInfo_Properties,
     .layout = {{kPlacesEventInfo_Properties[0], kSegmentsEventInfo_Properties[0], 24}, {kPlacesEventInfo_Properties[1], kSegmentsEventInfo_Properties[1], 24}},
-    .line = 957};
+    .line = 1017};
 
-// "EventInfo", line 929
+// "EventInfo", line 989
 constexpr ::clretw::FieldDesc kFieldsEventInfo[] = {
     {.name = "ProviderGuid", .type = ::clretw::InType::Guid},
     {.name = "EventGuid", .type = ::clretw::InType::Guid},
@@ -72,9 +72,9 @@ constexpr ::clretw::RecordDesc kRecord_EventInfo{
     .name = "EventInfo",
     .fields = kFieldsEventInfo,
     .layout = {{kPlacesEventInfo[0], kSegmentsEventInfo[0], 112}, {kPlacesEventInfo[1], kSegmentsEventInfo[1], 112}},
-    .line = 929};
+    .line = 989};
 
-// "Entries", line 975
+// "Entries", line 1035
 constexpr ::clretw::FieldDesc kFieldsEventMapInfo_Entries[] = {
     {.name = "OutputOffset", .type = ::clretw::InType::UInt32},
     {.name = "Value", .type = ::clretw::InType::UInt32},
@@ -87,9 +87,9 @@ constexpr ::clretw::RecordDesc kRecord_EventMapInfo_Entries{
     .name = "Entries",
     .fields = kFieldsEventMapInfo_Entries,
     .layout = {{kPlacesEventMapInfo_Entries[0], kSegmentsEventMapInfo_Entries[0], 8}, {kPlacesEventMapInfo_Entries[1], kSegmentsEventMapInfo_Entries[1], 8}},
-    .line = 975};
+    .line = 1035};
 
-// "EventMapInfo", line 969
+// "EventMapInfo", line 1029
 constexpr ::clretw::FieldDesc kFieldsEventMapInfo[] = {
     {.name = "ProviderGuid", .type = ::clretw::InType::Guid},
     {.name = "NameOffset", .type = ::clretw::InType::UInt32},
@@ -107,7 +107,7 @@ constexpr ::clretw::RecordDesc kRecord_EventMapInfo{
     .name = "EventMapInfo",
     .fields = kFieldsEventMapInfo,
     .layout = {{kPlacesEventMapInfo[0], kSegmentsEventMapInfo[0], 32}, {kPlacesEventMapInfo[1], kSegmentsEventMapInfo[1], 32}},
-    .line = 969};
+    .line = 1029};
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
@@ -133,10 +133,10 @@ constexpr ::clretw::OpcodeDesc kOpcodes[] = {
 constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 32, .version = 0, .level = 0, .opcode = 32, .task = 1, .keywords = 0x0,
      .symbol = "MetaDataEventInfo", .name = "MetaData/EventInfo", .task_name = "MetaData", .opcode_name = "EventInfo",
-     .message = "", .payload = &kRecord_EventInfo, .line = 983},
+     .message = "", .payload = &kRecord_EventInfo, .line = 1043},
     {.id = 33, .version = 0, .level = 0, .opcode = 33, .task = 1, .keywords = 0x0,
      .symbol = "MetaDataEventMapInfo", .name = "MetaData/EventMapInfo", .task_name = "MetaData", .opcode_name = "EventMapInfo",
-     .message = "", .payload = &kRecord_EventMapInfo, .line = 984},
+     .message = "", .payload = &kRecord_EventMapInfo, .line = 1044},
 };
 
 constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;

@@ -13,7 +13,7 @@ namespace {
 // layout engine: {segment, offset, size} per field, {fixed bytes, variable
 // field} per segment).
 
-// "BuildInfo", line 874
+// "BuildInfo", line 934
 constexpr ::clretw::FieldDesc kFieldsBuildInfo[] = {
     {.name = "InstallDate", .type = ::clretw::InType::FileTime},
     {.name = "BuildLab", .type = ::clretw::InType::UnicodeString},
@@ -27,10 +27,10 @@ constexpr ::clretw::RecordDesc kRecord_BuildInfo{
     .name = "BuildInfo",
     .fields = kFieldsBuildInfo,
     .layout = {{kPlacesBuildInfo[0], kSegmentsBuildInfo[0], 8}, {kPlacesBuildInfo[1], kSegmentsBuildInfo[1], 8}},
-    .line = 874,
+    .line = 934,
     .check = &::clretw::check_layout<::clretw::kernel_trace_control_sys_config::templates::BuildInfo>};
 
-// "SystemPaths", line 879
+// "SystemPaths", line 939
 constexpr ::clretw::FieldDesc kFieldsSystemPaths[] = {
     {.name = "SystemDirectory", .type = ::clretw::InType::UnicodeString},
     {.name = "SystemWindowsDirectory", .type = ::clretw::InType::UnicodeString},
@@ -43,10 +43,10 @@ constexpr ::clretw::RecordDesc kRecord_SystemPaths{
     .name = "SystemPaths",
     .fields = kFieldsSystemPaths,
     .layout = {{kPlacesSystemPaths[0], kSegmentsSystemPaths[0], 0}, {kPlacesSystemPaths[1], kSegmentsSystemPaths[1], 0}},
-    .line = 879,
+    .line = 939,
     .check = &::clretw::check_layout<::clretw::kernel_trace_control_sys_config::templates::SystemPaths>};
 
-// "UnknownVolume", line 883
+// "UnknownVolume", line 943
 constexpr ::clretw::FieldDesc kFieldsUnknownVolume[] = {
     {.name = "NtPath", .type = ::clretw::InType::UnicodeString},
 };
@@ -58,10 +58,10 @@ constexpr ::clretw::RecordDesc kRecord_UnknownVolume{
     .name = "UnknownVolume",
     .fields = kFieldsUnknownVolume,
     .layout = {{kPlacesUnknownVolume[0], kSegmentsUnknownVolume[0], 0}, {kPlacesUnknownVolume[1], kSegmentsUnknownVolume[1], 0}},
-    .line = 883,
+    .line = 943,
     .check = &::clretw::check_layout<::clretw::kernel_trace_control_sys_config::templates::UnknownVolume>};
 
-// "VolumeMapping", line 886
+// "VolumeMapping", line 946
 constexpr ::clretw::FieldDesc kFieldsVolumeMapping[] = {
     {.name = "NtPath", .type = ::clretw::InType::UnicodeString},
     {.name = "DosPath", .type = ::clretw::InType::UnicodeString},
@@ -74,10 +74,10 @@ constexpr ::clretw::RecordDesc kRecord_VolumeMapping{
     .name = "VolumeMapping",
     .fields = kFieldsVolumeMapping,
     .layout = {{kPlacesVolumeMapping[0], kSegmentsVolumeMapping[0], 0}, {kPlacesVolumeMapping[1], kSegmentsVolumeMapping[1], 0}},
-    .line = 886,
+    .line = 946,
     .check = &::clretw::check_layout<::clretw::kernel_trace_control_sys_config::templates::VolumeMapping>};
 
-// "OsVersion", line 894
+// "OsVersion", line 954
 constexpr ::clretw::FieldDesc kFieldsOsVersion[] = {
     {.name = "Revision", .type = ::clretw::InType::UInt16},
     {.name = "Build", .type = ::clretw::InType::UInt16},
@@ -94,7 +94,7 @@ constexpr ::clretw::RecordDesc kRecord_OsVersion{
     .name = "OsVersion",
     .fields = kFieldsOsVersion,
     .layout = {{kPlacesOsVersion[0], kSegmentsOsVersion[0], 16}, {kPlacesOsVersion[1], kSegmentsOsVersion[1], 16}},
-    .line = 894};
+    .line = 954};
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
@@ -123,19 +123,19 @@ constexpr ::clretw::OpcodeDesc kOpcodes[] = {
 constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 32, .version = 0, .level = 0, .opcode = 32, .task = 1, .keywords = 0x0,
      .symbol = "SysConfigBuildInfo", .name = "SysConfig/BuildInfo", .task_name = "SysConfig", .opcode_name = "BuildInfo",
-     .message = "", .payload = &kRecord_BuildInfo, .line = 904},
+     .message = "", .payload = &kRecord_BuildInfo, .line = 964},
     {.id = 33, .version = 0, .level = 0, .opcode = 33, .task = 1, .keywords = 0x0,
      .symbol = "SysConfigSystemPaths", .name = "SysConfig/SystemPaths", .task_name = "SysConfig", .opcode_name = "SystemPaths",
-     .message = "", .payload = &kRecord_SystemPaths, .line = 905},
+     .message = "", .payload = &kRecord_SystemPaths, .line = 965},
     {.id = 34, .version = 0, .level = 0, .opcode = 34, .task = 1, .keywords = 0x0,
      .symbol = "SysConfigUnknownVolume", .name = "SysConfig/UnknownVolume", .task_name = "SysConfig", .opcode_name = "UnknownVolume",
-     .message = "", .payload = &kRecord_UnknownVolume, .line = 906},
+     .message = "", .payload = &kRecord_UnknownVolume, .line = 966},
     {.id = 35, .version = 0, .level = 0, .opcode = 35, .task = 1, .keywords = 0x0,
      .symbol = "SysConfigVolumeMapping", .name = "SysConfig/VolumeMapping", .task_name = "SysConfig", .opcode_name = "VolumeMapping",
-     .message = "", .payload = &kRecord_VolumeMapping, .line = 907},
+     .message = "", .payload = &kRecord_VolumeMapping, .line = 967},
     {.id = 37, .version = 0, .level = 0, .opcode = 37, .task = 1, .keywords = 0x0,
      .symbol = "SysConfigOsVersion", .name = "SysConfig/OsVersion", .task_name = "SysConfig", .opcode_name = "OsVersion",
-     .message = "", .payload = &kRecord_OsVersion, .line = 908},
+     .message = "", .payload = &kRecord_OsVersion, .line = 968},
 };
 
 constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;

@@ -13,7 +13,7 @@ namespace {
 // layout engine: {segment, offset, size} per field, {fixed bytes, variable
 // field} per segment).
 
-// "WinSatXml", line 1003
+// "WinSatXml", line 1063
 constexpr ::clretw::FieldDesc kFieldsWinSatXml[] = {
     {.name = "State", .type = ::clretw::InType::UInt32},
     {.name = "UncompressedSize", .type = ::clretw::InType::UInt32},
@@ -27,7 +27,7 @@ constexpr ::clretw::RecordDesc kRecord_WinSatXml{
     .name = "WinSatXml",
     .fields = kFieldsWinSatXml,
     .layout = {{kPlacesWinSatXml[0], kSegmentsWinSatXml[0], 8}, {kPlacesWinSatXml[1], kSegmentsWinSatXml[1], 8}},
-    .line = 1003};
+    .line = 1063};
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
@@ -54,13 +54,13 @@ constexpr ::clretw::OpcodeDesc kOpcodes[] = {
 constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 33, .version = 0, .level = 0, .opcode = 33, .task = 1, .keywords = 0x0,
      .symbol = "WinSatWinSPR", .name = "WinSat/WinSPR", .task_name = "WinSat", .opcode_name = "WinSPR",
-     .message = "", .payload = &kRecord_WinSatXml, .line = 1010},
+     .message = "", .payload = &kRecord_WinSatXml, .line = 1070},
     {.id = 35, .version = 0, .level = 0, .opcode = 35, .task = 1, .keywords = 0x0,
      .symbol = "WinSatMetrics", .name = "WinSat/Metrics", .task_name = "WinSat", .opcode_name = "Metrics",
-     .message = "", .payload = &kRecord_WinSatXml, .line = 1011},
+     .message = "", .payload = &kRecord_WinSatXml, .line = 1071},
     {.id = 37, .version = 0, .level = 0, .opcode = 37, .task = 1, .keywords = 0x0,
      .symbol = "WinSatSystemConfig", .name = "WinSat/SystemConfig", .task_name = "WinSat", .opcode_name = "SystemConfig",
-     .message = "", .payload = &kRecord_WinSatXml, .line = 1012},
+     .message = "", .payload = &kRecord_WinSatXml, .line = 1072},
 };
 
 constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;

@@ -24,7 +24,7 @@ constexpr const ::clretw::MapDesc* kMaps[] = {
 // layout engine: {segment, offset, size} per field, {fixed bytes, variable
 // field} per segment).
 
-// "EventTraceHeader", line 158
+// "EventTraceHeader", line 168
 constexpr ::clretw::FieldDesc kFieldsEventTraceHeader[] = {
     {.name = "BufferSize", .type = ::clretw::InType::UInt32},
     {.name = "Version", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
@@ -65,10 +65,10 @@ constexpr ::clretw::RecordDesc kRecord_EventTraceHeader{
     .name = "EventTraceHeader",
     .fields = kFieldsEventTraceHeader,
     .layout = {{kPlacesEventTraceHeader[0], kSegmentsEventTraceHeader[0], 272}, {kPlacesEventTraceHeader[1], kSegmentsEventTraceHeader[1], 280}},
-    .line = 158,
+    .line = 168,
     .check = &::clretw::check_layout<::clretw::windows_kernel::templates::EventTraceHeader>};
 
-// "Process_V4", line 194
+// "Process_V4", line 204
 constexpr ::clretw::FieldDesc kFieldsProcess_V4[] = {
     {.name = "UniqueProcessKey", .type = ::clretw::InType::Pointer},
     {.name = "ProcessId", .type = ::clretw::InType::UInt32},
@@ -93,9 +93,9 @@ constexpr ::clretw::RecordDesc kRecord_Process_V4{
     .name = "Process_V4",
     .fields = kFieldsProcess_V4,
     .layout = {{kPlacesProcess_V4[0], kSegmentsProcess_V4[0], 36}, {kPlacesProcess_V4[1], kSegmentsProcess_V4[1], 52}},
-    .line = 194};
+    .line = 204};
 
-// "Thread_V3", line 211
+// "Thread_V3", line 221
 constexpr ::clretw::FieldDesc kFieldsThread_V3[] = {
     {.name = "ProcessId", .type = ::clretw::InType::UInt32},
     {.name = "TThreadId", .type = ::clretw::InType::UInt32},
@@ -120,9 +120,9 @@ constexpr ::clretw::RecordDesc kRecord_Thread_V3{
     .name = "Thread_V3",
     .fields = kFieldsThread_V3,
     .layout = {{kPlacesThread_V3[0], kSegmentsThread_V3[0], 44}, {kPlacesThread_V3[1], kSegmentsThread_V3[1], 72}},
-    .line = 211};
+    .line = 221};
 
-// "Image", line 229
+// "Image", line 239
 constexpr ::clretw::FieldDesc kFieldsImage[] = {
     {.name = "ImageBase", .type = ::clretw::InType::Pointer},
     {.name = "ImageSize", .type = ::clretw::InType::Pointer},
@@ -145,10 +145,10 @@ constexpr ::clretw::RecordDesc kRecord_Image{
     .name = "Image",
     .fields = kFieldsImage,
     .layout = {{kPlacesImage[0], kSegmentsImage[0], 44}, {kPlacesImage[1], kSegmentsImage[1], 56}},
-    .line = 229,
+    .line = 239,
     .check = &::clretw::check_layout<::clretw::windows_kernel::templates::Image>};
 
-// "HeaderExtension", line 245
+// "HeaderExtension", line 255
 constexpr ::clretw::FieldDesc kFieldsHeaderExtension[] = {
     {.name = "GroupMask1", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "GroupMask2", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
@@ -168,9 +168,9 @@ constexpr ::clretw::RecordDesc kRecord_HeaderExtension{
     .name = "HeaderExtension",
     .fields = kFieldsHeaderExtension,
     .layout = {{kPlacesHeaderExtension[0], kSegmentsHeaderExtension[0], 36}, {kPlacesHeaderExtension[1], kSegmentsHeaderExtension[1], 36}},
-    .line = 245};
+    .line = 255};
 
-// "PartitionInfo", line 259
+// "PartitionInfo", line 269
 constexpr ::clretw::FieldDesc kFieldsPartitionInfo[] = {
     {.name = "PartitionId", .type = ::clretw::InType::Guid},
     {.name = "ParentId", .type = ::clretw::InType::Guid},
@@ -186,9 +186,9 @@ constexpr ::clretw::RecordDesc kRecord_PartitionInfo{
     .name = "PartitionInfo",
     .fields = kFieldsPartitionInfo,
     .layout = {{kPlacesPartitionInfo[0], kSegmentsPartitionInfo[0], 48}, {kPlacesPartitionInfo[1], kSegmentsPartitionInfo[1], 48}},
-    .line = 259};
+    .line = 269};
 
-// "DiskIo_V3", line 269
+// "DiskIo_V3", line 279
 constexpr ::clretw::FieldDesc kFieldsDiskIo_V3[] = {
     {.name = "DiskNumber", .type = ::clretw::InType::UInt32},
     {.name = "IrpFlags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
@@ -208,9 +208,9 @@ constexpr ::clretw::RecordDesc kRecord_DiskIo_V3{
     .name = "DiskIo_V3",
     .fields = kFieldsDiskIo_V3,
     .layout = {{kPlacesDiskIo_V3[0], kSegmentsDiskIo_V3[0], 44}, {kPlacesDiskIo_V3[1], kSegmentsDiskIo_V3[1], 52}},
-    .line = 269};
+    .line = 279};
 
-// "DiskIoInit_V3", line 280
+// "DiskIoInit_V3", line 290
 constexpr ::clretw::FieldDesc kFieldsDiskIoInit_V3[] = {
     {.name = "Irp", .type = ::clretw::InType::Pointer},
     {.name = "IssuingThreadId", .type = ::clretw::InType::UInt32},
@@ -223,9 +223,9 @@ constexpr ::clretw::RecordDesc kRecord_DiskIoInit_V3{
     .name = "DiskIoInit_V3",
     .fields = kFieldsDiskIoInit_V3,
     .layout = {{kPlacesDiskIoInit_V3[0], kSegmentsDiskIoInit_V3[0], 8}, {kPlacesDiskIoInit_V3[1], kSegmentsDiskIoInit_V3[1], 12}},
-    .line = 280};
+    .line = 290};
 
-// "DiskIoFlush_V3", line 284
+// "DiskIoFlush_V3", line 294
 constexpr ::clretw::FieldDesc kFieldsDiskIoFlush_V3[] = {
     {.name = "DiskNumber", .type = ::clretw::InType::UInt32},
     {.name = "IrpFlags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
@@ -241,9 +241,9 @@ constexpr ::clretw::RecordDesc kRecord_DiskIoFlush_V3{
     .name = "DiskIoFlush_V3",
     .fields = kFieldsDiskIoFlush_V3,
     .layout = {{kPlacesDiskIoFlush_V3[0], kSegmentsDiskIoFlush_V3[0], 24}, {kPlacesDiskIoFlush_V3[1], kSegmentsDiskIoFlush_V3[1], 28}},
-    .line = 284};
+    .line = 294};
 
-// "PageFault", line 292
+// "PageFault", line 302
 constexpr ::clretw::FieldDesc kFieldsPageFault[] = {
     {.name = "VirtualAddress", .type = ::clretw::InType::Pointer},
     {.name = "ProgramCounter", .type = ::clretw::InType::Pointer},
@@ -256,9 +256,9 @@ constexpr ::clretw::RecordDesc kRecord_PageFault{
     .name = "PageFault",
     .fields = kFieldsPageFault,
     .layout = {{kPlacesPageFault[0], kSegmentsPageFault[0], 8}, {kPlacesPageFault[1], kSegmentsPageFault[1], 16}},
-    .line = 292};
+    .line = 302};
 
-// "HardFault", line 298
+// "HardFault", line 308
 constexpr ::clretw::FieldDesc kFieldsHardFault[] = {
     {.name = "InitialTime", .type = ::clretw::InType::Int64},
     {.name = "ReadOffset", .type = ::clretw::InType::UInt64},
@@ -275,9 +275,9 @@ constexpr ::clretw::RecordDesc kRecord_HardFault{
     .name = "HardFault",
     .fields = kFieldsHardFault,
     .layout = {{kPlacesHardFault[0], kSegmentsHardFault[0], 32}, {kPlacesHardFault[1], kSegmentsHardFault[1], 40}},
-    .line = 298};
+    .line = 308};
 
-// "VirtualAlloc", line 307
+// "VirtualAlloc", line 317
 constexpr ::clretw::FieldDesc kFieldsVirtualAlloc[] = {
     {.name = "BaseAddress", .type = ::clretw::InType::Pointer},
     {.name = "RegionSize", .type = ::clretw::InType::Pointer},
@@ -292,9 +292,9 @@ constexpr ::clretw::RecordDesc kRecord_VirtualAlloc{
     .name = "VirtualAlloc",
     .fields = kFieldsVirtualAlloc,
     .layout = {{kPlacesVirtualAlloc[0], kSegmentsVirtualAlloc[0], 16}, {kPlacesVirtualAlloc[1], kSegmentsVirtualAlloc[1], 24}},
-    .line = 307};
+    .line = 317};
 
-// "ProcessCounters", line 314
+// "ProcessCounters", line 324
 constexpr ::clretw::FieldDesc kFieldsProcessCounters[] = {
     {.name = "ProcessId", .type = ::clretw::InType::UInt32},
     {.name = "PageFaultCount", .type = ::clretw::InType::UInt32},
@@ -320,9 +320,9 @@ constexpr ::clretw::RecordDesc kRecord_ProcessCounters{
     .name = "ProcessCounters",
     .fields = kFieldsProcessCounters,
     .layout = {{kPlacesProcessCounters[0], kSegmentsProcessCounters[0], 60}, {kPlacesProcessCounters[1], kSegmentsProcessCounters[1], 104}},
-    .line = 314};
+    .line = 324};
 
-// "FileIoName", line 333
+// "FileIoName", line 343
 constexpr ::clretw::FieldDesc kFieldsFileIoName[] = {
     {.name = "FileObject", .type = ::clretw::InType::Pointer},
     {.name = "FileName", .type = ::clretw::InType::UnicodeString},
@@ -335,10 +335,10 @@ constexpr ::clretw::RecordDesc kRecord_FileIoName{
     .name = "FileIoName",
     .fields = kFieldsFileIoName,
     .layout = {{kPlacesFileIoName[0], kSegmentsFileIoName[0], 4}, {kPlacesFileIoName[1], kSegmentsFileIoName[1], 8}},
-    .line = 333,
+    .line = 343,
     .check = &::clretw::check_layout<::clretw::windows_kernel::templates::FileIoName>};
 
-// "FileIoCreate_V3", line 339
+// "FileIoCreate_V3", line 349
 constexpr ::clretw::FieldDesc kFieldsFileIoCreate_V3[] = {
     {.name = "IrpPtr", .type = ::clretw::InType::Pointer},
     {.name = "FileObject", .type = ::clretw::InType::Pointer},
@@ -356,10 +356,10 @@ constexpr ::clretw::RecordDesc kRecord_FileIoCreate_V3{
     .name = "FileIoCreate_V3",
     .fields = kFieldsFileIoCreate_V3,
     .layout = {{kPlacesFileIoCreate_V3[0], kSegmentsFileIoCreate_V3[0], 24}, {kPlacesFileIoCreate_V3[1], kSegmentsFileIoCreate_V3[1], 32}},
-    .line = 339,
+    .line = 349,
     .check = &::clretw::check_layout<::clretw::windows_kernel::templates::FileIoCreate_V3>};
 
-// "FileIoSimpleOp_V3", line 348
+// "FileIoSimpleOp_V3", line 358
 constexpr ::clretw::FieldDesc kFieldsFileIoSimpleOp_V3[] = {
     {.name = "IrpPtr", .type = ::clretw::InType::Pointer},
     {.name = "FileObject", .type = ::clretw::InType::Pointer},
@@ -374,9 +374,9 @@ constexpr ::clretw::RecordDesc kRecord_FileIoSimpleOp_V3{
     .name = "FileIoSimpleOp_V3",
     .fields = kFieldsFileIoSimpleOp_V3,
     .layout = {{kPlacesFileIoSimpleOp_V3[0], kSegmentsFileIoSimpleOp_V3[0], 16}, {kPlacesFileIoSimpleOp_V3[1], kSegmentsFileIoSimpleOp_V3[1], 28}},
-    .line = 348};
+    .line = 358};
 
-// "FileIoReadWrite_V3", line 354
+// "FileIoReadWrite_V3", line 364
 constexpr ::clretw::FieldDesc kFieldsFileIoReadWrite_V3[] = {
     {.name = "Offset", .type = ::clretw::InType::UInt64},
     {.name = "IrpPtr", .type = ::clretw::InType::Pointer},
@@ -394,9 +394,9 @@ constexpr ::clretw::RecordDesc kRecord_FileIoReadWrite_V3{
     .name = "FileIoReadWrite_V3",
     .fields = kFieldsFileIoReadWrite_V3,
     .layout = {{kPlacesFileIoReadWrite_V3[0], kSegmentsFileIoReadWrite_V3[0], 32}, {kPlacesFileIoReadWrite_V3[1], kSegmentsFileIoReadWrite_V3[1], 44}},
-    .line = 354};
+    .line = 364};
 
-// "FileIoInfo_V3", line 363
+// "FileIoInfo_V3", line 373
 constexpr ::clretw::FieldDesc kFieldsFileIoInfo_V3[] = {
     {.name = "IrpPtr", .type = ::clretw::InType::Pointer},
     {.name = "FileObject", .type = ::clretw::InType::Pointer},
@@ -413,9 +413,9 @@ constexpr ::clretw::RecordDesc kRecord_FileIoInfo_V3{
     .name = "FileIoInfo_V3",
     .fields = kFieldsFileIoInfo_V3,
     .layout = {{kPlacesFileIoInfo_V3[0], kSegmentsFileIoInfo_V3[0], 24}, {kPlacesFileIoInfo_V3[1], kSegmentsFileIoInfo_V3[1], 40}},
-    .line = 363};
+    .line = 373};
 
-// "FileIoDirEnum_V3", line 371
+// "FileIoDirEnum_V3", line 381
 constexpr ::clretw::FieldDesc kFieldsFileIoDirEnum_V3[] = {
     {.name = "IrpPtr", .type = ::clretw::InType::Pointer},
     {.name = "FileObject", .type = ::clretw::InType::Pointer},
@@ -434,10 +434,10 @@ constexpr ::clretw::RecordDesc kRecord_FileIoDirEnum_V3{
     .name = "FileIoDirEnum_V3",
     .fields = kFieldsFileIoDirEnum_V3,
     .layout = {{kPlacesFileIoDirEnum_V3[0], kSegmentsFileIoDirEnum_V3[0], 28}, {kPlacesFileIoDirEnum_V3[1], kSegmentsFileIoDirEnum_V3[1], 40}},
-    .line = 371,
+    .line = 381,
     .check = &::clretw::check_layout<::clretw::windows_kernel::templates::FileIoDirEnum_V3>};
 
-// "FileIoOpEnd", line 381
+// "FileIoOpEnd", line 391
 constexpr ::clretw::FieldDesc kFieldsFileIoOpEnd[] = {
     {.name = "IrpPtr", .type = ::clretw::InType::Pointer},
     {.name = "ExtraInfo", .type = ::clretw::InType::Pointer},
@@ -451,9 +451,9 @@ constexpr ::clretw::RecordDesc kRecord_FileIoOpEnd{
     .name = "FileIoOpEnd",
     .fields = kFieldsFileIoOpEnd,
     .layout = {{kPlacesFileIoOpEnd[0], kSegmentsFileIoOpEnd[0], 12}, {kPlacesFileIoOpEnd[1], kSegmentsFileIoOpEnd[1], 20}},
-    .line = 381};
+    .line = 391};
 
-// "CSwitch", line 388
+// "CSwitch", line 398
 constexpr ::clretw::FieldDesc kFieldsCSwitch[] = {
     {.name = "NewThreadId", .type = ::clretw::InType::UInt32},
     {.name = "OldThreadId", .type = ::clretw::InType::UInt32},
@@ -476,9 +476,9 @@ constexpr ::clretw::RecordDesc kRecord_CSwitch{
     .name = "CSwitch",
     .fields = kFieldsCSwitch,
     .layout = {{kPlacesCSwitch[0], kSegmentsCSwitch[0], 24}, {kPlacesCSwitch[1], kSegmentsCSwitch[1], 24}},
-    .line = 388};
+    .line = 398};
 
-// "ReadyThread", line 403
+// "ReadyThread", line 413
 constexpr ::clretw::FieldDesc kFieldsReadyThread[] = {
     {.name = "TThreadId", .type = ::clretw::InType::UInt32},
     {.name = "AdjustReason", .type = ::clretw::InType::Int8},
@@ -494,9 +494,9 @@ constexpr ::clretw::RecordDesc kRecord_ReadyThread{
     .name = "ReadyThread",
     .fields = kFieldsReadyThread,
     .layout = {{kPlacesReadyThread[0], kSegmentsReadyThread[0], 8}, {kPlacesReadyThread[1], kSegmentsReadyThread[1], 8}},
-    .line = 403};
+    .line = 413};
 
-// "ThreadSetName", line 410
+// "ThreadSetName", line 420
 constexpr ::clretw::FieldDesc kFieldsThreadSetName[] = {
     {.name = "ProcessId", .type = ::clretw::InType::UInt32},
     {.name = "TThreadId", .type = ::clretw::InType::UInt32},
@@ -510,10 +510,10 @@ constexpr ::clretw::RecordDesc kRecord_ThreadSetName{
     .name = "ThreadSetName",
     .fields = kFieldsThreadSetName,
     .layout = {{kPlacesThreadSetName[0], kSegmentsThreadSetName[0], 8}, {kPlacesThreadSetName[1], kSegmentsThreadSetName[1], 8}},
-    .line = 410,
+    .line = 420,
     .check = &::clretw::check_layout<::clretw::windows_kernel::templates::ThreadSetName>};
 
-// "TcpIpSend", line 419
+// "TcpIpSend", line 429
 constexpr ::clretw::FieldDesc kFieldsTcpIpSend[] = {
     {.name = "PID", .type = ::clretw::InType::UInt32},
     {.name = "size", .type = ::clretw::InType::UInt32},
@@ -534,9 +534,9 @@ constexpr ::clretw::RecordDesc kRecord_TcpIpSend{
     .name = "TcpIpSend",
     .fields = kFieldsTcpIpSend,
     .layout = {{kPlacesTcpIpSend[0], kSegmentsTcpIpSend[0], 36}, {kPlacesTcpIpSend[1], kSegmentsTcpIpSend[1], 40}},
-    .line = 419};
+    .line = 429};
 
-// "TcpIp", line 431
+// "TcpIp", line 441
 constexpr ::clretw::FieldDesc kFieldsTcpIp[] = {
     {.name = "PID", .type = ::clretw::InType::UInt32},
     {.name = "size", .type = ::clretw::InType::UInt32},
@@ -555,9 +555,9 @@ constexpr ::clretw::RecordDesc kRecord_TcpIp{
     .name = "TcpIp",
     .fields = kFieldsTcpIp,
     .layout = {{kPlacesTcpIp[0], kSegmentsTcpIp[0], 28}, {kPlacesTcpIp[1], kSegmentsTcpIp[1], 32}},
-    .line = 431};
+    .line = 441};
 
-// "TcpIpV6Send", line 441
+// "TcpIpV6Send", line 451
 constexpr ::clretw::FieldDesc kFieldsTcpIpV6Send[] = {
     {.name = "PID", .type = ::clretw::InType::UInt32},
     {.name = "size", .type = ::clretw::InType::UInt32},
@@ -578,9 +578,9 @@ constexpr ::clretw::RecordDesc kRecord_TcpIpV6Send{
     .name = "TcpIpV6Send",
     .fields = kFieldsTcpIpV6Send,
     .layout = {{kPlacesTcpIpV6Send[0], kSegmentsTcpIpV6Send[0], 60}, {kPlacesTcpIpV6Send[1], kSegmentsTcpIpV6Send[1], 64}},
-    .line = 441};
+    .line = 451};
 
-// "TcpIpV6", line 453
+// "TcpIpV6", line 463
 constexpr ::clretw::FieldDesc kFieldsTcpIpV6[] = {
     {.name = "PID", .type = ::clretw::InType::UInt32},
     {.name = "size", .type = ::clretw::InType::UInt32},
@@ -599,9 +599,9 @@ constexpr ::clretw::RecordDesc kRecord_TcpIpV6{
     .name = "TcpIpV6",
     .fields = kFieldsTcpIpV6,
     .layout = {{kPlacesTcpIpV6[0], kSegmentsTcpIpV6[0], 52}, {kPlacesTcpIpV6[1], kSegmentsTcpIpV6[1], 56}},
-    .line = 453};
+    .line = 463};
 
-// "UdpIp", line 463
+// "UdpIp", line 473
 constexpr ::clretw::FieldDesc kFieldsUdpIp[] = {
     {.name = "PID", .type = ::clretw::InType::UInt32},
     {.name = "size", .type = ::clretw::InType::UInt32},
@@ -620,9 +620,80 @@ constexpr ::clretw::RecordDesc kRecord_UdpIp{
     .name = "UdpIp",
     .fields = kFieldsUdpIp,
     .layout = {{kPlacesUdpIp[0], kSegmentsUdpIp[0], 28}, {kPlacesUdpIp[1], kSegmentsUdpIp[1], 32}},
-    .line = 463};
+    .line = 473};
 
-// "UdpIpV6", line 473
+// "TcpIpConnect", line 484
+constexpr ::clretw::FieldDesc kFieldsTcpIpConnect[] = {
+    {.name = "PID", .type = ::clretw::InType::UInt32},
+    {.name = "size", .type = ::clretw::InType::UInt32},
+    {.name = "daddr", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::IPv4},
+    {.name = "saddr", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::IPv4},
+    {.name = "dport", .type = ::clretw::InType::UInt16, .out = ::clretw::OutType::Port},
+    {.name = "sport", .type = ::clretw::InType::UInt16, .out = ::clretw::OutType::Port},
+    {.name = "mss", .type = ::clretw::InType::UInt16},
+    {.name = "sackopt", .type = ::clretw::InType::UInt16},
+    {.name = "tsopt", .type = ::clretw::InType::UInt16},
+    {.name = "wsopt", .type = ::clretw::InType::UInt16},
+    {.name = "rcvwin", .type = ::clretw::InType::UInt32},
+    {.name = "rcvwinscale", .type = ::clretw::InType::UInt16},
+    {.name = "sndwinscale", .type = ::clretw::InType::UInt16},
+    {.name = "seqnum", .type = ::clretw::InType::UInt32},
+    {.name = "connid", .type = ::clretw::InType::Pointer},
+};
+constexpr ::clretw::FieldPlace kPlacesTcpIpConnect[2][15] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 2}, {0, 18, 2}, {0, 20, 2}, {0, 22, 2}, {0, 24, 2}, {0, 26, 2}, {0, 28, 4}, {0, 32, 2}, {0, 34, 2}, {0, 36, 4}, {0, 40, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 2}, {0, 18, 2}, {0, 20, 2}, {0, 22, 2}, {0, 24, 2}, {0, 26, 2}, {0, 28, 4}, {0, 32, 2}, {0, 34, 2}, {0, 36, 4}, {0, 40, 8}}};
+constexpr ::clretw::Segment kSegmentsTcpIpConnect[2][1] = {{{44, ::clretw::kNoField}}, {{48, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_TcpIpConnect{
+    .name = "TcpIpConnect",
+    .fields = kFieldsTcpIpConnect,
+    .layout = {{kPlacesTcpIpConnect[0], kSegmentsTcpIpConnect[0], 44}, {kPlacesTcpIpConnect[1], kSegmentsTcpIpConnect[1], 48}},
+    .line = 484};
+
+// "TcpIpV6Connect", line 501
+constexpr ::clretw::FieldDesc kFieldsTcpIpV6Connect[] = {
+    {.name = "PID", .type = ::clretw::InType::UInt32},
+    {.name = "size", .type = ::clretw::InType::UInt32},
+    {.name = "daddr", .type = ::clretw::InType::Binary, .out = ::clretw::OutType::IPv6, .length = {::clretw::Extent::Kind::constant, 16}},
+    {.name = "saddr", .type = ::clretw::InType::Binary, .out = ::clretw::OutType::IPv6, .length = {::clretw::Extent::Kind::constant, 16}},
+    {.name = "dport", .type = ::clretw::InType::UInt16, .out = ::clretw::OutType::Port},
+    {.name = "sport", .type = ::clretw::InType::UInt16, .out = ::clretw::OutType::Port},
+    {.name = "mss", .type = ::clretw::InType::UInt16},
+    {.name = "sackopt", .type = ::clretw::InType::UInt16},
+    {.name = "tsopt", .type = ::clretw::InType::UInt16},
+    {.name = "wsopt", .type = ::clretw::InType::UInt16},
+    {.name = "rcvwin", .type = ::clretw::InType::UInt32},
+    {.name = "rcvwinscale", .type = ::clretw::InType::UInt16},
+    {.name = "sndwinscale", .type = ::clretw::InType::UInt16},
+    {.name = "seqnum", .type = ::clretw::InType::UInt32},
+    {.name = "connid", .type = ::clretw::InType::Pointer},
+};
+constexpr ::clretw::FieldPlace kPlacesTcpIpV6Connect[2][15] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 16}, {0, 24, 16}, {0, 40, 2}, {0, 42, 2}, {0, 44, 2}, {0, 46, 2}, {0, 48, 2}, {0, 50, 2}, {0, 52, 4}, {0, 56, 2}, {0, 58, 2}, {0, 60, 4}, {0, 64, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 16}, {0, 24, 16}, {0, 40, 2}, {0, 42, 2}, {0, 44, 2}, {0, 46, 2}, {0, 48, 2}, {0, 50, 2}, {0, 52, 4}, {0, 56, 2}, {0, 58, 2}, {0, 60, 4}, {0, 64, 8}}};
+constexpr ::clretw::Segment kSegmentsTcpIpV6Connect[2][1] = {{{68, ::clretw::kNoField}}, {{72, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_TcpIpV6Connect{
+    .name = "TcpIpV6Connect",
+    .fields = kFieldsTcpIpV6Connect,
+    .layout = {{kPlacesTcpIpV6Connect[0], kSegmentsTcpIpV6Connect[0], 68}, {kPlacesTcpIpV6Connect[1], kSegmentsTcpIpV6Connect[1], 72}},
+    .line = 501};
+
+// "IpFail", line 519
+constexpr ::clretw::FieldDesc kFieldsIpFail[] = {
+    {.name = "Proto", .type = ::clretw::InType::UInt16},
+    {.name = "FailureCode", .type = ::clretw::InType::UInt16},
+};
+constexpr ::clretw::FieldPlace kPlacesIpFail[2][2] = {
+    {{0, 0, 2}, {0, 2, 2}},
+    {{0, 0, 2}, {0, 2, 2}}};
+constexpr ::clretw::Segment kSegmentsIpFail[2][1] = {{{4, ::clretw::kNoField}}, {{4, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_IpFail{
+    .name = "IpFail",
+    .fields = kFieldsIpFail,
+    .layout = {{kPlacesIpFail[0], kSegmentsIpFail[0], 4}, {kPlacesIpFail[1], kSegmentsIpFail[1], 4}},
+    .line = 519};
+
+// "UdpIpV6", line 523
 constexpr ::clretw::FieldDesc kFieldsUdpIpV6[] = {
     {.name = "PID", .type = ::clretw::InType::UInt32},
     {.name = "size", .type = ::clretw::InType::UInt32},
@@ -641,9 +712,9 @@ constexpr ::clretw::RecordDesc kRecord_UdpIpV6{
     .name = "UdpIpV6",
     .fields = kFieldsUdpIpV6,
     .layout = {{kPlacesUdpIpV6[0], kSegmentsUdpIpV6[0], 52}, {kPlacesUdpIpV6[1], kSegmentsUdpIpV6[1], 56}},
-    .line = 473};
+    .line = 523};
 
-// "ConfigCPU_V3", line 485
+// "ConfigCPU_V3", line 535
 constexpr ::clretw::FieldDesc kFieldsConfigCPU_V3[] = {
     {.name = "MHz", .type = ::clretw::InType::UInt32},
     {.name = "NumberOfProcessors", .type = ::clretw::InType::UInt32},
@@ -669,9 +740,9 @@ constexpr ::clretw::RecordDesc kRecord_ConfigCPU_V3{
     .name = "ConfigCPU_V3",
     .fields = kFieldsConfigCPU_V3,
     .layout = {{kPlacesConfigCPU_V3[0], kSegmentsConfigCPU_V3[0], 820}, {kPlacesConfigCPU_V3[1], kSegmentsConfigCPU_V3[1], 828}},
-    .line = 485};
+    .line = 535};
 
-// "ConfigPhyDisk", line 502
+// "ConfigPhyDisk", line 552
 constexpr ::clretw::FieldDesc kFieldsConfigPhyDisk[] = {
     {.name = "DiskNumber", .type = ::clretw::InType::UInt32},
     {.name = "BytesPerSector", .type = ::clretw::InType::UInt32},
@@ -697,9 +768,9 @@ constexpr ::clretw::RecordDesc kRecord_ConfigPhyDisk{
     .name = "ConfigPhyDisk",
     .fields = kFieldsConfigPhyDisk,
     .layout = {{kPlacesConfigPhyDisk[0], kSegmentsConfigPhyDisk[0], 568}, {kPlacesConfigPhyDisk[1], kSegmentsConfigPhyDisk[1], 568}},
-    .line = 502};
+    .line = 552};
 
-// "ConfigLogDisk", line 519
+// "ConfigLogDisk", line 569
 constexpr ::clretw::FieldDesc kFieldsConfigLogDisk[] = {
     {.name = "StartOffset", .type = ::clretw::InType::UInt64},
     {.name = "PartitionSize", .type = ::clretw::InType::UInt64},
@@ -726,9 +797,9 @@ constexpr ::clretw::RecordDesc kRecord_ConfigLogDisk{
     .name = "ConfigLogDisk",
     .fields = kFieldsConfigLogDisk,
     .layout = {{kPlacesConfigLogDisk[0], kSegmentsConfigLogDisk[0], 112}, {kPlacesConfigLogDisk[1], kSegmentsConfigLogDisk[1], 112}},
-    .line = 519};
+    .line = 569};
 
-// "ConfigNIC", line 537
+// "ConfigNIC", line 587
 constexpr ::clretw::FieldDesc kFieldsConfigNIC[] = {
     {.name = "PhysicalAddr", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "PhysicalAddrLen", .type = ::clretw::InType::UInt32},
@@ -746,10 +817,10 @@ constexpr ::clretw::RecordDesc kRecord_ConfigNIC{
     .name = "ConfigNIC",
     .fields = kFieldsConfigNIC,
     .layout = {{kPlacesConfigNIC[0], kSegmentsConfigNIC[0], 20}, {kPlacesConfigNIC[1], kSegmentsConfigNIC[1], 20}},
-    .line = 537,
+    .line = 587,
     .check = &::clretw::check_layout<::clretw::windows_kernel::templates::ConfigNIC>};
 
-// "ConfigServices_V3", line 548
+// "ConfigServices_V3", line 598
 constexpr ::clretw::FieldDesc kFieldsConfigServices_V3[] = {
     {.name = "ProcessId", .type = ::clretw::InType::UInt32},
     {.name = "ServiceState", .type = ::clretw::InType::UInt32},
@@ -768,10 +839,10 @@ constexpr ::clretw::RecordDesc kRecord_ConfigServices_V3{
     .name = "ConfigServices_V3",
     .fields = kFieldsConfigServices_V3,
     .layout = {{kPlacesConfigServices_V3[0], kSegmentsConfigServices_V3[0], 12}, {kPlacesConfigServices_V3[1], kSegmentsConfigServices_V3[1], 12}},
-    .line = 548,
+    .line = 598,
     .check = &::clretw::check_layout<::clretw::windows_kernel::templates::ConfigServices_V3>};
 
-// "ConfigPower", line 559
+// "ConfigPower", line 609
 constexpr ::clretw::FieldDesc kFieldsConfigPower[] = {
     {.name = "S1", .type = ::clretw::InType::UInt8},
     {.name = "S2", .type = ::clretw::InType::UInt8},
@@ -790,9 +861,9 @@ constexpr ::clretw::RecordDesc kRecord_ConfigPower{
     .name = "ConfigPower",
     .fields = kFieldsConfigPower,
     .layout = {{kPlacesConfigPower[0], kSegmentsConfigPower[0], 8}, {kPlacesConfigPower[1], kSegmentsConfigPower[1], 8}},
-    .line = 559};
+    .line = 609};
 
-// "ConfigNetwork", line 569
+// "ConfigNetwork", line 619
 constexpr ::clretw::FieldDesc kFieldsConfigNetwork[] = {
     {.name = "TcbTablePartitions", .type = ::clretw::InType::UInt32},
     {.name = "MaxHashTableSize", .type = ::clretw::InType::UInt32},
@@ -807,9 +878,9 @@ constexpr ::clretw::RecordDesc kRecord_ConfigNetwork{
     .name = "ConfigNetwork",
     .fields = kFieldsConfigNetwork,
     .layout = {{kPlacesConfigNetwork[0], kSegmentsConfigNetwork[0], 16}, {kPlacesConfigNetwork[1], kSegmentsConfigNetwork[1], 16}},
-    .line = 569};
+    .line = 619};
 
-// "ConfigOpticalMedia", line 577
+// "ConfigOpticalMedia", line 627
 constexpr ::clretw::FieldDesc kFieldsConfigOpticalMedia[] = {
     {.name = "DiskNumber", .type = ::clretw::InType::UInt16},
     {.name = "BusType", .type = ::clretw::InType::UInt16},
@@ -838,10 +909,10 @@ constexpr ::clretw::RecordDesc kRecord_ConfigOpticalMedia{
     .name = "ConfigOpticalMedia",
     .fields = kFieldsConfigOpticalMedia,
     .layout = {{kPlacesConfigOpticalMedia[0], kSegmentsConfigOpticalMedia[0], 64}, {kPlacesConfigOpticalMedia[1], kSegmentsConfigOpticalMedia[1], 64}},
-    .line = 577,
+    .line = 627,
     .check = &::clretw::check_layout<::clretw::windows_kernel::templates::ConfigOpticalMedia>};
 
-// "ConfigPnP_V4", line 599
+// "ConfigPnP_V4", line 649
 constexpr ::clretw::FieldDesc kFieldsConfigPnP_V4[] = {
     {.name = "ClassGuid", .type = ::clretw::InType::Guid},
     {.name = "UpperFilterCount", .type = ::clretw::InType::UInt32},
@@ -862,9 +933,9 @@ constexpr ::clretw::RecordDesc kRecord_ConfigPnP_V4{
     .name = "ConfigPnP_V4",
     .fields = kFieldsConfigPnP_V4,
     .layout = {{kPlacesConfigPnP_V4[0], kSegmentsConfigPnP_V4[0], 24}, {kPlacesConfigPnP_V4[1], kSegmentsConfigPnP_V4[1], 24}},
-    .line = 599};
+    .line = 649};
 
-// "ConfigIDEChannel", line 611
+// "ConfigIDEChannel", line 661
 constexpr ::clretw::FieldDesc kFieldsConfigIDEChannel[] = {
     {.name = "TargetId", .type = ::clretw::InType::UInt32},
     {.name = "DeviceType", .type = ::clretw::InType::UInt32},
@@ -880,10 +951,10 @@ constexpr ::clretw::RecordDesc kRecord_ConfigIDEChannel{
     .name = "ConfigIDEChannel",
     .fields = kFieldsConfigIDEChannel,
     .layout = {{kPlacesConfigIDEChannel[0], kSegmentsConfigIDEChannel[0], 16}, {kPlacesConfigIDEChannel[1], kSegmentsConfigIDEChannel[1], 16}},
-    .line = 611,
+    .line = 661,
     .check = &::clretw::check_layout<::clretw::windows_kernel::templates::ConfigIDEChannel>};
 
-// "ConfigPlatform", line 618
+// "ConfigPlatform", line 668
 constexpr ::clretw::FieldDesc kFieldsConfigPlatform[] = {
     {.name = "SystemManufacturer", .type = ::clretw::InType::UnicodeString},
     {.name = "SystemProductName", .type = ::clretw::InType::UnicodeString},
@@ -898,10 +969,10 @@ constexpr ::clretw::RecordDesc kRecord_ConfigPlatform{
     .name = "ConfigPlatform",
     .fields = kFieldsConfigPlatform,
     .layout = {{kPlacesConfigPlatform[0], kSegmentsConfigPlatform[0], 0}, {kPlacesConfigPlatform[1], kSegmentsConfigPlatform[1], 0}},
-    .line = 618,
+    .line = 668,
     .check = &::clretw::check_layout<::clretw::windows_kernel::templates::ConfigPlatform>};
 
-// "ConfigDPI", line 624
+// "ConfigDPI", line 674
 constexpr ::clretw::FieldDesc kFieldsConfigDPI[] = {
     {.name = "MachineDPI", .type = ::clretw::InType::UInt32},
     {.name = "UserDPI", .type = ::clretw::InType::UInt32},
@@ -914,9 +985,9 @@ constexpr ::clretw::RecordDesc kRecord_ConfigDPI{
     .name = "ConfigDPI",
     .fields = kFieldsConfigDPI,
     .layout = {{kPlacesConfigDPI[0], kSegmentsConfigDPI[0], 8}, {kPlacesConfigDPI[1], kSegmentsConfigDPI[1], 8}},
-    .line = 624};
+    .line = 674};
 
-// "ImageKernelBase", line 629
+// "ImageKernelBase", line 679
 constexpr ::clretw::FieldDesc kFieldsImageKernelBase[] = {
     {.name = "ImageBase", .type = ::clretw::InType::Pointer},
 };
@@ -928,9 +999,9 @@ constexpr ::clretw::RecordDesc kRecord_ImageKernelBase{
     .name = "ImageKernelBase",
     .fields = kFieldsImageKernelBase,
     .layout = {{kPlacesImageKernelBase[0], kSegmentsImageKernelBase[0], 4}, {kPlacesImageKernelBase[1], kSegmentsImageKernelBase[1], 8}},
-    .line = 629};
+    .line = 679};
 
-// "ImageHypercallPage", line 632
+// "ImageHypercallPage", line 682
 constexpr ::clretw::FieldDesc kFieldsImageHypercallPage[] = {
     {.name = "HypercallPageVa", .type = ::clretw::InType::Pointer},
 };
@@ -942,9 +1013,9 @@ constexpr ::clretw::RecordDesc kRecord_ImageHypercallPage{
     .name = "ImageHypercallPage",
     .fields = kFieldsImageHypercallPage,
     .layout = {{kPlacesImageHypercallPage[0], kSegmentsImageHypercallPage[0], 4}, {kPlacesImageHypercallPage[1], kSegmentsImageHypercallPage[1], 8}},
-    .line = 632};
+    .line = 682};
 
-// "SampledProfile", line 636
+// "SampledProfile", line 686
 constexpr ::clretw::FieldDesc kFieldsSampledProfile[] = {
     {.name = "InstructionPointer", .type = ::clretw::InType::Pointer},
     {.name = "ThreadId", .type = ::clretw::InType::UInt32},
@@ -959,9 +1030,9 @@ constexpr ::clretw::RecordDesc kRecord_SampledProfile{
     .name = "SampledProfile",
     .fields = kFieldsSampledProfile,
     .layout = {{kPlacesSampledProfile[0], kSegmentsSampledProfile[0], 12}, {kPlacesSampledProfile[1], kSegmentsSampledProfile[1], 16}},
-    .line = 636};
+    .line = 686};
 
-// "SampledProfileInterval_V2", line 645
+// "SampledProfileInterval_V2", line 695
 constexpr ::clretw::FieldDesc kFieldsSampledProfileInterval_V2[] = {
     {.name = "SampleSource", .type = ::clretw::InType::UInt32},
     {.name = "NewInterval", .type = ::clretw::InType::UInt32},
@@ -975,9 +1046,9 @@ constexpr ::clretw::RecordDesc kRecord_SampledProfileInterval_V2{
     .name = "SampledProfileInterval_V2",
     .fields = kFieldsSampledProfileInterval_V2,
     .layout = {{kPlacesSampledProfileInterval_V2[0], kSegmentsSampledProfileInterval_V2[0], 12}, {kPlacesSampledProfileInterval_V2[1], kSegmentsSampledProfileInterval_V2[1], 12}},
-    .line = 645};
+    .line = 695};
 
-// "SampledProfileInterval", line 650
+// "SampledProfileInterval", line 700
 constexpr ::clretw::FieldDesc kFieldsSampledProfileInterval[] = {
     {.name = "SampleSource", .type = ::clretw::InType::UInt32},
     {.name = "NewInterval", .type = ::clretw::InType::UInt32},
@@ -992,10 +1063,10 @@ constexpr ::clretw::RecordDesc kRecord_SampledProfileInterval{
     .name = "SampledProfileInterval",
     .fields = kFieldsSampledProfileInterval,
     .layout = {{kPlacesSampledProfileInterval[0], kSegmentsSampledProfileInterval[0], 12}, {kPlacesSampledProfileInterval[1], kSegmentsSampledProfileInterval[1], 12}},
-    .line = 650,
+    .line = 700,
     .check = &::clretw::check_layout<::clretw::windows_kernel::templates::SampledProfileInterval>};
 
-// "StackWalk", line 659
+// "StackWalk", line 709
 constexpr ::clretw::FieldDesc kFieldsStackWalk[] = {
     {.name = "EventTimeStamp", .type = ::clretw::InType::UInt64},
     {.name = "StackProcess", .type = ::clretw::InType::UInt32},
@@ -1009,9 +1080,9 @@ constexpr ::clretw::RecordDesc kRecord_StackWalk{
     .name = "StackWalk",
     .fields = kFieldsStackWalk,
     .layout = {{kPlacesStackWalk[0], kSegmentsStackWalk[0], 16}, {kPlacesStackWalk[1], kSegmentsStackWalk[1], 16}},
-    .line = 659};
+    .line = 709};
 
-// "StackWalkKeyReference", line 667
+// "StackWalkKeyReference", line 717
 constexpr ::clretw::FieldDesc kFieldsStackWalkKeyReference[] = {
     {.name = "EventTimeStamp", .type = ::clretw::InType::UInt64},
     {.name = "StackProcess", .type = ::clretw::InType::UInt32},
@@ -1026,9 +1097,9 @@ constexpr ::clretw::RecordDesc kRecord_StackWalkKeyReference{
     .name = "StackWalkKeyReference",
     .fields = kFieldsStackWalkKeyReference,
     .layout = {{kPlacesStackWalkKeyReference[0], kSegmentsStackWalkKeyReference[0], 20}, {kPlacesStackWalkKeyReference[1], kSegmentsStackWalkKeyReference[1], 24}},
-    .line = 667};
+    .line = 717};
 
-// "StackWalkKeyDefinition", line 678
+// "StackWalkKeyDefinition", line 728
 constexpr ::clretw::FieldDesc kFieldsStackWalkKeyDefinition[] = {
     {.name = "StackKey", .type = ::clretw::InType::Pointer},
 };
@@ -1040,7 +1111,7 @@ constexpr ::clretw::RecordDesc kRecord_StackWalkKeyDefinition{
     .name = "StackWalkKeyDefinition",
     .fields = kFieldsStackWalkKeyDefinition,
     .layout = {{kPlacesStackWalkKeyDefinition[0], kSegmentsStackWalkKeyDefinition[0], 4}, {kPlacesStackWalkKeyDefinition[1], kSegmentsStackWalkKeyDefinition[1], 8}},
-    .line = 678};
+    .line = 728};
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
@@ -1112,18 +1183,28 @@ constexpr ::clretw::OpcodeDesc kOpcodes[] = {
     {"ThreadSetName", 5, 72, "SetName"},
     {"TcpSend", 6, 10, "Send"},
     {"TcpRecv", 6, 11, "Recv"},
+    {"TcpConnect", 6, 12, "Connect"},
     {"TcpDisconnect", 6, 13, "Disconnect"},
     {"TcpRetransmit", 6, 14, "Retransmit"},
+    {"TcpAccept", 6, 15, "Accept"},
     {"TcpReconnect", 6, 16, "Reconnect"},
+    {"TcpFail", 6, 17, "Fail"},
     {"TcpCopy", 6, 18, "TCPCopy"},
+    {"TcpARPCopy", 6, 19, "ARPCopy"},
+    {"TcpFullACK", 6, 20, "FullACK"},
+    {"TcpPartACK", 6, 21, "PartACK"},
+    {"TcpDupACK", 6, 22, "DupACK"},
     {"TcpSendIPV6", 6, 26, "SendIPV6"},
     {"TcpRecvIPV6", 6, 27, "RecvIPV6"},
+    {"TcpConnectIPV6", 6, 28, "ConnectIPV6"},
     {"TcpDisconnectIPV6", 6, 29, "DisconnectIPV6"},
     {"TcpRetransmitIPV6", 6, 30, "RetransmitIPV6"},
+    {"TcpAcceptIPV6", 6, 31, "AcceptIPV6"},
     {"TcpReconnectIPV6", 6, 32, "ReconnectIPV6"},
     {"TcpCopyIPV6", 6, 34, "TCPCopyIPV6"},
     {"UdpSend", 8, 10, "Send"},
     {"UdpRecv", 8, 11, "Recv"},
+    {"UdpFail", 8, 17, "Fail"},
     {"UdpSendIPV6", 8, 26, "SendIPV6"},
     {"UdpRecvIPV6", 8, 27, "RecvIPV6"},
     {"ConfigCPU", 11, 10, "CPU"},
@@ -1156,319 +1237,349 @@ constexpr ::clretw::OpcodeDesc kOpcodes[] = {
 constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 0, .version = 2, .level = 0, .opcode = 0, .task = 65534, .keywords = 0x0,
      .symbol = "EventTraceHeader", .name = "EventTrace", .task_name = "EventTrace", .opcode_name = "win:Info",
-     .message = "", .payload = &kRecord_EventTraceHeader, .line = 683},
+     .message = "", .payload = &kRecord_EventTraceHeader, .line = 733},
     {.id = 5, .version = 2, .level = 0, .opcode = 5, .task = 65534, .keywords = 0x0,
      .symbol = "EventTraceExtension", .name = "EventTrace/Extension", .task_name = "EventTrace", .opcode_name = "win:Extension",
-     .message = "", .payload = &kRecord_HeaderExtension, .line = 717},
+     .message = "", .payload = &kRecord_HeaderExtension, .line = 767},
     {.id = 8, .version = 2, .level = 0, .opcode = 8, .task = 65534, .keywords = 0x0,
      .symbol = "EventTraceRundownComplete", .name = "EventTrace/Suspend", .task_name = "EventTrace", .opcode_name = "win:Suspend",
-     .message = "", .line = 720},
+     .message = "", .line = 770},
     {.id = 32, .version = 2, .level = 0, .opcode = 32, .task = 65534, .keywords = 0x0,
      .symbol = "EventTraceEndExtension", .name = "EventTrace/EndExtension", .task_name = "EventTrace", .opcode_name = "EndExtension",
-     .message = "", .payload = &kRecord_HeaderExtension, .line = 721},
+     .message = "", .payload = &kRecord_HeaderExtension, .line = 771},
     {.id = 80, .version = 2, .level = 0, .opcode = 80, .task = 65534, .keywords = 0x0,
      .symbol = "EventTracePartitionInfo", .name = "EventTrace/PartitionInfo", .task_name = "EventTrace", .opcode_name = "PartitionInfo",
-     .message = "", .payload = &kRecord_PartitionInfo, .line = 722},
+     .message = "", .payload = &kRecord_PartitionInfo, .line = 772},
     {.id = 266, .version = 3, .level = 0, .opcode = 10, .task = 1, .keywords = 0x0,
      .symbol = "DiskRead", .name = "DiskIO/Read", .task_name = "DiskIO", .opcode_name = "DiskRead",
-     .message = "", .payload = &kRecord_DiskIo_V3, .line = 723},
+     .message = "", .payload = &kRecord_DiskIo_V3, .line = 773},
     {.id = 267, .version = 3, .level = 0, .opcode = 11, .task = 1, .keywords = 0x0,
      .symbol = "DiskWrite", .name = "DiskIO/Write", .task_name = "DiskIO", .opcode_name = "DiskWrite",
-     .message = "", .payload = &kRecord_DiskIo_V3, .line = 724},
+     .message = "", .payload = &kRecord_DiskIo_V3, .line = 774},
     {.id = 268, .version = 3, .level = 0, .opcode = 12, .task = 1, .keywords = 0x0,
      .symbol = "DiskReadInit", .name = "DiskIO/ReadInit", .task_name = "DiskIO", .opcode_name = "DiskReadInit",
-     .message = "", .payload = &kRecord_DiskIoInit_V3, .line = 725},
+     .message = "", .payload = &kRecord_DiskIoInit_V3, .line = 775},
     {.id = 269, .version = 3, .level = 0, .opcode = 13, .task = 1, .keywords = 0x0,
      .symbol = "DiskWriteInit", .name = "DiskIO/WriteInit", .task_name = "DiskIO", .opcode_name = "DiskWriteInit",
-     .message = "", .payload = &kRecord_DiskIoInit_V3, .line = 726},
+     .message = "", .payload = &kRecord_DiskIoInit_V3, .line = 776},
     {.id = 270, .version = 3, .level = 0, .opcode = 14, .task = 1, .keywords = 0x0,
      .symbol = "DiskFlushBuffers", .name = "DiskIO/FlushBuffers", .task_name = "DiskIO", .opcode_name = "DiskFlushBuffers",
-     .message = "", .payload = &kRecord_DiskIoFlush_V3, .line = 727},
+     .message = "", .payload = &kRecord_DiskIoFlush_V3, .line = 777},
     {.id = 271, .version = 3, .level = 0, .opcode = 15, .task = 1, .keywords = 0x0,
      .symbol = "DiskFlushInit", .name = "DiskIO/FlushInit", .task_name = "DiskIO", .opcode_name = "DiskFlushInit",
-     .message = "", .payload = &kRecord_DiskIoInit_V3, .line = 728},
+     .message = "", .payload = &kRecord_DiskIoInit_V3, .line = 778},
     {.id = 522, .version = 2, .level = 0, .opcode = 10, .task = 2, .keywords = 0x0,
      .symbol = "TransitionFault", .name = "Memory/TransitionFault", .task_name = "Memory", .opcode_name = "TransitionFault",
-     .message = "", .payload = &kRecord_PageFault, .line = 729},
+     .message = "", .payload = &kRecord_PageFault, .line = 779},
     {.id = 523, .version = 2, .level = 0, .opcode = 11, .task = 2, .keywords = 0x0,
      .symbol = "DemandZeroFault", .name = "Memory/DemandZeroFault", .task_name = "Memory", .opcode_name = "DemandZeroFault",
-     .message = "", .payload = &kRecord_PageFault, .line = 730},
+     .message = "", .payload = &kRecord_PageFault, .line = 780},
     {.id = 524, .version = 2, .level = 0, .opcode = 12, .task = 2, .keywords = 0x0,
      .symbol = "CopyOnWrite", .name = "Memory/CopyOnWrite", .task_name = "Memory", .opcode_name = "CopyOnWrite",
-     .message = "", .payload = &kRecord_PageFault, .line = 731},
+     .message = "", .payload = &kRecord_PageFault, .line = 781},
     {.id = 525, .version = 2, .level = 0, .opcode = 13, .task = 2, .keywords = 0x0,
      .symbol = "GuardPageFault", .name = "Memory/GuardPageFault", .task_name = "Memory", .opcode_name = "GuardPageFault",
-     .message = "", .payload = &kRecord_PageFault, .line = 732},
+     .message = "", .payload = &kRecord_PageFault, .line = 782},
     {.id = 526, .version = 2, .level = 0, .opcode = 14, .task = 2, .keywords = 0x0,
      .symbol = "HardPageFault", .name = "Memory/HardPageFault", .task_name = "Memory", .opcode_name = "HardPageFault",
-     .message = "", .payload = &kRecord_PageFault, .line = 733},
+     .message = "", .payload = &kRecord_PageFault, .line = 783},
     {.id = 527, .version = 2, .level = 0, .opcode = 15, .task = 2, .keywords = 0x0,
      .symbol = "AccessViolation", .name = "Memory/AccessViolation", .task_name = "Memory", .opcode_name = "AccessViolation",
-     .message = "", .payload = &kRecord_PageFault, .line = 734},
+     .message = "", .payload = &kRecord_PageFault, .line = 784},
     {.id = 544, .version = 2, .level = 0, .opcode = 32, .task = 2, .keywords = 0x0,
      .symbol = "HardFault", .name = "Memory/HardFault", .task_name = "Memory", .opcode_name = "HardFault",
-     .message = "", .payload = &kRecord_HardFault, .line = 735},
+     .message = "", .payload = &kRecord_HardFault, .line = 785},
     {.id = 610, .version = 2, .level = 0, .opcode = 98, .task = 2, .keywords = 0x0,
      .symbol = "VirtualAlloc", .name = "Memory/VirtualAlloc", .task_name = "Memory", .opcode_name = "VirtualAlloc",
-     .message = "", .payload = &kRecord_VirtualAlloc, .line = 736},
+     .message = "", .payload = &kRecord_VirtualAlloc, .line = 786},
     {.id = 611, .version = 2, .level = 0, .opcode = 99, .task = 2, .keywords = 0x0,
      .symbol = "VirtualFree", .name = "Memory/VirtualFree", .task_name = "Memory", .opcode_name = "VirtualFree",
-     .message = "", .payload = &kRecord_VirtualAlloc, .line = 737},
+     .message = "", .payload = &kRecord_VirtualAlloc, .line = 787},
     {.id = 769, .version = 4, .level = 0, .opcode = 1, .task = 3, .keywords = 0x0,
      .symbol = "ProcessStart", .name = "Process/Start", .task_name = "Process", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_Process_V4, .line = 684},
+     .message = "", .payload = &kRecord_Process_V4, .line = 734},
     {.id = 770, .version = 4, .level = 0, .opcode = 2, .task = 3, .keywords = 0x0,
      .symbol = "ProcessStop", .name = "Process/Stop", .task_name = "Process", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_Process_V4, .line = 685},
+     .message = "", .payload = &kRecord_Process_V4, .line = 735},
     {.id = 771, .version = 4, .level = 0, .opcode = 3, .task = 3, .keywords = 0x0,
      .symbol = "ProcessDCStart", .name = "Process/DCStart", .task_name = "Process", .opcode_name = "win:DC_Start",
-     .message = "", .payload = &kRecord_Process_V4, .line = 686},
+     .message = "", .payload = &kRecord_Process_V4, .line = 736},
     {.id = 772, .version = 4, .level = 0, .opcode = 4, .task = 3, .keywords = 0x0,
      .symbol = "ProcessDCStop", .name = "Process/DCStop", .task_name = "Process", .opcode_name = "win:DC_Stop",
-     .message = "", .payload = &kRecord_Process_V4, .line = 687},
+     .message = "", .payload = &kRecord_Process_V4, .line = 737},
     {.id = 778, .version = 2, .level = 0, .opcode = 10, .task = 20, .keywords = 0x0,
      .symbol = "ImageLoadProcessGroup_V2", .name = "Image/Load", .task_name = "Image", .opcode_name = "ImageLoad",
-     .message = "", .payload = &kRecord_Image, .line = 707},
+     .message = "", .payload = &kRecord_Image, .line = 757},
     {.id = 778, .version = 3, .level = 0, .opcode = 10, .task = 20, .keywords = 0x0,
      .symbol = "ImageLoadProcessGroup", .name = "Image/Load", .task_name = "Image", .opcode_name = "ImageLoad",
-     .message = "", .payload = &kRecord_Image, .line = 708},
+     .message = "", .payload = &kRecord_Image, .line = 758},
     {.id = 800, .version = 2, .level = 0, .opcode = 32, .task = 3, .keywords = 0x0,
      .symbol = "ProcessPerfCtr", .name = "Process/PerfCtr", .task_name = "Process", .opcode_name = "ProcessPerfCtr",
-     .message = "", .payload = &kRecord_ProcessCounters, .line = 738},
+     .message = "", .payload = &kRecord_ProcessCounters, .line = 788},
     {.id = 801, .version = 2, .level = 0, .opcode = 33, .task = 3, .keywords = 0x0,
      .symbol = "ProcessPerfCtrRundown", .name = "Process/PerfCtrRundown", .task_name = "Process", .opcode_name = "ProcessPerfCtrRundown",
-     .message = "", .payload = &kRecord_ProcessCounters, .line = 739},
+     .message = "", .payload = &kRecord_ProcessCounters, .line = 789},
     {.id = 807, .version = 4, .level = 0, .opcode = 39, .task = 3, .keywords = 0x0,
      .symbol = "ProcessDefunct", .name = "Process/Defunct", .task_name = "Process", .opcode_name = "ProcessDefunct",
-     .message = "", .payload = &kRecord_Process_V4, .line = 688},
+     .message = "", .payload = &kRecord_Process_V4, .line = 738},
     {.id = 1024, .version = 2, .level = 0, .opcode = 0, .task = 4, .keywords = 0x0,
      .symbol = "FileIOName", .name = "FileIO", .task_name = "FileIO", .opcode_name = "win:Info",
-     .message = "", .payload = &kRecord_FileIoName, .line = 740},
+     .message = "", .payload = &kRecord_FileIoName, .line = 790},
     {.id = 1056, .version = 2, .level = 0, .opcode = 32, .task = 4, .keywords = 0x0,
      .symbol = "FileCreateName", .name = "FileIO/FileCreate", .task_name = "FileIO", .opcode_name = "FileCreateName",
-     .message = "", .payload = &kRecord_FileIoName, .line = 741},
+     .message = "", .payload = &kRecord_FileIoName, .line = 791},
     {.id = 1059, .version = 2, .level = 0, .opcode = 35, .task = 4, .keywords = 0x0,
      .symbol = "FileDeleteName", .name = "FileIO/FileDelete", .task_name = "FileIO", .opcode_name = "FileDeleteName",
-     .message = "", .payload = &kRecord_FileIoName, .line = 742},
+     .message = "", .payload = &kRecord_FileIoName, .line = 792},
     {.id = 1060, .version = 2, .level = 0, .opcode = 36, .task = 4, .keywords = 0x0,
      .symbol = "FileRundown", .name = "FileIO/FileRundown", .task_name = "FileIO", .opcode_name = "FileRundown",
-     .message = "", .payload = &kRecord_FileIoName, .line = 743},
+     .message = "", .payload = &kRecord_FileIoName, .line = 793},
     {.id = 1088, .version = 3, .level = 0, .opcode = 64, .task = 4, .keywords = 0x0,
      .symbol = "FileOpCreate", .name = "FileIO/Create", .task_name = "FileIO", .opcode_name = "FileOpCreate",
-     .message = "", .payload = &kRecord_FileIoCreate_V3, .line = 744},
+     .message = "", .payload = &kRecord_FileIoCreate_V3, .line = 794},
     {.id = 1089, .version = 3, .level = 0, .opcode = 65, .task = 4, .keywords = 0x0,
      .symbol = "FileOpCleanup", .name = "FileIO/Cleanup", .task_name = "FileIO", .opcode_name = "FileOpCleanup",
-     .message = "", .payload = &kRecord_FileIoSimpleOp_V3, .line = 745},
+     .message = "", .payload = &kRecord_FileIoSimpleOp_V3, .line = 795},
     {.id = 1090, .version = 3, .level = 0, .opcode = 66, .task = 4, .keywords = 0x0,
      .symbol = "FileOpClose", .name = "FileIO/Close", .task_name = "FileIO", .opcode_name = "FileOpClose",
-     .message = "", .payload = &kRecord_FileIoSimpleOp_V3, .line = 746},
+     .message = "", .payload = &kRecord_FileIoSimpleOp_V3, .line = 796},
     {.id = 1091, .version = 3, .level = 0, .opcode = 67, .task = 4, .keywords = 0x0,
      .symbol = "FileOpRead", .name = "FileIO/Read", .task_name = "FileIO", .opcode_name = "FileOpRead",
-     .message = "", .payload = &kRecord_FileIoReadWrite_V3, .line = 747},
+     .message = "", .payload = &kRecord_FileIoReadWrite_V3, .line = 797},
     {.id = 1092, .version = 3, .level = 0, .opcode = 68, .task = 4, .keywords = 0x0,
      .symbol = "FileOpWrite", .name = "FileIO/Write", .task_name = "FileIO", .opcode_name = "FileOpWrite",
-     .message = "", .payload = &kRecord_FileIoReadWrite_V3, .line = 748},
+     .message = "", .payload = &kRecord_FileIoReadWrite_V3, .line = 798},
     {.id = 1093, .version = 3, .level = 0, .opcode = 69, .task = 4, .keywords = 0x0,
      .symbol = "FileOpSetInfo", .name = "FileIO/SetInfo", .task_name = "FileIO", .opcode_name = "FileOpSetInfo",
-     .message = "", .payload = &kRecord_FileIoInfo_V3, .line = 749},
+     .message = "", .payload = &kRecord_FileIoInfo_V3, .line = 799},
     {.id = 1094, .version = 3, .level = 0, .opcode = 70, .task = 4, .keywords = 0x0,
      .symbol = "FileOpDelete", .name = "FileIO/Delete", .task_name = "FileIO", .opcode_name = "FileOpDelete",
-     .message = "", .payload = &kRecord_FileIoInfo_V3, .line = 750},
+     .message = "", .payload = &kRecord_FileIoInfo_V3, .line = 800},
     {.id = 1095, .version = 3, .level = 0, .opcode = 71, .task = 4, .keywords = 0x0,
      .symbol = "FileOpRename", .name = "FileIO/Rename", .task_name = "FileIO", .opcode_name = "FileOpRename",
-     .message = "", .payload = &kRecord_FileIoInfo_V3, .line = 751},
+     .message = "", .payload = &kRecord_FileIoInfo_V3, .line = 801},
     {.id = 1096, .version = 3, .level = 0, .opcode = 72, .task = 4, .keywords = 0x0,
      .symbol = "FileOpDirEnum", .name = "FileIO/DirEnum", .task_name = "FileIO", .opcode_name = "FileOpDirEnum",
-     .message = "", .payload = &kRecord_FileIoDirEnum_V3, .line = 752},
+     .message = "", .payload = &kRecord_FileIoDirEnum_V3, .line = 802},
     {.id = 1097, .version = 3, .level = 0, .opcode = 73, .task = 4, .keywords = 0x0,
      .symbol = "FileOpFlush", .name = "FileIO/Flush", .task_name = "FileIO", .opcode_name = "FileOpFlush",
-     .message = "", .payload = &kRecord_FileIoSimpleOp_V3, .line = 753},
+     .message = "", .payload = &kRecord_FileIoSimpleOp_V3, .line = 803},
     {.id = 1098, .version = 3, .level = 0, .opcode = 74, .task = 4, .keywords = 0x0,
      .symbol = "FileOpQueryInfo", .name = "FileIO/QueryInfo", .task_name = "FileIO", .opcode_name = "FileOpQueryInfo",
-     .message = "", .payload = &kRecord_FileIoInfo_V3, .line = 754},
+     .message = "", .payload = &kRecord_FileIoInfo_V3, .line = 804},
     {.id = 1099, .version = 3, .level = 0, .opcode = 75, .task = 4, .keywords = 0x0,
      .symbol = "FileOpFSControl", .name = "FileIO/FSControl", .task_name = "FileIO", .opcode_name = "FileOpFSControl",
-     .message = "", .payload = &kRecord_FileIoInfo_V3, .line = 755},
+     .message = "", .payload = &kRecord_FileIoInfo_V3, .line = 805},
     {.id = 1100, .version = 2, .level = 0, .opcode = 76, .task = 4, .keywords = 0x0,
      .symbol = "FileOpEnd", .name = "FileIO/OperationEnd", .task_name = "FileIO", .opcode_name = "FileOpEnd",
-     .message = "", .payload = &kRecord_FileIoOpEnd, .line = 757},
+     .message = "", .payload = &kRecord_FileIoOpEnd, .line = 807},
     {.id = 1101, .version = 3, .level = 0, .opcode = 77, .task = 4, .keywords = 0x0,
      .symbol = "FileOpDirNotify", .name = "FileIO/DirNotify", .task_name = "FileIO", .opcode_name = "FileOpDirNotify",
-     .message = "", .payload = &kRecord_FileIoDirEnum_V3, .line = 756},
+     .message = "", .payload = &kRecord_FileIoDirEnum_V3, .line = 806},
     {.id = 1281, .version = 3, .level = 0, .opcode = 1, .task = 5, .keywords = 0x0,
      .symbol = "ThreadStart", .name = "Thread/Start", .task_name = "Thread", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_Thread_V3, .line = 689},
+     .message = "", .payload = &kRecord_Thread_V3, .line = 739},
     {.id = 1282, .version = 3, .level = 0, .opcode = 2, .task = 5, .keywords = 0x0,
      .symbol = "ThreadStop", .name = "Thread/Stop", .task_name = "Thread", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_Thread_V3, .line = 690},
+     .message = "", .payload = &kRecord_Thread_V3, .line = 740},
     {.id = 1283, .version = 3, .level = 0, .opcode = 3, .task = 5, .keywords = 0x0,
      .symbol = "ThreadDCStart", .name = "Thread/DCStart", .task_name = "Thread", .opcode_name = "win:DC_Start",
-     .message = "", .payload = &kRecord_Thread_V3, .line = 691},
+     .message = "", .payload = &kRecord_Thread_V3, .line = 741},
     {.id = 1284, .version = 3, .level = 0, .opcode = 4, .task = 5, .keywords = 0x0,
      .symbol = "ThreadDCStop", .name = "Thread/DCStop", .task_name = "Thread", .opcode_name = "win:DC_Stop",
-     .message = "", .payload = &kRecord_Thread_V3, .line = 692},
+     .message = "", .payload = &kRecord_Thread_V3, .line = 742},
     {.id = 1316, .version = 2, .level = 0, .opcode = 36, .task = 5, .keywords = 0x0,
      .symbol = "CSwitch", .name = "Thread/CSwitch", .task_name = "Thread", .opcode_name = "CSwitch",
-     .message = "", .payload = &kRecord_CSwitch, .line = 758},
+     .message = "", .payload = &kRecord_CSwitch, .line = 808},
     {.id = 1330, .version = 2, .level = 0, .opcode = 50, .task = 5, .keywords = 0x0,
      .symbol = "ReadyThread", .name = "Thread/ReadyThread", .task_name = "Thread", .opcode_name = "ReadyThread",
-     .message = "", .payload = &kRecord_ReadyThread, .line = 759},
+     .message = "", .payload = &kRecord_ReadyThread, .line = 809},
     {.id = 1352, .version = 2, .level = 0, .opcode = 72, .task = 5, .keywords = 0x0,
      .symbol = "ThreadSetName", .name = "Thread/SetName", .task_name = "Thread", .opcode_name = "ThreadSetName",
-     .message = "", .payload = &kRecord_ThreadSetName, .line = 760},
+     .message = "", .payload = &kRecord_ThreadSetName, .line = 810},
     {.id = 1546, .version = 2, .level = 0, .opcode = 10, .task = 6, .keywords = 0x0,
      .symbol = "TcpSend", .name = "TcpIp/Send", .task_name = "TcpIp", .opcode_name = "TcpSend",
-     .message = "", .payload = &kRecord_TcpIpSend, .line = 761},
+     .message = "", .payload = &kRecord_TcpIpSend, .line = 811},
     {.id = 1547, .version = 2, .level = 0, .opcode = 11, .task = 6, .keywords = 0x0,
      .symbol = "TcpRecv", .name = "TcpIp/Recv", .task_name = "TcpIp", .opcode_name = "TcpRecv",
-     .message = "", .payload = &kRecord_TcpIp, .line = 762},
+     .message = "", .payload = &kRecord_TcpIp, .line = 812},
+    {.id = 1548, .version = 2, .level = 0, .opcode = 12, .task = 6, .keywords = 0x0,
+     .symbol = "TcpConnect", .name = "TcpIp/Connect", .task_name = "TcpIp", .opcode_name = "TcpConnect",
+     .message = "", .payload = &kRecord_TcpIpConnect, .line = 813},
     {.id = 1549, .version = 2, .level = 0, .opcode = 13, .task = 6, .keywords = 0x0,
      .symbol = "TcpDisconnect", .name = "TcpIp/Disconnect", .task_name = "TcpIp", .opcode_name = "TcpDisconnect",
-     .message = "", .payload = &kRecord_TcpIp, .line = 763},
+     .message = "", .payload = &kRecord_TcpIp, .line = 814},
     {.id = 1550, .version = 2, .level = 0, .opcode = 14, .task = 6, .keywords = 0x0,
      .symbol = "TcpRetransmit", .name = "TcpIp/Retransmit", .task_name = "TcpIp", .opcode_name = "TcpRetransmit",
-     .message = "", .payload = &kRecord_TcpIp, .line = 764},
+     .message = "", .payload = &kRecord_TcpIp, .line = 815},
+    {.id = 1551, .version = 2, .level = 0, .opcode = 15, .task = 6, .keywords = 0x0,
+     .symbol = "TcpAccept", .name = "TcpIp/Accept", .task_name = "TcpIp", .opcode_name = "TcpAccept",
+     .message = "", .payload = &kRecord_TcpIpConnect, .line = 816},
     {.id = 1552, .version = 2, .level = 0, .opcode = 16, .task = 6, .keywords = 0x0,
      .symbol = "TcpReconnect", .name = "TcpIp/Reconnect", .task_name = "TcpIp", .opcode_name = "TcpReconnect",
-     .message = "", .payload = &kRecord_TcpIp, .line = 765},
+     .message = "", .payload = &kRecord_TcpIp, .line = 817},
+    {.id = 1553, .version = 2, .level = 0, .opcode = 17, .task = 6, .keywords = 0x0,
+     .symbol = "TcpFail", .name = "TcpIp/Fail", .task_name = "TcpIp", .opcode_name = "TcpFail",
+     .message = "", .payload = &kRecord_IpFail, .line = 818},
     {.id = 1554, .version = 2, .level = 0, .opcode = 18, .task = 6, .keywords = 0x0,
      .symbol = "TcpCopy", .name = "TcpIp/TCPCopy", .task_name = "TcpIp", .opcode_name = "TcpCopy",
-     .message = "", .payload = &kRecord_TcpIp, .line = 766},
+     .message = "", .payload = &kRecord_TcpIp, .line = 819},
+    {.id = 1555, .version = 2, .level = 0, .opcode = 19, .task = 6, .keywords = 0x0,
+     .symbol = "TcpARPCopy", .name = "TcpIp/ARPCopy", .task_name = "TcpIp", .opcode_name = "TcpARPCopy",
+     .message = "", .payload = &kRecord_TcpIp, .line = 820},
+    {.id = 1556, .version = 2, .level = 0, .opcode = 20, .task = 6, .keywords = 0x0,
+     .symbol = "TcpFullACK", .name = "TcpIp/FullACK", .task_name = "TcpIp", .opcode_name = "TcpFullACK",
+     .message = "", .payload = &kRecord_TcpIp, .line = 821},
+    {.id = 1557, .version = 2, .level = 0, .opcode = 21, .task = 6, .keywords = 0x0,
+     .symbol = "TcpPartACK", .name = "TcpIp/PartACK", .task_name = "TcpIp", .opcode_name = "TcpPartACK",
+     .message = "", .payload = &kRecord_TcpIp, .line = 822},
+    {.id = 1558, .version = 2, .level = 0, .opcode = 22, .task = 6, .keywords = 0x0,
+     .symbol = "TcpDupACK", .name = "TcpIp/DupACK", .task_name = "TcpIp", .opcode_name = "TcpDupACK",
+     .message = "", .payload = &kRecord_TcpIp, .line = 823},
     {.id = 1562, .version = 2, .level = 0, .opcode = 26, .task = 6, .keywords = 0x0,
      .symbol = "TcpSendIPV6", .name = "TcpIp/SendIPV6", .task_name = "TcpIp", .opcode_name = "TcpSendIPV6",
-     .message = "", .payload = &kRecord_TcpIpV6Send, .line = 767},
+     .message = "", .payload = &kRecord_TcpIpV6Send, .line = 824},
     {.id = 1563, .version = 2, .level = 0, .opcode = 27, .task = 6, .keywords = 0x0,
      .symbol = "TcpRecvIPV6", .name = "TcpIp/RecvIPV6", .task_name = "TcpIp", .opcode_name = "TcpRecvIPV6",
-     .message = "", .payload = &kRecord_TcpIpV6, .line = 768},
+     .message = "", .payload = &kRecord_TcpIpV6, .line = 825},
+    {.id = 1564, .version = 2, .level = 0, .opcode = 28, .task = 6, .keywords = 0x0,
+     .symbol = "TcpConnectIPV6", .name = "TcpIp/ConnectIPV6", .task_name = "TcpIp", .opcode_name = "TcpConnectIPV6",
+     .message = "", .payload = &kRecord_TcpIpV6Connect, .line = 826},
     {.id = 1565, .version = 2, .level = 0, .opcode = 29, .task = 6, .keywords = 0x0,
      .symbol = "TcpDisconnectIPV6", .name = "TcpIp/DisconnectIPV6", .task_name = "TcpIp", .opcode_name = "TcpDisconnectIPV6",
-     .message = "", .payload = &kRecord_TcpIpV6, .line = 769},
+     .message = "", .payload = &kRecord_TcpIpV6, .line = 827},
     {.id = 1566, .version = 2, .level = 0, .opcode = 30, .task = 6, .keywords = 0x0,
      .symbol = "TcpRetransmitIPV6", .name = "TcpIp/RetransmitIPV6", .task_name = "TcpIp", .opcode_name = "TcpRetransmitIPV6",
-     .message = "", .payload = &kRecord_TcpIpV6, .line = 770},
+     .message = "", .payload = &kRecord_TcpIpV6, .line = 828},
+    {.id = 1567, .version = 2, .level = 0, .opcode = 31, .task = 6, .keywords = 0x0,
+     .symbol = "TcpAcceptIPV6", .name = "TcpIp/AcceptIPV6", .task_name = "TcpIp", .opcode_name = "TcpAcceptIPV6",
+     .message = "", .payload = &kRecord_TcpIpV6Connect, .line = 829},
     {.id = 1568, .version = 2, .level = 0, .opcode = 32, .task = 6, .keywords = 0x0,
      .symbol = "TcpReconnectIPV6", .name = "TcpIp/ReconnectIPV6", .task_name = "TcpIp", .opcode_name = "TcpReconnectIPV6",
-     .message = "", .payload = &kRecord_TcpIpV6, .line = 771},
+     .message = "", .payload = &kRecord_TcpIpV6, .line = 830},
     {.id = 1570, .version = 2, .level = 0, .opcode = 34, .task = 6, .keywords = 0x0,
      .symbol = "TcpCopyIPV6", .name = "TcpIp/TCPCopyIPV6", .task_name = "TcpIp", .opcode_name = "TcpCopyIPV6",
-     .message = "", .payload = &kRecord_TcpIpV6, .line = 772},
+     .message = "", .payload = &kRecord_TcpIpV6, .line = 831},
     {.id = 2058, .version = 2, .level = 0, .opcode = 10, .task = 8, .keywords = 0x0,
      .symbol = "UdpSend", .name = "UdpIp/Send", .task_name = "UdpIp", .opcode_name = "UdpSend",
-     .message = "", .payload = &kRecord_UdpIp, .line = 773},
+     .message = "", .payload = &kRecord_UdpIp, .line = 832},
     {.id = 2059, .version = 2, .level = 0, .opcode = 11, .task = 8, .keywords = 0x0,
      .symbol = "UdpRecv", .name = "UdpIp/Recv", .task_name = "UdpIp", .opcode_name = "UdpRecv",
-     .message = "", .payload = &kRecord_UdpIp, .line = 774},
+     .message = "", .payload = &kRecord_UdpIp, .line = 833},
+    {.id = 2065, .version = 2, .level = 0, .opcode = 17, .task = 8, .keywords = 0x0,
+     .symbol = "UdpFail", .name = "UdpIp/Fail", .task_name = "UdpIp", .opcode_name = "UdpFail",
+     .message = "", .payload = &kRecord_IpFail, .line = 834},
     {.id = 2074, .version = 2, .level = 0, .opcode = 26, .task = 8, .keywords = 0x0,
      .symbol = "UdpSendIPV6", .name = "UdpIp/SendIPV6", .task_name = "UdpIp", .opcode_name = "UdpSendIPV6",
-     .message = "", .payload = &kRecord_UdpIpV6, .line = 775},
+     .message = "", .payload = &kRecord_UdpIpV6, .line = 835},
     {.id = 2075, .version = 2, .level = 0, .opcode = 27, .task = 8, .keywords = 0x0,
      .symbol = "UdpRecvIPV6", .name = "UdpIp/RecvIPV6", .task_name = "UdpIp", .opcode_name = "UdpRecvIPV6",
-     .message = "", .payload = &kRecord_UdpIpV6, .line = 776},
+     .message = "", .payload = &kRecord_UdpIpV6, .line = 836},
     {.id = 2826, .version = 3, .level = 0, .opcode = 10, .task = 11, .keywords = 0x0,
      .symbol = "ConfigCPU", .name = "SystemConfig/CPU", .task_name = "SystemConfig", .opcode_name = "ConfigCPU",
-     .message = "", .payload = &kRecord_ConfigCPU_V3, .line = 777},
+     .message = "", .payload = &kRecord_ConfigCPU_V3, .line = 837},
     {.id = 2827, .version = 2, .level = 0, .opcode = 11, .task = 11, .keywords = 0x0,
      .symbol = "ConfigPhyDisk", .name = "SystemConfig/PhyDisk", .task_name = "SystemConfig", .opcode_name = "ConfigPhyDisk",
-     .message = "", .payload = &kRecord_ConfigPhyDisk, .line = 778},
+     .message = "", .payload = &kRecord_ConfigPhyDisk, .line = 838},
     {.id = 2828, .version = 2, .level = 0, .opcode = 12, .task = 11, .keywords = 0x0,
      .symbol = "ConfigLogDisk", .name = "SystemConfig/LogDisk", .task_name = "SystemConfig", .opcode_name = "ConfigLogDisk",
-     .message = "", .payload = &kRecord_ConfigLogDisk, .line = 779},
+     .message = "", .payload = &kRecord_ConfigLogDisk, .line = 839},
     {.id = 2829, .version = 2, .level = 0, .opcode = 13, .task = 11, .keywords = 0x0,
      .symbol = "ConfigNIC", .name = "SystemConfig/NIC", .task_name = "SystemConfig", .opcode_name = "ConfigNIC",
-     .message = "", .payload = &kRecord_ConfigNIC, .line = 780},
+     .message = "", .payload = &kRecord_ConfigNIC, .line = 840},
     {.id = 2831, .version = 3, .level = 0, .opcode = 15, .task = 11, .keywords = 0x0,
      .symbol = "ConfigServices", .name = "SystemConfig/Services", .task_name = "SystemConfig", .opcode_name = "ConfigServices",
-     .message = "", .payload = &kRecord_ConfigServices_V3, .line = 781},
+     .message = "", .payload = &kRecord_ConfigServices_V3, .line = 841},
     {.id = 2832, .version = 2, .level = 0, .opcode = 16, .task = 11, .keywords = 0x0,
      .symbol = "ConfigPower", .name = "SystemConfig/Power", .task_name = "SystemConfig", .opcode_name = "ConfigPower",
-     .message = "", .payload = &kRecord_ConfigPower, .line = 782},
+     .message = "", .payload = &kRecord_ConfigPower, .line = 842},
     {.id = 2833, .version = 2, .level = 0, .opcode = 17, .task = 11, .keywords = 0x0,
      .symbol = "ConfigNetwork", .name = "SystemConfig/Network", .task_name = "SystemConfig", .opcode_name = "ConfigNetwork",
-     .message = "", .payload = &kRecord_ConfigNetwork, .line = 783},
+     .message = "", .payload = &kRecord_ConfigNetwork, .line = 843},
     {.id = 2834, .version = 2, .level = 0, .opcode = 18, .task = 11, .keywords = 0x0,
      .symbol = "ConfigOpticalMedia", .name = "SystemConfig/OpticalMedia", .task_name = "SystemConfig", .opcode_name = "ConfigOpticalMedia",
-     .message = "", .payload = &kRecord_ConfigOpticalMedia, .line = 784},
+     .message = "", .payload = &kRecord_ConfigOpticalMedia, .line = 844},
     {.id = 2838, .version = 4, .level = 0, .opcode = 22, .task = 11, .keywords = 0x0,
      .symbol = "ConfigPnP", .name = "SystemConfig/PnP", .task_name = "SystemConfig", .opcode_name = "ConfigPnP",
-     .message = "", .payload = &kRecord_ConfigPnP_V4, .line = 785},
+     .message = "", .payload = &kRecord_ConfigPnP_V4, .line = 845},
     {.id = 2839, .version = 2, .level = 0, .opcode = 23, .task = 11, .keywords = 0x0,
      .symbol = "ConfigIDEChannel", .name = "SystemConfig/IDEChannel", .task_name = "SystemConfig", .opcode_name = "ConfigIDEChannel",
-     .message = "", .payload = &kRecord_ConfigIDEChannel, .line = 786},
+     .message = "", .payload = &kRecord_ConfigIDEChannel, .line = 846},
     {.id = 2841, .version = 2, .level = 0, .opcode = 25, .task = 11, .keywords = 0x0,
      .symbol = "ConfigPlatform", .name = "SystemConfig/Platform", .task_name = "SystemConfig", .opcode_name = "ConfigPlatform",
-     .message = "", .payload = &kRecord_ConfigPlatform, .line = 787},
+     .message = "", .payload = &kRecord_ConfigPlatform, .line = 847},
     {.id = 2844, .version = 2, .level = 0, .opcode = 28, .task = 11, .keywords = 0x0,
      .symbol = "ConfigDPI", .name = "SystemConfig/DPI", .task_name = "SystemConfig", .opcode_name = "ConfigDPI",
-     .message = "", .payload = &kRecord_ConfigDPI, .line = 788},
+     .message = "", .payload = &kRecord_ConfigDPI, .line = 848},
     {.id = 3886, .version = 2, .level = 0, .opcode = 46, .task = 15, .keywords = 0x0,
      .symbol = "SampledProfile", .name = "PerfInfo/Sample", .task_name = "PerfInfo", .opcode_name = "SampledProfile",
-     .message = "", .payload = &kRecord_SampledProfile, .line = 693},
+     .message = "", .payload = &kRecord_SampledProfile, .line = 743},
     {.id = 3912, .version = 2, .level = 0, .opcode = 72, .task = 15, .keywords = 0x0,
      .symbol = "SampledProfileSetInterval_V2", .name = "PerfInfo/SetInterval", .task_name = "PerfInfo", .opcode_name = "SampledProfileSetInterval",
-     .message = "", .payload = &kRecord_SampledProfileInterval_V2, .line = 694},
+     .message = "", .payload = &kRecord_SampledProfileInterval_V2, .line = 744},
     {.id = 3912, .version = 3, .level = 0, .opcode = 72, .task = 15, .keywords = 0x0,
      .symbol = "SampledProfileSetInterval", .name = "PerfInfo/SetInterval", .task_name = "PerfInfo", .opcode_name = "SampledProfileSetInterval",
-     .message = "", .payload = &kRecord_SampledProfileInterval, .line = 695},
+     .message = "", .payload = &kRecord_SampledProfileInterval, .line = 745},
     {.id = 3913, .version = 2, .level = 0, .opcode = 73, .task = 15, .keywords = 0x0,
      .symbol = "SampledProfileCollectionStart_V2", .name = "PerfInfo/CollectionStart", .task_name = "PerfInfo", .opcode_name = "SampledProfileCollectionStart",
-     .message = "", .payload = &kRecord_SampledProfileInterval_V2, .line = 696},
+     .message = "", .payload = &kRecord_SampledProfileInterval_V2, .line = 746},
     {.id = 3913, .version = 3, .level = 0, .opcode = 73, .task = 15, .keywords = 0x0,
      .symbol = "SampledProfileCollectionStart", .name = "PerfInfo/CollectionStart", .task_name = "PerfInfo", .opcode_name = "SampledProfileCollectionStart",
-     .message = "", .payload = &kRecord_SampledProfileInterval, .line = 697},
+     .message = "", .payload = &kRecord_SampledProfileInterval, .line = 747},
     {.id = 3914, .version = 2, .level = 0, .opcode = 74, .task = 15, .keywords = 0x0,
      .symbol = "SampledProfileCollectionEnd_V2", .name = "PerfInfo/CollectionEnd", .task_name = "PerfInfo", .opcode_name = "SampledProfileCollectionEnd",
-     .message = "", .payload = &kRecord_SampledProfileInterval_V2, .line = 698},
+     .message = "", .payload = &kRecord_SampledProfileInterval_V2, .line = 748},
     {.id = 3914, .version = 3, .level = 0, .opcode = 74, .task = 15, .keywords = 0x0,
      .symbol = "SampledProfileCollectionEnd", .name = "PerfInfo/CollectionEnd", .task_name = "PerfInfo", .opcode_name = "SampledProfileCollectionEnd",
-     .message = "", .payload = &kRecord_SampledProfileInterval, .line = 699},
+     .message = "", .payload = &kRecord_SampledProfileInterval, .line = 749},
     {.id = 5122, .version = 2, .level = 0, .opcode = 2, .task = 20, .keywords = 0x0,
      .symbol = "ImageUnload_V2", .name = "Image/Stop", .task_name = "Image", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_Image, .line = 700},
+     .message = "", .payload = &kRecord_Image, .line = 750},
     {.id = 5122, .version = 3, .level = 0, .opcode = 2, .task = 20, .keywords = 0x0,
      .symbol = "ImageUnload", .name = "Image/Stop", .task_name = "Image", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_Image, .line = 701},
+     .message = "", .payload = &kRecord_Image, .line = 751},
     {.id = 5123, .version = 2, .level = 0, .opcode = 3, .task = 20, .keywords = 0x0,
      .symbol = "ImageDCStart_V2", .name = "Image/DCStart", .task_name = "Image", .opcode_name = "win:DC_Start",
-     .message = "", .payload = &kRecord_Image, .line = 702},
+     .message = "", .payload = &kRecord_Image, .line = 752},
     {.id = 5123, .version = 3, .level = 0, .opcode = 3, .task = 20, .keywords = 0x0,
      .symbol = "ImageDCStart", .name = "Image/DCStart", .task_name = "Image", .opcode_name = "win:DC_Start",
-     .message = "", .payload = &kRecord_Image, .line = 703},
+     .message = "", .payload = &kRecord_Image, .line = 753},
     {.id = 5124, .version = 2, .level = 0, .opcode = 4, .task = 20, .keywords = 0x0,
      .symbol = "ImageDCStop_V2", .name = "Image/DCStop", .task_name = "Image", .opcode_name = "win:DC_Stop",
-     .message = "", .payload = &kRecord_Image, .line = 704},
+     .message = "", .payload = &kRecord_Image, .line = 754},
     {.id = 5124, .version = 3, .level = 0, .opcode = 4, .task = 20, .keywords = 0x0,
      .symbol = "ImageDCStop", .name = "Image/DCStop", .task_name = "Image", .opcode_name = "win:DC_Stop",
-     .message = "", .payload = &kRecord_Image, .line = 705},
+     .message = "", .payload = &kRecord_Image, .line = 755},
     {.id = 5130, .version = 2, .level = 0, .opcode = 10, .task = 20, .keywords = 0x0,
      .symbol = "ImageLoad_V2", .name = "Image/Load", .task_name = "Image", .opcode_name = "ImageLoad",
-     .message = "", .payload = &kRecord_Image, .line = 709},
+     .message = "", .payload = &kRecord_Image, .line = 759},
     {.id = 5130, .version = 3, .level = 0, .opcode = 10, .task = 20, .keywords = 0x0,
      .symbol = "ImageLoad", .name = "Image/Load", .task_name = "Image", .opcode_name = "ImageLoad",
-     .message = "", .payload = &kRecord_Image, .line = 710},
+     .message = "", .payload = &kRecord_Image, .line = 760},
     {.id = 5153, .version = 2, .level = 0, .opcode = 33, .task = 20, .keywords = 0x0,
      .symbol = "ImageKernelBase", .name = "Image/KernelBase", .task_name = "Image", .opcode_name = "ImageKernelBase",
-     .message = "", .payload = &kRecord_ImageKernelBase, .line = 789},
+     .message = "", .payload = &kRecord_ImageKernelBase, .line = 849},
     {.id = 5154, .version = 2, .level = 0, .opcode = 34, .task = 20, .keywords = 0x0,
      .symbol = "ImageHypercallPage", .name = "Image/HypercallPage", .task_name = "Image", .opcode_name = "ImageHypercallPage",
-     .message = "", .payload = &kRecord_ImageHypercallPage, .line = 790},
+     .message = "", .payload = &kRecord_ImageHypercallPage, .line = 850},
     {.id = 6176, .version = 2, .level = 0, .opcode = 32, .task = 24, .keywords = 0x0,
      .symbol = "StackWalkStack", .name = "StackWalk/Stack", .task_name = "StackWalk", .opcode_name = "StackWalkStack",
-     .message = "", .payload = &kRecord_StackWalk, .line = 711},
+     .message = "", .payload = &kRecord_StackWalk, .line = 761},
     {.id = 6178, .version = 2, .level = 0, .opcode = 34, .task = 24, .keywords = 0x0,
      .symbol = "StackWalkKeyCreate", .name = "StackWalk/KeyCreate", .task_name = "StackWalk", .opcode_name = "StackWalkKeyCreate",
-     .message = "", .payload = &kRecord_StackWalkKeyDefinition, .line = 712},
+     .message = "", .payload = &kRecord_StackWalkKeyDefinition, .line = 762},
     {.id = 6179, .version = 2, .level = 0, .opcode = 35, .task = 24, .keywords = 0x0,
      .symbol = "StackWalkKeyDelete", .name = "StackWalk/KeyDelete", .task_name = "StackWalk", .opcode_name = "StackWalkKeyDelete",
-     .message = "", .payload = &kRecord_StackWalkKeyDefinition, .line = 713},
+     .message = "", .payload = &kRecord_StackWalkKeyDefinition, .line = 763},
     {.id = 6180, .version = 2, .level = 0, .opcode = 36, .task = 24, .keywords = 0x0,
      .symbol = "StackWalkKeyRundown", .name = "StackWalk/KeyRundown", .task_name = "StackWalk", .opcode_name = "StackWalkKeyRundown",
-     .message = "", .payload = &kRecord_StackWalkKeyDefinition, .line = 714},
+     .message = "", .payload = &kRecord_StackWalkKeyDefinition, .line = 764},
     {.id = 6181, .version = 2, .level = 0, .opcode = 37, .task = 24, .keywords = 0x0,
      .symbol = "StackWalkStackKeyKernel", .name = "StackWalk/StackKeyKernel", .task_name = "StackWalk", .opcode_name = "StackWalkStackKeyKernel",
-     .message = "", .payload = &kRecord_StackWalkKeyReference, .line = 715},
+     .message = "", .payload = &kRecord_StackWalkKeyReference, .line = 765},
     {.id = 6182, .version = 2, .level = 0, .opcode = 38, .task = 24, .keywords = 0x0,
      .symbol = "StackWalkStackKeyUser", .name = "StackWalk/StackKeyUser", .task_name = "StackWalk", .opcode_name = "StackWalkStackKeyUser",
-     .message = "", .payload = &kRecord_StackWalkKeyReference, .line = 716},
+     .message = "", .payload = &kRecord_StackWalkKeyReference, .line = 766},
 };
 
 constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;
@@ -1569,9 +1680,9 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 54, 55, kNone, 56, 57, kNone,
-    58, kNone, 59, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 60, 61, kNone, 62, 63, kNone,
-    64, kNone, 65, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 54, 55, 56, 57, 58, 59,
+    60, 61, 62, 63, 64, 65, 66, kNone, kNone, kNone, 67, 68, 69, 70, 71, 72,
+    73, kNone, 74, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -1601,8 +1712,8 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 66, 67, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 68, 69, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 75, 76, kNone, kNone, kNone, kNone,
+    kNone, 77, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 78, 79, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -1649,8 +1760,8 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 70, 71, 72, 73, kNone, 74,
-    75, 76, 77, kNone, kNone, kNone, 78, 79, kNone, 80, kNone, kNone, 81, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 80, 81, 82, 83, kNone, 84,
+    85, 86, 87, kNone, kNone, kNone, 88, 89, kNone, 90, kNone, kNone, 91, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -1715,9 +1826,9 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 82, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 92, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 83, 85, 87, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 93, 95, 97, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -1793,9 +1904,9 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, 89, 91, 93, kNone, kNone, kNone, kNone, kNone, 95, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, 99, 101, 103, kNone, kNone, kNone, kNone, kNone, 105, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, 97, 98, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, 107, 108, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -1859,7 +1970,7 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    99, kNone, 100, 101, 102, 103, 104,
+    109, kNone, 110, 111, 112, 113, 114,
 };
 
 }  // namespace
@@ -1971,6 +2082,15 @@ auto templates::TcpIpV6::encode(unsigned ps) const -> ::clretw::Result<::std::ve
 const ::clretw::RecordDesc& templates::UdpIp::record() noexcept { return ::clretw::windows_kernel::kRecord_UdpIp; }
 auto templates::UdpIp::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<UdpIp> { return ::clretw::decode_payload<UdpIp>(p, ps); }
 auto templates::UdpIp::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::TcpIpConnect::record() noexcept { return ::clretw::windows_kernel::kRecord_TcpIpConnect; }
+auto templates::TcpIpConnect::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<TcpIpConnect> { return ::clretw::decode_payload<TcpIpConnect>(p, ps); }
+auto templates::TcpIpConnect::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::TcpIpV6Connect::record() noexcept { return ::clretw::windows_kernel::kRecord_TcpIpV6Connect; }
+auto templates::TcpIpV6Connect::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<TcpIpV6Connect> { return ::clretw::decode_payload<TcpIpV6Connect>(p, ps); }
+auto templates::TcpIpV6Connect::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
+const ::clretw::RecordDesc& templates::IpFail::record() noexcept { return ::clretw::windows_kernel::kRecord_IpFail; }
+auto templates::IpFail::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<IpFail> { return ::clretw::decode_payload<IpFail>(p, ps); }
+auto templates::IpFail::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::UdpIpV6::record() noexcept { return ::clretw::windows_kernel::kRecord_UdpIpV6; }
 auto templates::UdpIpV6::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<UdpIpV6> { return ::clretw::decode_payload<UdpIpV6>(p, ps); }
 auto templates::UdpIpV6::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
@@ -2698,6 +2818,18 @@ void TcpRecvView::verify_generic_into(::clretw::Result<TcpRecvView>& out, ::clre
   return make<TcpRecvView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpRecv::id, ::clretw::windows_kernel::TcpRecv::name);
 }
 
+const ::clretw::ViewVersion TcpConnectView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIpConnect}, };
+::clretw::Result<TcpConnectView> TcpConnectView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TcpConnectView>(versions_, payload, version, pointer_size);
+}
+void TcpConnectView::verify_generic_into(::clretw::Result<TcpConnectView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<TcpConnectView> TcpConnectView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TcpConnectView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpConnect::id, ::clretw::windows_kernel::TcpConnect::name);
+}
+
 const ::clretw::ViewVersion TcpDisconnectView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIp}, };
 ::clretw::Result<TcpDisconnectView> TcpDisconnectView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<TcpDisconnectView>(versions_, payload, version, pointer_size);
@@ -2722,6 +2854,18 @@ void TcpRetransmitView::verify_generic_into(::clretw::Result<TcpRetransmitView>&
   return make<TcpRetransmitView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpRetransmit::id, ::clretw::windows_kernel::TcpRetransmit::name);
 }
 
+const ::clretw::ViewVersion TcpAcceptView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIpConnect}, };
+::clretw::Result<TcpAcceptView> TcpAcceptView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TcpAcceptView>(versions_, payload, version, pointer_size);
+}
+void TcpAcceptView::verify_generic_into(::clretw::Result<TcpAcceptView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<TcpAcceptView> TcpAcceptView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TcpAcceptView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpAccept::id, ::clretw::windows_kernel::TcpAccept::name);
+}
+
 const ::clretw::ViewVersion TcpReconnectView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIp}, };
 ::clretw::Result<TcpReconnectView> TcpReconnectView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<TcpReconnectView>(versions_, payload, version, pointer_size);
@@ -2734,6 +2878,18 @@ void TcpReconnectView::verify_generic_into(::clretw::Result<TcpReconnectView>& o
   return make<TcpReconnectView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpReconnect::id, ::clretw::windows_kernel::TcpReconnect::name);
 }
 
+const ::clretw::ViewVersion TcpFailView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_IpFail}, };
+::clretw::Result<TcpFailView> TcpFailView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TcpFailView>(versions_, payload, version, pointer_size);
+}
+void TcpFailView::verify_generic_into(::clretw::Result<TcpFailView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<TcpFailView> TcpFailView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TcpFailView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpFail::id, ::clretw::windows_kernel::TcpFail::name);
+}
+
 const ::clretw::ViewVersion TcpCopyView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIp}, };
 ::clretw::Result<TcpCopyView> TcpCopyView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<TcpCopyView>(versions_, payload, version, pointer_size);
@@ -2744,6 +2900,54 @@ void TcpCopyView::verify_generic_into(::clretw::Result<TcpCopyView>& out, ::clre
 }
 ::clretw::Result<TcpCopyView> TcpCopyView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<TcpCopyView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpCopy::id, ::clretw::windows_kernel::TcpCopy::name);
+}
+
+const ::clretw::ViewVersion TcpARPCopyView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIp}, };
+::clretw::Result<TcpARPCopyView> TcpARPCopyView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TcpARPCopyView>(versions_, payload, version, pointer_size);
+}
+void TcpARPCopyView::verify_generic_into(::clretw::Result<TcpARPCopyView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<TcpARPCopyView> TcpARPCopyView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TcpARPCopyView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpARPCopy::id, ::clretw::windows_kernel::TcpARPCopy::name);
+}
+
+const ::clretw::ViewVersion TcpFullACKView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIp}, };
+::clretw::Result<TcpFullACKView> TcpFullACKView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TcpFullACKView>(versions_, payload, version, pointer_size);
+}
+void TcpFullACKView::verify_generic_into(::clretw::Result<TcpFullACKView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<TcpFullACKView> TcpFullACKView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TcpFullACKView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpFullACK::id, ::clretw::windows_kernel::TcpFullACK::name);
+}
+
+const ::clretw::ViewVersion TcpPartACKView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIp}, };
+::clretw::Result<TcpPartACKView> TcpPartACKView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TcpPartACKView>(versions_, payload, version, pointer_size);
+}
+void TcpPartACKView::verify_generic_into(::clretw::Result<TcpPartACKView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<TcpPartACKView> TcpPartACKView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TcpPartACKView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpPartACK::id, ::clretw::windows_kernel::TcpPartACK::name);
+}
+
+const ::clretw::ViewVersion TcpDupACKView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIp}, };
+::clretw::Result<TcpDupACKView> TcpDupACKView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TcpDupACKView>(versions_, payload, version, pointer_size);
+}
+void TcpDupACKView::verify_generic_into(::clretw::Result<TcpDupACKView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<TcpDupACKView> TcpDupACKView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TcpDupACKView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpDupACK::id, ::clretw::windows_kernel::TcpDupACK::name);
 }
 
 const ::clretw::ViewVersion TcpSendIPV6View::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIpV6Send}, };
@@ -2770,6 +2974,18 @@ void TcpRecvIPV6View::verify_generic_into(::clretw::Result<TcpRecvIPV6View>& out
   return make<TcpRecvIPV6View>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpRecvIPV6::id, ::clretw::windows_kernel::TcpRecvIPV6::name);
 }
 
+const ::clretw::ViewVersion TcpConnectIPV6View::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIpV6Connect}, };
+::clretw::Result<TcpConnectIPV6View> TcpConnectIPV6View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TcpConnectIPV6View>(versions_, payload, version, pointer_size);
+}
+void TcpConnectIPV6View::verify_generic_into(::clretw::Result<TcpConnectIPV6View>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<TcpConnectIPV6View> TcpConnectIPV6View::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TcpConnectIPV6View>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpConnectIPV6::id, ::clretw::windows_kernel::TcpConnectIPV6::name);
+}
+
 const ::clretw::ViewVersion TcpDisconnectIPV6View::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIpV6}, };
 ::clretw::Result<TcpDisconnectIPV6View> TcpDisconnectIPV6View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<TcpDisconnectIPV6View>(versions_, payload, version, pointer_size);
@@ -2792,6 +3008,18 @@ void TcpRetransmitIPV6View::verify_generic_into(::clretw::Result<TcpRetransmitIP
 }
 ::clretw::Result<TcpRetransmitIPV6View> TcpRetransmitIPV6View::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<TcpRetransmitIPV6View>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpRetransmitIPV6::id, ::clretw::windows_kernel::TcpRetransmitIPV6::name);
+}
+
+const ::clretw::ViewVersion TcpAcceptIPV6View::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIpV6Connect}, };
+::clretw::Result<TcpAcceptIPV6View> TcpAcceptIPV6View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TcpAcceptIPV6View>(versions_, payload, version, pointer_size);
+}
+void TcpAcceptIPV6View::verify_generic_into(::clretw::Result<TcpAcceptIPV6View>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<TcpAcceptIPV6View> TcpAcceptIPV6View::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TcpAcceptIPV6View>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::TcpAcceptIPV6::id, ::clretw::windows_kernel::TcpAcceptIPV6::name);
 }
 
 const ::clretw::ViewVersion TcpReconnectIPV6View::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_TcpIpV6}, };
@@ -2840,6 +3068,18 @@ void UdpRecvView::verify_generic_into(::clretw::Result<UdpRecvView>& out, ::clre
 }
 ::clretw::Result<UdpRecvView> UdpRecvView::from_generic(const ::clretw::EventRecord& record) noexcept {
   return make<UdpRecvView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::UdpRecv::id, ::clretw::windows_kernel::UdpRecv::name);
+}
+
+const ::clretw::ViewVersion UdpFailView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_IpFail}, };
+::clretw::Result<UdpFailView> UdpFailView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<UdpFailView>(versions_, payload, version, pointer_size);
+}
+void UdpFailView::verify_generic_into(::clretw::Result<UdpFailView>& out, ::clretw::Bytes payload, unsigned version,
+                                    unsigned pointer_size) noexcept {
+  out = verify_generic(payload, version, pointer_size);
+}
+::clretw::Result<UdpFailView> UdpFailView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<UdpFailView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::UdpFail::id, ::clretw::windows_kernel::UdpFail::name);
 }
 
 const ::clretw::ViewVersion UdpSendIPV6View::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_UdpIpV6}, };

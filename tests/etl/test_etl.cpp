@@ -1308,3 +1308,68 @@ TEST_CASE("ETL: MetaData descriptions that cannot be used: named events without 
       ", 0 event descriptions from KernelTraceControl-MetaData (5 unreadable; the last: EventMapInfo: 10 bytes, less than "
       "a GUID and an EVENT_MAP_INFO's 16)"));
 }
+
+// The kernel's TcpIp and UdpIp events of version 2 that TraceEvent's kernel parser reads, at the offsets it
+// reads them: Connect and Accept (and their IPv6 forms) with the connection's options, Fail, and the
+// ACK and copy events of the plain TcpIp layout; pointers as the event header says (64- and 32-bit).
+TEST_CASE("ETL: every kernel TcpIp and UdpIp event of version 2 decodes, field for field") {
+  namespace wk = clretw::windows_kernel;
+  EventDescriber describer({&clretw::catalog()});
+  struct Bytes8 {
+    Buf b;
+    Bytes8& u16(std::uint16_t v) { return b.push_back(static_cast<std::uint8_t>(v)), b.push_back(static_cast<std::uint8_t>(v >> 8)), *this; }
+    Bytes8& u32(std::uint32_t v) { return u16(static_cast<std::uint16_t>(v)).u16(static_cast<std::uint16_t>(v >> 16)); }
+    Bytes8& raw(std::initializer_list<std::uint8_t> v) { return b.insert(b.end(), v), *this; }
+    Bytes8& pointer(std::uint64_t v, unsigned size) {
+      return size == 8 ? u32(static_cast<std::uint32_t>(v)).u32(static_cast<std::uint32_t>(v >> 32)) : u32(static_cast<std::uint32_t>(v));
+    }
+  };
+  const auto line = [&](std::uint16_t id, unsigned pointer_size, const Buf& payload) {
+    EventRecord e;
+    e.provider_guid = wk::provider_guid;
+    e.id = id;
+    e.version = 2;
+    e.task = static_cast<std::uint16_t>(id >> 8);
+    e.opcode = static_cast<std::uint8_t>(id & 0xFF);
+    e.pointer_size = static_cast<std::uint8_t>(pointer_size);
+    e.process_id = kUnrecorded;
+    e.thread_id = kUnrecorded;
+    e.processor = kUnrecorded;
+    e.payload = Bytes(payload.data(), payload.size());
+    const Described d = describer.describe(e);
+    CHECK(d.kind == Described::Kind::decoded);
+    CHECK(d.trailing == 0);
+    std::string out;
+    format_event(e, describer, 0, LineFormat::text, out);
+    return out.substr(out.find_first_not_of(' '));
+  };
+  const auto connect_v4 = [](unsigned pointer_size) {
+    Bytes8 p;
+    p.u32(4242).u32(0).raw({10, 0, 0, 1}).raw({192, 168, 1, 2}).raw({0x01, 0xBD}).raw({0xC3, 0x50});  // ports in network order
+    p.u16(1460).u16(1).u16(0).u16(1).u32(65535).u16(8).u16(7).u32(123456789).pointer(0xFFFF8000DEADBEEF, pointer_size);
+    return p.b;
+  };
+  const std::string options = "mss=1460 sackopt=1 tsopt=0 wsopt=1 rcvwin=65535 rcvwinscale=8 sndwinscale=7 seqnum=123456789";
+  CHECK(line(0x060C, 8, connect_v4(8)) == "0.0000  Windows Kernel/TcpIp/Connect (1548 v2)  PID=4242 size=0 daddr=10.0.0.1 "
+                                          "saddr=192.168.1.2 dport=445 sport=50000 " + options + " connid=0xffff8000deadbeef");
+  CHECK(line(0x060F, 8, connect_v4(8)).starts_with("0.0000  Windows Kernel/TcpIp/Accept (1551 v2)  PID=4242 size=0 daddr=10.0.0.1"));
+  CHECK(line(0x060F, 4, connect_v4(4)).ends_with(options + " connid=0xdeadbeef"));  // a 32-bit kernel's 44 bytes
+  Bytes8 v6;
+  v6.u32(7).u32(0).raw({0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}).raw({0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2});
+  v6.raw({0x00, 0x50}).raw({0xC3, 0x51}).u16(1440).u16(1).u16(1).u16(0).u32(1000).u16(2).u16(3).u32(42).pointer(0x1234, 8);
+  CHECK(line(0x061C, 8, v6.b) == "0.0000  Windows Kernel/TcpIp/ConnectIPV6 (1564 v2)  PID=7 size=0 daddr=2001:db8::1 saddr=fe80::2 "
+                                 "dport=80 sport=50001 mss=1440 sackopt=1 tsopt=1 wsopt=0 rcvwin=1000 rcvwinscale=2 sndwinscale=3 "
+                                 "seqnum=42 connid=0x1234");
+  CHECK(line(0x061F, 8, v6.b).starts_with("0.0000  Windows Kernel/TcpIp/AcceptIPV6 (1567 v2)  PID=7"));
+  Bytes8 fail;
+  fail.u16(6).u16(3);
+  CHECK(line(0x0611, 8, fail.b) == "0.0000  Windows Kernel/TcpIp/Fail (1553 v2)  Proto=6 FailureCode=3");
+  CHECK(line(0x0811, 8, fail.b) == "0.0000  Windows Kernel/UdpIp/Fail (2065 v2)  Proto=6 FailureCode=3");
+  Bytes8 plain;  // Recv's layout: connid, then seqnum
+  plain.u32(4242).u32(1400).raw({10, 0, 0, 1}).raw({10, 0, 0, 2}).raw({0x01, 0xBB}).raw({0xC3, 0x52}).pointer(0x77, 8).u32(9);
+  const char* names[] = {"ARPCopy (1555", "FullACK (1556", "PartACK (1557", "DupACK (1558"};
+  for (std::uint16_t type = 19; type <= 22; ++type)
+    CHECK(line(static_cast<std::uint16_t>(0x0600 | type), 8, plain.b) ==
+          "0.0000  Windows Kernel/TcpIp/" + std::string(names[type - 19]) +
+              " v2)  PID=4242 size=1400 daddr=10.0.0.1 saddr=10.0.0.2 dport=443 sport=50002 connid=0x77 seqnum=9");
+}

@@ -68,7 +68,7 @@ using ImageIDFileVersion = ::clretw::kernel_trace_control::templates::FileVersio
 // that event's, not every event's.
 
 /// ImageIDNone: event 32 of KernelTraceControl ("ImageID/None"), version 2.
-///   v2 ImageIDNone: template ImageIDNone (WindowsKernel.man:852)
+///   v2 ImageIDNone: template ImageIDNone (WindowsKernel.man:912)
 class ImageIDNoneView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -134,7 +134,7 @@ class ImageIDNoneView : public ::clretw::ViewBase<1> {
 };
 
 /// ImageIDDbgID_RSDS: event 36 of KernelTraceControl ("ImageID/DbgID_RSDS"), version 2.
-///   v2 ImageIDDbgID_RSDS: template DbgID_RSDS (WindowsKernel.man:853)
+///   v2 ImageIDDbgID_RSDS: template DbgID_RSDS (WindowsKernel.man:913)
 class ImageIDDbgID_RSDSView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -215,7 +215,7 @@ class ImageIDDbgID_RSDSView : public ::clretw::ViewBase<2> {
 };
 
 /// ImageIDDbgID_ILRSDS: event 37 of KernelTraceControl ("ImageID/DbgID_ILRSDS"), version 2.
-///   v2 ImageIDDbgID_ILRSDS: template DbgID_RSDS (WindowsKernel.man:854)
+///   v2 ImageIDDbgID_ILRSDS: template DbgID_RSDS (WindowsKernel.man:914)
 class ImageIDDbgID_ILRSDSView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -296,7 +296,7 @@ class ImageIDDbgID_ILRSDSView : public ::clretw::ViewBase<2> {
 };
 
 /// ImageIDFileVersion: event 64 of KernelTraceControl ("ImageID/FileVersion"), version 0.
-///   v0 ImageIDFileVersion: template FileVersion (WindowsKernel.man:855)
+///   v0 ImageIDFileVersion: template FileVersion (WindowsKernel.man:915)
 class ImageIDFileVersionView : public ::clretw::ViewBase<11> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -413,7 +413,7 @@ class ImageIDFileVersionView : public ::clretw::ViewBase<11> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// ImageIDNone: event 32 of KernelTraceControl ("ImageID/None"), version 2.
-///   v2 ImageIDNone: template ImageIDNone (WindowsKernel.man:852)
+///   v2 ImageIDNone: template ImageIDNone (WindowsKernel.man:912)
 struct ImageIDNone {
   static constexpr ::std::uint16_t id = 32;
   static constexpr ::clretw::Guid provider_guid = ::clretw::kernel_trace_control::provider_guid;
@@ -424,7 +424,7 @@ struct ImageIDNone {
 };
 
 /// ImageIDDbgID_RSDS: event 36 of KernelTraceControl ("ImageID/DbgID_RSDS"), version 2.
-///   v2 ImageIDDbgID_RSDS: template DbgID_RSDS (WindowsKernel.man:853)
+///   v2 ImageIDDbgID_RSDS: template DbgID_RSDS (WindowsKernel.man:913)
 struct ImageIDDbgID_RSDS {
   static constexpr ::std::uint16_t id = 36;
   static constexpr ::clretw::Guid provider_guid = ::clretw::kernel_trace_control::provider_guid;
@@ -435,7 +435,7 @@ struct ImageIDDbgID_RSDS {
 };
 
 /// ImageIDDbgID_ILRSDS: event 37 of KernelTraceControl ("ImageID/DbgID_ILRSDS"), version 2.
-///   v2 ImageIDDbgID_ILRSDS: template DbgID_RSDS (WindowsKernel.man:854)
+///   v2 ImageIDDbgID_ILRSDS: template DbgID_RSDS (WindowsKernel.man:914)
 struct ImageIDDbgID_ILRSDS {
   static constexpr ::std::uint16_t id = 37;
   static constexpr ::clretw::Guid provider_guid = ::clretw::kernel_trace_control::provider_guid;
@@ -446,7 +446,7 @@ struct ImageIDDbgID_ILRSDS {
 };
 
 /// ImageIDFileVersion: event 64 of KernelTraceControl ("ImageID/FileVersion"), version 0.
-///   v0 ImageIDFileVersion: template FileVersion (WindowsKernel.man:855)
+///   v0 ImageIDFileVersion: template FileVersion (WindowsKernel.man:915)
 struct ImageIDFileVersion {
   static constexpr ::std::uint16_t id = 64;
   static constexpr ::clretw::Guid provider_guid = ::clretw::kernel_trace_control::provider_guid;

@@ -48,7 +48,7 @@ using ImageID = ::clretw::kernel_trace_control::templates::ImageID;  // ImageID 
 // that event's, not every event's.
 
 /// ImageID: event 0 of KernelTraceControl ("ImageID"), version 2.
-///   v2 ImageID: template ImageID (WindowsKernel.man:851)
+///   v2 ImageID: template ImageID (WindowsKernel.man:911)
 class ImageIDView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -132,7 +132,7 @@ class ImageIDView : public ::clretw::ViewBase<2> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// ImageID: event 0 of KernelTraceControl ("ImageID"), version 2.
-///   v2 ImageID: template ImageID (WindowsKernel.man:851)
+///   v2 ImageID: template ImageID (WindowsKernel.man:911)
 struct ImageID {
   static constexpr ::std::uint16_t id = 0;
   static constexpr ::clretw::Guid provider_guid = ::clretw::kernel_trace_control::provider_guid;

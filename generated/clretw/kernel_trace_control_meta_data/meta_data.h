@@ -137,7 +137,7 @@ class MetaDataEventInfoView_Properties : public ::clretw::ViewBase<1> {
 };
 
 /// MetaDataEventInfo: event 32 of KernelTraceControl-MetaData ("MetaData/EventInfo"), version 0.
-///   v0 MetaDataEventInfo: template EventInfo (WindowsKernel.man:983)
+///   v0 MetaDataEventInfo: template EventInfo (WindowsKernel.man:1043)
 class MetaDataEventInfoView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -376,7 +376,7 @@ class MetaDataEventMapInfoView_Entries : public ::clretw::ViewBase<1> {
 };
 
 /// MetaDataEventMapInfo: event 33 of KernelTraceControl-MetaData ("MetaData/EventMapInfo"), version 0.
-///   v0 MetaDataEventMapInfo: template EventMapInfo (WindowsKernel.man:984)
+///   v0 MetaDataEventMapInfo: template EventMapInfo (WindowsKernel.man:1044)
 class MetaDataEventMapInfoView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -467,7 +467,7 @@ class MetaDataEventMapInfoView : public ::clretw::ViewBase<3> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// MetaDataEventInfo: event 32 of KernelTraceControl-MetaData ("MetaData/EventInfo"), version 0.
-///   v0 MetaDataEventInfo: template EventInfo (WindowsKernel.man:983)
+///   v0 MetaDataEventInfo: template EventInfo (WindowsKernel.man:1043)
 struct MetaDataEventInfo {
   static constexpr ::std::uint16_t id = 32;
   static constexpr ::clretw::Guid provider_guid = ::clretw::kernel_trace_control_meta_data::provider_guid;
@@ -478,7 +478,7 @@ struct MetaDataEventInfo {
 };
 
 /// MetaDataEventMapInfo: event 33 of KernelTraceControl-MetaData ("MetaData/EventMapInfo"), version 0.
-///   v0 MetaDataEventMapInfo: template EventMapInfo (WindowsKernel.man:984)
+///   v0 MetaDataEventMapInfo: template EventMapInfo (WindowsKernel.man:1044)
 struct MetaDataEventMapInfo {
   static constexpr ::std::uint16_t id = 33;
   static constexpr ::clretw::Guid provider_guid = ::clretw::kernel_trace_control_meta_data::provider_guid;

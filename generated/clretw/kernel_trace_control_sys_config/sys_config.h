@@ -78,7 +78,7 @@ using SysConfigOsVersion = ::clretw::kernel_trace_control_sys_config::templates:
 // that event's, not every event's.
 
 /// SysConfigBuildInfo: event 32 of KernelTraceControl-SysConfig ("SysConfig/BuildInfo"), version 0.
-///   v0 SysConfigBuildInfo: template BuildInfo (WindowsKernel.man:904)
+///   v0 SysConfigBuildInfo: template BuildInfo (WindowsKernel.man:964)
 class SysConfigBuildInfoView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -147,7 +147,7 @@ class SysConfigBuildInfoView : public ::clretw::ViewBase<3> {
 };
 
 /// SysConfigSystemPaths: event 33 of KernelTraceControl-SysConfig ("SysConfig/SystemPaths"), version 0.
-///   v0 SysConfigSystemPaths: template SystemPaths (WindowsKernel.man:905)
+///   v0 SysConfigSystemPaths: template SystemPaths (WindowsKernel.man:965)
 class SysConfigSystemPathsView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -211,7 +211,7 @@ class SysConfigSystemPathsView : public ::clretw::ViewBase<3> {
 };
 
 /// SysConfigUnknownVolume: event 34 of KernelTraceControl-SysConfig ("SysConfig/UnknownVolume"), version 0.
-///   v0 SysConfigUnknownVolume: template UnknownVolume (WindowsKernel.man:906)
+///   v0 SysConfigUnknownVolume: template UnknownVolume (WindowsKernel.man:966)
 class SysConfigUnknownVolumeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -270,7 +270,7 @@ class SysConfigUnknownVolumeView : public ::clretw::ViewBase<2> {
 };
 
 /// SysConfigVolumeMapping: event 35 of KernelTraceControl-SysConfig ("SysConfig/VolumeMapping"), version 0.
-///   v0 SysConfigVolumeMapping: template VolumeMapping (WindowsKernel.man:907)
+///   v0 SysConfigVolumeMapping: template VolumeMapping (WindowsKernel.man:967)
 class SysConfigVolumeMappingView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -334,7 +334,7 @@ class SysConfigVolumeMappingView : public ::clretw::ViewBase<3> {
 };
 
 /// SysConfigOsVersion: event 37 of KernelTraceControl-SysConfig ("SysConfig/OsVersion"), version 0.
-///   v0 SysConfigOsVersion: template OsVersion (WindowsKernel.man:908)
+///   v0 SysConfigOsVersion: template OsVersion (WindowsKernel.man:968)
 class SysConfigOsVersionView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -421,7 +421,7 @@ class SysConfigOsVersionView : public ::clretw::ViewBase<1> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// SysConfigBuildInfo: event 32 of KernelTraceControl-SysConfig ("SysConfig/BuildInfo"), version 0.
-///   v0 SysConfigBuildInfo: template BuildInfo (WindowsKernel.man:904)
+///   v0 SysConfigBuildInfo: template BuildInfo (WindowsKernel.man:964)
 struct SysConfigBuildInfo {
   static constexpr ::std::uint16_t id = 32;
   static constexpr ::clretw::Guid provider_guid = ::clretw::kernel_trace_control_sys_config::provider_guid;
@@ -432,7 +432,7 @@ struct SysConfigBuildInfo {
 };
 
 /// SysConfigSystemPaths: event 33 of KernelTraceControl-SysConfig ("SysConfig/SystemPaths"), version 0.
-///   v0 SysConfigSystemPaths: template SystemPaths (WindowsKernel.man:905)
+///   v0 SysConfigSystemPaths: template SystemPaths (WindowsKernel.man:965)
 struct SysConfigSystemPaths {
   static constexpr ::std::uint16_t id = 33;
   static constexpr ::clretw::Guid provider_guid = ::clretw::kernel_trace_control_sys_config::provider_guid;
@@ -443,7 +443,7 @@ struct SysConfigSystemPaths {
 };
 
 /// SysConfigUnknownVolume: event 34 of KernelTraceControl-SysConfig ("SysConfig/UnknownVolume"), version 0.
-///   v0 SysConfigUnknownVolume: template UnknownVolume (WindowsKernel.man:906)
+///   v0 SysConfigUnknownVolume: template UnknownVolume (WindowsKernel.man:966)
 struct SysConfigUnknownVolume {
   static constexpr ::std::uint16_t id = 34;
   static constexpr ::clretw::Guid provider_guid = ::clretw::kernel_trace_control_sys_config::provider_guid;
@@ -454,7 +454,7 @@ struct SysConfigUnknownVolume {
 };
 
 /// SysConfigVolumeMapping: event 35 of KernelTraceControl-SysConfig ("SysConfig/VolumeMapping"), version 0.
-///   v0 SysConfigVolumeMapping: template VolumeMapping (WindowsKernel.man:907)
+///   v0 SysConfigVolumeMapping: template VolumeMapping (WindowsKernel.man:967)
 struct SysConfigVolumeMapping {
   static constexpr ::std::uint16_t id = 35;
   static constexpr ::clretw::Guid provider_guid = ::clretw::kernel_trace_control_sys_config::provider_guid;
@@ -465,7 +465,7 @@ struct SysConfigVolumeMapping {
 };
 
 /// SysConfigOsVersion: event 37 of KernelTraceControl-SysConfig ("SysConfig/OsVersion"), version 0.
-///   v0 SysConfigOsVersion: template OsVersion (WindowsKernel.man:908)
+///   v0 SysConfigOsVersion: template OsVersion (WindowsKernel.man:968)
 struct SysConfigOsVersion {
   static constexpr ::std::uint16_t id = 37;
   static constexpr ::clretw::Guid provider_guid = ::clretw::kernel_trace_control_sys_config::provider_guid;

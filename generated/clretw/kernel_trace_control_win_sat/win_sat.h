@@ -44,7 +44,7 @@ using WinSatSystemConfig = ::clretw::kernel_trace_control_win_sat::templates::Wi
 // that event's, not every event's.
 
 /// WinSatWinSPR: event 33 of KernelTraceControl-WinSat ("WinSat/WinSPR"), version 0.
-///   v0 WinSatWinSPR: template WinSatXml (WindowsKernel.man:1010)
+///   v0 WinSatWinSPR: template WinSatXml (WindowsKernel.man:1070)
 class WinSatWinSPRView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -112,7 +112,7 @@ class WinSatWinSPRView : public ::clretw::ViewBase<2> {
 };
 
 /// WinSatMetrics: event 35 of KernelTraceControl-WinSat ("WinSat/Metrics"), version 0.
-///   v0 WinSatMetrics: template WinSatXml (WindowsKernel.man:1011)
+///   v0 WinSatMetrics: template WinSatXml (WindowsKernel.man:1071)
 class WinSatMetricsView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -180,7 +180,7 @@ class WinSatMetricsView : public ::clretw::ViewBase<2> {
 };
 
 /// WinSatSystemConfig: event 37 of KernelTraceControl-WinSat ("WinSat/SystemConfig"), version 0.
-///   v0 WinSatSystemConfig: template WinSatXml (WindowsKernel.man:1012)
+///   v0 WinSatSystemConfig: template WinSatXml (WindowsKernel.man:1072)
 class WinSatSystemConfigView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -251,7 +251,7 @@ class WinSatSystemConfigView : public ::clretw::ViewBase<2> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// WinSatWinSPR: event 33 of KernelTraceControl-WinSat ("WinSat/WinSPR"), version 0.
-///   v0 WinSatWinSPR: template WinSatXml (WindowsKernel.man:1010)
+///   v0 WinSatWinSPR: template WinSatXml (WindowsKernel.man:1070)
 struct WinSatWinSPR {
   static constexpr ::std::uint16_t id = 33;
   static constexpr ::clretw::Guid provider_guid = ::clretw::kernel_trace_control_win_sat::provider_guid;
@@ -262,7 +262,7 @@ struct WinSatWinSPR {
 };
 
 /// WinSatMetrics: event 35 of KernelTraceControl-WinSat ("WinSat/Metrics"), version 0.
-///   v0 WinSatMetrics: template WinSatXml (WindowsKernel.man:1011)
+///   v0 WinSatMetrics: template WinSatXml (WindowsKernel.man:1071)
 struct WinSatMetrics {
   static constexpr ::std::uint16_t id = 35;
   static constexpr ::clretw::Guid provider_guid = ::clretw::kernel_trace_control_win_sat::provider_guid;
@@ -273,7 +273,7 @@ struct WinSatMetrics {
 };
 
 /// WinSatSystemConfig: event 37 of KernelTraceControl-WinSat ("WinSat/SystemConfig"), version 0.
-///   v0 WinSatSystemConfig: template WinSatXml (WindowsKernel.man:1012)
+///   v0 WinSatSystemConfig: template WinSatXml (WindowsKernel.man:1072)
 struct WinSatSystemConfig {
   static constexpr ::std::uint16_t id = 37;
   static constexpr ::clretw::Guid provider_guid = ::clretw::kernel_trace_control_win_sat::provider_guid;

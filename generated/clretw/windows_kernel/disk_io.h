@@ -64,7 +64,7 @@ using DiskFlushInit = ::clretw::windows_kernel::templates::DiskIoInit_V3;  // Di
 // that event's, not every event's.
 
 /// DiskRead: event 266 of Windows Kernel ("DiskIO/Read"), version 3.
-///   v3 DiskRead: template DiskIo_V3 (WindowsKernel.man:723)
+///   v3 DiskRead: template DiskIo_V3 (WindowsKernel.man:773)
 class DiskReadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -165,7 +165,7 @@ class DiskReadView : public ::clretw::ViewBase<1> {
 };
 
 /// DiskWrite: event 267 of Windows Kernel ("DiskIO/Write"), version 3.
-///   v3 DiskWrite: template DiskIo_V3 (WindowsKernel.man:724)
+///   v3 DiskWrite: template DiskIo_V3 (WindowsKernel.man:774)
 class DiskWriteView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -266,7 +266,7 @@ class DiskWriteView : public ::clretw::ViewBase<1> {
 };
 
 /// DiskReadInit: event 268 of Windows Kernel ("DiskIO/ReadInit"), version 3.
-///   v3 DiskReadInit: template DiskIoInit_V3 (WindowsKernel.man:725)
+///   v3 DiskReadInit: template DiskIoInit_V3 (WindowsKernel.man:775)
 class DiskReadInitView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -332,7 +332,7 @@ class DiskReadInitView : public ::clretw::ViewBase<1> {
 };
 
 /// DiskWriteInit: event 269 of Windows Kernel ("DiskIO/WriteInit"), version 3.
-///   v3 DiskWriteInit: template DiskIoInit_V3 (WindowsKernel.man:726)
+///   v3 DiskWriteInit: template DiskIoInit_V3 (WindowsKernel.man:776)
 class DiskWriteInitView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -398,7 +398,7 @@ class DiskWriteInitView : public ::clretw::ViewBase<1> {
 };
 
 /// DiskFlushBuffers: event 270 of Windows Kernel ("DiskIO/FlushBuffers"), version 3.
-///   v3 DiskFlushBuffers: template DiskIoFlush_V3 (WindowsKernel.man:727)
+///   v3 DiskFlushBuffers: template DiskIoFlush_V3 (WindowsKernel.man:777)
 class DiskFlushBuffersView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -479,7 +479,7 @@ class DiskFlushBuffersView : public ::clretw::ViewBase<1> {
 };
 
 /// DiskFlushInit: event 271 of Windows Kernel ("DiskIO/FlushInit"), version 3.
-///   v3 DiskFlushInit: template DiskIoInit_V3 (WindowsKernel.man:728)
+///   v3 DiskFlushInit: template DiskIoInit_V3 (WindowsKernel.man:778)
 class DiskFlushInitView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -548,7 +548,7 @@ class DiskFlushInitView : public ::clretw::ViewBase<1> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// DiskRead: event 266 of Windows Kernel ("DiskIO/Read"), version 3.
-///   v3 DiskRead: template DiskIo_V3 (WindowsKernel.man:723)
+///   v3 DiskRead: template DiskIo_V3 (WindowsKernel.man:773)
 struct DiskRead {
   static constexpr ::std::uint16_t id = 266;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -559,7 +559,7 @@ struct DiskRead {
 };
 
 /// DiskWrite: event 267 of Windows Kernel ("DiskIO/Write"), version 3.
-///   v3 DiskWrite: template DiskIo_V3 (WindowsKernel.man:724)
+///   v3 DiskWrite: template DiskIo_V3 (WindowsKernel.man:774)
 struct DiskWrite {
   static constexpr ::std::uint16_t id = 267;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -570,7 +570,7 @@ struct DiskWrite {
 };
 
 /// DiskReadInit: event 268 of Windows Kernel ("DiskIO/ReadInit"), version 3.
-///   v3 DiskReadInit: template DiskIoInit_V3 (WindowsKernel.man:725)
+///   v3 DiskReadInit: template DiskIoInit_V3 (WindowsKernel.man:775)
 struct DiskReadInit {
   static constexpr ::std::uint16_t id = 268;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -581,7 +581,7 @@ struct DiskReadInit {
 };
 
 /// DiskWriteInit: event 269 of Windows Kernel ("DiskIO/WriteInit"), version 3.
-///   v3 DiskWriteInit: template DiskIoInit_V3 (WindowsKernel.man:726)
+///   v3 DiskWriteInit: template DiskIoInit_V3 (WindowsKernel.man:776)
 struct DiskWriteInit {
   static constexpr ::std::uint16_t id = 269;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -592,7 +592,7 @@ struct DiskWriteInit {
 };
 
 /// DiskFlushBuffers: event 270 of Windows Kernel ("DiskIO/FlushBuffers"), version 3.
-///   v3 DiskFlushBuffers: template DiskIoFlush_V3 (WindowsKernel.man:727)
+///   v3 DiskFlushBuffers: template DiskIoFlush_V3 (WindowsKernel.man:777)
 struct DiskFlushBuffers {
   static constexpr ::std::uint16_t id = 270;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -603,7 +603,7 @@ struct DiskFlushBuffers {
 };
 
 /// DiskFlushInit: event 271 of Windows Kernel ("DiskIO/FlushInit"), version 3.
-///   v3 DiskFlushInit: template DiskIoInit_V3 (WindowsKernel.man:728)
+///   v3 DiskFlushInit: template DiskIoInit_V3 (WindowsKernel.man:778)
 struct DiskFlushInit {
   static constexpr ::std::uint16_t id = 271;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;

@@ -56,7 +56,7 @@ using EventTracePartitionInfo = ::clretw::windows_kernel::templates::PartitionIn
 // that event's, not every event's.
 
 /// EventTraceExtension: event 5 of Windows Kernel ("EventTrace/Extension"), version 2.
-///   v2 EventTraceExtension: template HeaderExtension (WindowsKernel.man:717)
+///   v2 EventTraceExtension: template HeaderExtension (WindowsKernel.man:767)
 class EventTraceExtensionView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -156,7 +156,7 @@ class EventTraceExtensionView : public ::clretw::ViewBase<1> {
 };
 
 /// EventTraceRundownComplete: event 8 of Windows Kernel ("EventTrace/Suspend"), version 2.
-///   v2 EventTraceRundownComplete: no payload (WindowsKernel.man:720)
+///   v2 EventTraceRundownComplete: no payload (WindowsKernel.man:770)
 class EventTraceRundownCompleteView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -211,7 +211,7 @@ class EventTraceRundownCompleteView : public ::clretw::ViewBase<1> {
 };
 
 /// EventTraceEndExtension: event 32 of Windows Kernel ("EventTrace/EndExtension"), version 2.
-///   v2 EventTraceEndExtension: template HeaderExtension (WindowsKernel.man:721)
+///   v2 EventTraceEndExtension: template HeaderExtension (WindowsKernel.man:771)
 class EventTraceEndExtensionView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -311,7 +311,7 @@ class EventTraceEndExtensionView : public ::clretw::ViewBase<1> {
 };
 
 /// EventTracePartitionInfo: event 80 of Windows Kernel ("EventTrace/PartitionInfo"), version 2.
-///   v2 EventTracePartitionInfo: template PartitionInfo (WindowsKernel.man:722)
+///   v2 EventTracePartitionInfo: template PartitionInfo (WindowsKernel.man:772)
 class EventTracePartitionInfoView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -394,7 +394,7 @@ class EventTracePartitionInfoView : public ::clretw::ViewBase<1> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// EventTraceExtension: event 5 of Windows Kernel ("EventTrace/Extension"), version 2.
-///   v2 EventTraceExtension: template HeaderExtension (WindowsKernel.man:717)
+///   v2 EventTraceExtension: template HeaderExtension (WindowsKernel.man:767)
 struct EventTraceExtension {
   static constexpr ::std::uint16_t id = 5;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -405,7 +405,7 @@ struct EventTraceExtension {
 };
 
 /// EventTraceRundownComplete: event 8 of Windows Kernel ("EventTrace/Suspend"), version 2.
-///   v2 EventTraceRundownComplete: no payload (WindowsKernel.man:720)
+///   v2 EventTraceRundownComplete: no payload (WindowsKernel.man:770)
 struct EventTraceRundownComplete {
   static constexpr ::std::uint16_t id = 8;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -416,7 +416,7 @@ struct EventTraceRundownComplete {
 };
 
 /// EventTraceEndExtension: event 32 of Windows Kernel ("EventTrace/EndExtension"), version 2.
-///   v2 EventTraceEndExtension: template HeaderExtension (WindowsKernel.man:721)
+///   v2 EventTraceEndExtension: template HeaderExtension (WindowsKernel.man:771)
 struct EventTraceEndExtension {
   static constexpr ::std::uint16_t id = 32;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -427,7 +427,7 @@ struct EventTraceEndExtension {
 };
 
 /// EventTracePartitionInfo: event 80 of Windows Kernel ("EventTrace/PartitionInfo"), version 2.
-///   v2 EventTracePartitionInfo: template PartitionInfo (WindowsKernel.man:722)
+///   v2 EventTracePartitionInfo: template PartitionInfo (WindowsKernel.man:772)
 struct EventTracePartitionInfo {
   static constexpr ::std::uint16_t id = 80;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;

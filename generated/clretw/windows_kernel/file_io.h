@@ -96,7 +96,7 @@ using FileOpDirNotify = ::clretw::windows_kernel::templates::FileIoDirEnum_V3;  
 // that event's, not every event's.
 
 /// FileCreateName: event 1056 of Windows Kernel ("FileIO/FileCreate"), version 2.
-///   v2 FileCreateName: template FileIoName (WindowsKernel.man:741)
+///   v2 FileCreateName: template FileIoName (WindowsKernel.man:791)
 class FileCreateNameView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -162,7 +162,7 @@ class FileCreateNameView : public ::clretw::ViewBase<2> {
 };
 
 /// FileDeleteName: event 1059 of Windows Kernel ("FileIO/FileDelete"), version 2.
-///   v2 FileDeleteName: template FileIoName (WindowsKernel.man:742)
+///   v2 FileDeleteName: template FileIoName (WindowsKernel.man:792)
 class FileDeleteNameView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -228,7 +228,7 @@ class FileDeleteNameView : public ::clretw::ViewBase<2> {
 };
 
 /// FileRundown: event 1060 of Windows Kernel ("FileIO/FileRundown"), version 2.
-///   v2 FileRundown: template FileIoName (WindowsKernel.man:743)
+///   v2 FileRundown: template FileIoName (WindowsKernel.man:793)
 class FileRundownView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -294,7 +294,7 @@ class FileRundownView : public ::clretw::ViewBase<2> {
 };
 
 /// FileOpCreate: event 1088 of Windows Kernel ("FileIO/Create"), version 3.
-///   v3 FileOpCreate: template FileIoCreate_V3 (WindowsKernel.man:744)
+///   v3 FileOpCreate: template FileIoCreate_V3 (WindowsKernel.man:794)
 class FileOpCreateView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -385,7 +385,7 @@ class FileOpCreateView : public ::clretw::ViewBase<2> {
 };
 
 /// FileOpCleanup: event 1089 of Windows Kernel ("FileIO/Cleanup"), version 3.
-///   v3 FileOpCleanup: template FileIoSimpleOp_V3 (WindowsKernel.man:745)
+///   v3 FileOpCleanup: template FileIoSimpleOp_V3 (WindowsKernel.man:795)
 class FileOpCleanupView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -461,7 +461,7 @@ class FileOpCleanupView : public ::clretw::ViewBase<1> {
 };
 
 /// FileOpClose: event 1090 of Windows Kernel ("FileIO/Close"), version 3.
-///   v3 FileOpClose: template FileIoSimpleOp_V3 (WindowsKernel.man:746)
+///   v3 FileOpClose: template FileIoSimpleOp_V3 (WindowsKernel.man:796)
 class FileOpCloseView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -537,7 +537,7 @@ class FileOpCloseView : public ::clretw::ViewBase<1> {
 };
 
 /// FileOpRead: event 1091 of Windows Kernel ("FileIO/Read"), version 3.
-///   v3 FileOpRead: template FileIoReadWrite_V3 (WindowsKernel.man:747)
+///   v3 FileOpRead: template FileIoReadWrite_V3 (WindowsKernel.man:797)
 class FileOpReadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -628,7 +628,7 @@ class FileOpReadView : public ::clretw::ViewBase<1> {
 };
 
 /// FileOpWrite: event 1092 of Windows Kernel ("FileIO/Write"), version 3.
-///   v3 FileOpWrite: template FileIoReadWrite_V3 (WindowsKernel.man:748)
+///   v3 FileOpWrite: template FileIoReadWrite_V3 (WindowsKernel.man:798)
 class FileOpWriteView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -719,7 +719,7 @@ class FileOpWriteView : public ::clretw::ViewBase<1> {
 };
 
 /// FileOpSetInfo: event 1093 of Windows Kernel ("FileIO/SetInfo"), version 3.
-///   v3 FileOpSetInfo: template FileIoInfo_V3 (WindowsKernel.man:749)
+///   v3 FileOpSetInfo: template FileIoInfo_V3 (WindowsKernel.man:799)
 class FileOpSetInfoView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -805,7 +805,7 @@ class FileOpSetInfoView : public ::clretw::ViewBase<1> {
 };
 
 /// FileOpDelete: event 1094 of Windows Kernel ("FileIO/Delete"), version 3.
-///   v3 FileOpDelete: template FileIoInfo_V3 (WindowsKernel.man:750)
+///   v3 FileOpDelete: template FileIoInfo_V3 (WindowsKernel.man:800)
 class FileOpDeleteView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -891,7 +891,7 @@ class FileOpDeleteView : public ::clretw::ViewBase<1> {
 };
 
 /// FileOpRename: event 1095 of Windows Kernel ("FileIO/Rename"), version 3.
-///   v3 FileOpRename: template FileIoInfo_V3 (WindowsKernel.man:751)
+///   v3 FileOpRename: template FileIoInfo_V3 (WindowsKernel.man:801)
 class FileOpRenameView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -977,7 +977,7 @@ class FileOpRenameView : public ::clretw::ViewBase<1> {
 };
 
 /// FileOpDirEnum: event 1096 of Windows Kernel ("FileIO/DirEnum"), version 3.
-///   v3 FileOpDirEnum: template FileIoDirEnum_V3 (WindowsKernel.man:752)
+///   v3 FileOpDirEnum: template FileIoDirEnum_V3 (WindowsKernel.man:802)
 class FileOpDirEnumView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1073,7 +1073,7 @@ class FileOpDirEnumView : public ::clretw::ViewBase<2> {
 };
 
 /// FileOpFlush: event 1097 of Windows Kernel ("FileIO/Flush"), version 3.
-///   v3 FileOpFlush: template FileIoSimpleOp_V3 (WindowsKernel.man:753)
+///   v3 FileOpFlush: template FileIoSimpleOp_V3 (WindowsKernel.man:803)
 class FileOpFlushView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1149,7 +1149,7 @@ class FileOpFlushView : public ::clretw::ViewBase<1> {
 };
 
 /// FileOpQueryInfo: event 1098 of Windows Kernel ("FileIO/QueryInfo"), version 3.
-///   v3 FileOpQueryInfo: template FileIoInfo_V3 (WindowsKernel.man:754)
+///   v3 FileOpQueryInfo: template FileIoInfo_V3 (WindowsKernel.man:804)
 class FileOpQueryInfoView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1235,7 +1235,7 @@ class FileOpQueryInfoView : public ::clretw::ViewBase<1> {
 };
 
 /// FileOpFSControl: event 1099 of Windows Kernel ("FileIO/FSControl"), version 3.
-///   v3 FileOpFSControl: template FileIoInfo_V3 (WindowsKernel.man:755)
+///   v3 FileOpFSControl: template FileIoInfo_V3 (WindowsKernel.man:805)
 class FileOpFSControlView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1321,7 +1321,7 @@ class FileOpFSControlView : public ::clretw::ViewBase<1> {
 };
 
 /// FileOpEnd: event 1100 of Windows Kernel ("FileIO/OperationEnd"), version 2.
-///   v2 FileOpEnd: template FileIoOpEnd (WindowsKernel.man:757)
+///   v2 FileOpEnd: template FileIoOpEnd (WindowsKernel.man:807)
 class FileOpEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1392,7 +1392,7 @@ class FileOpEndView : public ::clretw::ViewBase<1> {
 };
 
 /// FileOpDirNotify: event 1101 of Windows Kernel ("FileIO/DirNotify"), version 3.
-///   v3 FileOpDirNotify: template FileIoDirEnum_V3 (WindowsKernel.man:756)
+///   v3 FileOpDirNotify: template FileIoDirEnum_V3 (WindowsKernel.man:806)
 class FileOpDirNotifyView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1491,7 +1491,7 @@ class FileOpDirNotifyView : public ::clretw::ViewBase<2> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// FileCreateName: event 1056 of Windows Kernel ("FileIO/FileCreate"), version 2.
-///   v2 FileCreateName: template FileIoName (WindowsKernel.man:741)
+///   v2 FileCreateName: template FileIoName (WindowsKernel.man:791)
 struct FileCreateName {
   static constexpr ::std::uint16_t id = 1056;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1502,7 +1502,7 @@ struct FileCreateName {
 };
 
 /// FileDeleteName: event 1059 of Windows Kernel ("FileIO/FileDelete"), version 2.
-///   v2 FileDeleteName: template FileIoName (WindowsKernel.man:742)
+///   v2 FileDeleteName: template FileIoName (WindowsKernel.man:792)
 struct FileDeleteName {
   static constexpr ::std::uint16_t id = 1059;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1513,7 +1513,7 @@ struct FileDeleteName {
 };
 
 /// FileRundown: event 1060 of Windows Kernel ("FileIO/FileRundown"), version 2.
-///   v2 FileRundown: template FileIoName (WindowsKernel.man:743)
+///   v2 FileRundown: template FileIoName (WindowsKernel.man:793)
 struct FileRundown {
   static constexpr ::std::uint16_t id = 1060;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1524,7 +1524,7 @@ struct FileRundown {
 };
 
 /// FileOpCreate: event 1088 of Windows Kernel ("FileIO/Create"), version 3.
-///   v3 FileOpCreate: template FileIoCreate_V3 (WindowsKernel.man:744)
+///   v3 FileOpCreate: template FileIoCreate_V3 (WindowsKernel.man:794)
 struct FileOpCreate {
   static constexpr ::std::uint16_t id = 1088;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1535,7 +1535,7 @@ struct FileOpCreate {
 };
 
 /// FileOpCleanup: event 1089 of Windows Kernel ("FileIO/Cleanup"), version 3.
-///   v3 FileOpCleanup: template FileIoSimpleOp_V3 (WindowsKernel.man:745)
+///   v3 FileOpCleanup: template FileIoSimpleOp_V3 (WindowsKernel.man:795)
 struct FileOpCleanup {
   static constexpr ::std::uint16_t id = 1089;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1546,7 +1546,7 @@ struct FileOpCleanup {
 };
 
 /// FileOpClose: event 1090 of Windows Kernel ("FileIO/Close"), version 3.
-///   v3 FileOpClose: template FileIoSimpleOp_V3 (WindowsKernel.man:746)
+///   v3 FileOpClose: template FileIoSimpleOp_V3 (WindowsKernel.man:796)
 struct FileOpClose {
   static constexpr ::std::uint16_t id = 1090;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1557,7 +1557,7 @@ struct FileOpClose {
 };
 
 /// FileOpRead: event 1091 of Windows Kernel ("FileIO/Read"), version 3.
-///   v3 FileOpRead: template FileIoReadWrite_V3 (WindowsKernel.man:747)
+///   v3 FileOpRead: template FileIoReadWrite_V3 (WindowsKernel.man:797)
 struct FileOpRead {
   static constexpr ::std::uint16_t id = 1091;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1568,7 +1568,7 @@ struct FileOpRead {
 };
 
 /// FileOpWrite: event 1092 of Windows Kernel ("FileIO/Write"), version 3.
-///   v3 FileOpWrite: template FileIoReadWrite_V3 (WindowsKernel.man:748)
+///   v3 FileOpWrite: template FileIoReadWrite_V3 (WindowsKernel.man:798)
 struct FileOpWrite {
   static constexpr ::std::uint16_t id = 1092;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1579,7 +1579,7 @@ struct FileOpWrite {
 };
 
 /// FileOpSetInfo: event 1093 of Windows Kernel ("FileIO/SetInfo"), version 3.
-///   v3 FileOpSetInfo: template FileIoInfo_V3 (WindowsKernel.man:749)
+///   v3 FileOpSetInfo: template FileIoInfo_V3 (WindowsKernel.man:799)
 struct FileOpSetInfo {
   static constexpr ::std::uint16_t id = 1093;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1590,7 +1590,7 @@ struct FileOpSetInfo {
 };
 
 /// FileOpDelete: event 1094 of Windows Kernel ("FileIO/Delete"), version 3.
-///   v3 FileOpDelete: template FileIoInfo_V3 (WindowsKernel.man:750)
+///   v3 FileOpDelete: template FileIoInfo_V3 (WindowsKernel.man:800)
 struct FileOpDelete {
   static constexpr ::std::uint16_t id = 1094;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1601,7 +1601,7 @@ struct FileOpDelete {
 };
 
 /// FileOpRename: event 1095 of Windows Kernel ("FileIO/Rename"), version 3.
-///   v3 FileOpRename: template FileIoInfo_V3 (WindowsKernel.man:751)
+///   v3 FileOpRename: template FileIoInfo_V3 (WindowsKernel.man:801)
 struct FileOpRename {
   static constexpr ::std::uint16_t id = 1095;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1612,7 +1612,7 @@ struct FileOpRename {
 };
 
 /// FileOpDirEnum: event 1096 of Windows Kernel ("FileIO/DirEnum"), version 3.
-///   v3 FileOpDirEnum: template FileIoDirEnum_V3 (WindowsKernel.man:752)
+///   v3 FileOpDirEnum: template FileIoDirEnum_V3 (WindowsKernel.man:802)
 struct FileOpDirEnum {
   static constexpr ::std::uint16_t id = 1096;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1623,7 +1623,7 @@ struct FileOpDirEnum {
 };
 
 /// FileOpFlush: event 1097 of Windows Kernel ("FileIO/Flush"), version 3.
-///   v3 FileOpFlush: template FileIoSimpleOp_V3 (WindowsKernel.man:753)
+///   v3 FileOpFlush: template FileIoSimpleOp_V3 (WindowsKernel.man:803)
 struct FileOpFlush {
   static constexpr ::std::uint16_t id = 1097;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1634,7 +1634,7 @@ struct FileOpFlush {
 };
 
 /// FileOpQueryInfo: event 1098 of Windows Kernel ("FileIO/QueryInfo"), version 3.
-///   v3 FileOpQueryInfo: template FileIoInfo_V3 (WindowsKernel.man:754)
+///   v3 FileOpQueryInfo: template FileIoInfo_V3 (WindowsKernel.man:804)
 struct FileOpQueryInfo {
   static constexpr ::std::uint16_t id = 1098;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1645,7 +1645,7 @@ struct FileOpQueryInfo {
 };
 
 /// FileOpFSControl: event 1099 of Windows Kernel ("FileIO/FSControl"), version 3.
-///   v3 FileOpFSControl: template FileIoInfo_V3 (WindowsKernel.man:755)
+///   v3 FileOpFSControl: template FileIoInfo_V3 (WindowsKernel.man:805)
 struct FileOpFSControl {
   static constexpr ::std::uint16_t id = 1099;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1656,7 +1656,7 @@ struct FileOpFSControl {
 };
 
 /// FileOpEnd: event 1100 of Windows Kernel ("FileIO/OperationEnd"), version 2.
-///   v2 FileOpEnd: template FileIoOpEnd (WindowsKernel.man:757)
+///   v2 FileOpEnd: template FileIoOpEnd (WindowsKernel.man:807)
 struct FileOpEnd {
   static constexpr ::std::uint16_t id = 1100;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1667,7 +1667,7 @@ struct FileOpEnd {
 };
 
 /// FileOpDirNotify: event 1101 of Windows Kernel ("FileIO/DirNotify"), version 3.
-///   v3 FileOpDirNotify: template FileIoDirEnum_V3 (WindowsKernel.man:756)
+///   v3 FileOpDirNotify: template FileIoDirEnum_V3 (WindowsKernel.man:806)
 struct FileOpDirNotify {
   static constexpr ::std::uint16_t id = 1101;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;

@@ -71,8 +71,8 @@ using ImageHypercallPage = ::clretw::windows_kernel::templates::ImageHypercallPa
 // that event's, not every event's.
 
 /// ImageLoadProcessGroup: event 778 of Windows Kernel ("Image/Load"), versions 2, 3.
-///   v2 ImageLoadProcessGroup_V2: template Image (WindowsKernel.man:707)
-///   v3 ImageLoadProcessGroup: template Image (WindowsKernel.man:708)
+///   v2 ImageLoadProcessGroup_V2: template Image (WindowsKernel.man:757)
+///   v3 ImageLoadProcessGroup: template Image (WindowsKernel.man:758)
 class ImageLoadProcessGroupView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -191,8 +191,8 @@ class ImageLoadProcessGroupView : public ::clretw::ViewBase<2> {
 };
 
 /// ImageUnload: event 5122 of Windows Kernel ("Image/Stop"), versions 2, 3.
-///   v2 ImageUnload_V2: template Image (WindowsKernel.man:700)
-///   v3 ImageUnload: template Image (WindowsKernel.man:701)
+///   v2 ImageUnload_V2: template Image (WindowsKernel.man:750)
+///   v3 ImageUnload: template Image (WindowsKernel.man:751)
 class ImageUnloadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -311,8 +311,8 @@ class ImageUnloadView : public ::clretw::ViewBase<2> {
 };
 
 /// ImageDCStart: event 5123 of Windows Kernel ("Image/DCStart"), versions 2, 3.
-///   v2 ImageDCStart_V2: template Image (WindowsKernel.man:702)
-///   v3 ImageDCStart: template Image (WindowsKernel.man:703)
+///   v2 ImageDCStart_V2: template Image (WindowsKernel.man:752)
+///   v3 ImageDCStart: template Image (WindowsKernel.man:753)
 class ImageDCStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -431,8 +431,8 @@ class ImageDCStartView : public ::clretw::ViewBase<2> {
 };
 
 /// ImageDCStop: event 5124 of Windows Kernel ("Image/DCStop"), versions 2, 3.
-///   v2 ImageDCStop_V2: template Image (WindowsKernel.man:704)
-///   v3 ImageDCStop: template Image (WindowsKernel.man:705)
+///   v2 ImageDCStop_V2: template Image (WindowsKernel.man:754)
+///   v3 ImageDCStop: template Image (WindowsKernel.man:755)
 class ImageDCStopView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -551,8 +551,8 @@ class ImageDCStopView : public ::clretw::ViewBase<2> {
 };
 
 /// ImageLoad: event 5130 of Windows Kernel ("Image/Load"), versions 2, 3.
-///   v2 ImageLoad_V2: template Image (WindowsKernel.man:709)
-///   v3 ImageLoad: template Image (WindowsKernel.man:710)
+///   v2 ImageLoad_V2: template Image (WindowsKernel.man:759)
+///   v3 ImageLoad: template Image (WindowsKernel.man:760)
 class ImageLoadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -671,7 +671,7 @@ class ImageLoadView : public ::clretw::ViewBase<2> {
 };
 
 /// ImageKernelBase: event 5153 of Windows Kernel ("Image/KernelBase"), version 2.
-///   v2 ImageKernelBase: template ImageKernelBase (WindowsKernel.man:789)
+///   v2 ImageKernelBase: template ImageKernelBase (WindowsKernel.man:849)
 class ImageKernelBaseView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -732,7 +732,7 @@ class ImageKernelBaseView : public ::clretw::ViewBase<1> {
 };
 
 /// ImageHypercallPage: event 5154 of Windows Kernel ("Image/HypercallPage"), version 2.
-///   v2 ImageHypercallPage: template ImageHypercallPage (WindowsKernel.man:790)
+///   v2 ImageHypercallPage: template ImageHypercallPage (WindowsKernel.man:850)
 class ImageHypercallPageView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -796,8 +796,8 @@ class ImageHypercallPageView : public ::clretw::ViewBase<1> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// ImageLoadProcessGroup: event 778 of Windows Kernel ("Image/Load"), versions 2, 3.
-///   v2 ImageLoadProcessGroup_V2: template Image (WindowsKernel.man:707)
-///   v3 ImageLoadProcessGroup: template Image (WindowsKernel.man:708)
+///   v2 ImageLoadProcessGroup_V2: template Image (WindowsKernel.man:757)
+///   v3 ImageLoadProcessGroup: template Image (WindowsKernel.man:758)
 struct ImageLoadProcessGroup {
   static constexpr ::std::uint16_t id = 778;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -808,8 +808,8 @@ struct ImageLoadProcessGroup {
 };
 
 /// ImageUnload: event 5122 of Windows Kernel ("Image/Stop"), versions 2, 3.
-///   v2 ImageUnload_V2: template Image (WindowsKernel.man:700)
-///   v3 ImageUnload: template Image (WindowsKernel.man:701)
+///   v2 ImageUnload_V2: template Image (WindowsKernel.man:750)
+///   v3 ImageUnload: template Image (WindowsKernel.man:751)
 struct ImageUnload {
   static constexpr ::std::uint16_t id = 5122;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -820,8 +820,8 @@ struct ImageUnload {
 };
 
 /// ImageDCStart: event 5123 of Windows Kernel ("Image/DCStart"), versions 2, 3.
-///   v2 ImageDCStart_V2: template Image (WindowsKernel.man:702)
-///   v3 ImageDCStart: template Image (WindowsKernel.man:703)
+///   v2 ImageDCStart_V2: template Image (WindowsKernel.man:752)
+///   v3 ImageDCStart: template Image (WindowsKernel.man:753)
 struct ImageDCStart {
   static constexpr ::std::uint16_t id = 5123;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -832,8 +832,8 @@ struct ImageDCStart {
 };
 
 /// ImageDCStop: event 5124 of Windows Kernel ("Image/DCStop"), versions 2, 3.
-///   v2 ImageDCStop_V2: template Image (WindowsKernel.man:704)
-///   v3 ImageDCStop: template Image (WindowsKernel.man:705)
+///   v2 ImageDCStop_V2: template Image (WindowsKernel.man:754)
+///   v3 ImageDCStop: template Image (WindowsKernel.man:755)
 struct ImageDCStop {
   static constexpr ::std::uint16_t id = 5124;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -844,8 +844,8 @@ struct ImageDCStop {
 };
 
 /// ImageLoad: event 5130 of Windows Kernel ("Image/Load"), versions 2, 3.
-///   v2 ImageLoad_V2: template Image (WindowsKernel.man:709)
-///   v3 ImageLoad: template Image (WindowsKernel.man:710)
+///   v2 ImageLoad_V2: template Image (WindowsKernel.man:759)
+///   v3 ImageLoad: template Image (WindowsKernel.man:760)
 struct ImageLoad {
   static constexpr ::std::uint16_t id = 5130;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -856,7 +856,7 @@ struct ImageLoad {
 };
 
 /// ImageKernelBase: event 5153 of Windows Kernel ("Image/KernelBase"), version 2.
-///   v2 ImageKernelBase: template ImageKernelBase (WindowsKernel.man:789)
+///   v2 ImageKernelBase: template ImageKernelBase (WindowsKernel.man:849)
 struct ImageKernelBase {
   static constexpr ::std::uint16_t id = 5153;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -867,7 +867,7 @@ struct ImageKernelBase {
 };
 
 /// ImageHypercallPage: event 5154 of Windows Kernel ("Image/HypercallPage"), version 2.
-///   v2 ImageHypercallPage: template ImageHypercallPage (WindowsKernel.man:790)
+///   v2 ImageHypercallPage: template ImageHypercallPage (WindowsKernel.man:850)
 struct ImageHypercallPage {
   static constexpr ::std::uint16_t id = 5154;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;

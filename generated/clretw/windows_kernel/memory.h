@@ -67,7 +67,7 @@ using VirtualFree = ::clretw::windows_kernel::templates::VirtualAlloc;  // Virtu
 // that event's, not every event's.
 
 /// TransitionFault: event 522 of Windows Kernel ("Memory/TransitionFault"), version 2.
-///   v2 TransitionFault: template PageFault (WindowsKernel.man:729)
+///   v2 TransitionFault: template PageFault (WindowsKernel.man:779)
 class TransitionFaultView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -133,7 +133,7 @@ class TransitionFaultView : public ::clretw::ViewBase<1> {
 };
 
 /// DemandZeroFault: event 523 of Windows Kernel ("Memory/DemandZeroFault"), version 2.
-///   v2 DemandZeroFault: template PageFault (WindowsKernel.man:730)
+///   v2 DemandZeroFault: template PageFault (WindowsKernel.man:780)
 class DemandZeroFaultView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -199,7 +199,7 @@ class DemandZeroFaultView : public ::clretw::ViewBase<1> {
 };
 
 /// CopyOnWrite: event 524 of Windows Kernel ("Memory/CopyOnWrite"), version 2.
-///   v2 CopyOnWrite: template PageFault (WindowsKernel.man:731)
+///   v2 CopyOnWrite: template PageFault (WindowsKernel.man:781)
 class CopyOnWriteView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -265,7 +265,7 @@ class CopyOnWriteView : public ::clretw::ViewBase<1> {
 };
 
 /// GuardPageFault: event 525 of Windows Kernel ("Memory/GuardPageFault"), version 2.
-///   v2 GuardPageFault: template PageFault (WindowsKernel.man:732)
+///   v2 GuardPageFault: template PageFault (WindowsKernel.man:782)
 class GuardPageFaultView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -331,7 +331,7 @@ class GuardPageFaultView : public ::clretw::ViewBase<1> {
 };
 
 /// HardPageFault: event 526 of Windows Kernel ("Memory/HardPageFault"), version 2.
-///   v2 HardPageFault: template PageFault (WindowsKernel.man:733)
+///   v2 HardPageFault: template PageFault (WindowsKernel.man:783)
 class HardPageFaultView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -397,7 +397,7 @@ class HardPageFaultView : public ::clretw::ViewBase<1> {
 };
 
 /// AccessViolation: event 527 of Windows Kernel ("Memory/AccessViolation"), version 2.
-///   v2 AccessViolation: template PageFault (WindowsKernel.man:734)
+///   v2 AccessViolation: template PageFault (WindowsKernel.man:784)
 class AccessViolationView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -463,7 +463,7 @@ class AccessViolationView : public ::clretw::ViewBase<1> {
 };
 
 /// HardFault: event 544 of Windows Kernel ("Memory/HardFault"), version 2.
-///   v2 HardFault: template HardFault (WindowsKernel.man:735)
+///   v2 HardFault: template HardFault (WindowsKernel.man:785)
 class HardFaultView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -549,7 +549,7 @@ class HardFaultView : public ::clretw::ViewBase<1> {
 };
 
 /// VirtualAlloc: event 610 of Windows Kernel ("Memory/VirtualAlloc"), version 2.
-///   v2 VirtualAlloc: template VirtualAlloc (WindowsKernel.man:736)
+///   v2 VirtualAlloc: template VirtualAlloc (WindowsKernel.man:786)
 class VirtualAllocView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -625,7 +625,7 @@ class VirtualAllocView : public ::clretw::ViewBase<1> {
 };
 
 /// VirtualFree: event 611 of Windows Kernel ("Memory/VirtualFree"), version 2.
-///   v2 VirtualFree: template VirtualAlloc (WindowsKernel.man:737)
+///   v2 VirtualFree: template VirtualAlloc (WindowsKernel.man:787)
 class VirtualFreeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -704,7 +704,7 @@ class VirtualFreeView : public ::clretw::ViewBase<1> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// TransitionFault: event 522 of Windows Kernel ("Memory/TransitionFault"), version 2.
-///   v2 TransitionFault: template PageFault (WindowsKernel.man:729)
+///   v2 TransitionFault: template PageFault (WindowsKernel.man:779)
 struct TransitionFault {
   static constexpr ::std::uint16_t id = 522;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -715,7 +715,7 @@ struct TransitionFault {
 };
 
 /// DemandZeroFault: event 523 of Windows Kernel ("Memory/DemandZeroFault"), version 2.
-///   v2 DemandZeroFault: template PageFault (WindowsKernel.man:730)
+///   v2 DemandZeroFault: template PageFault (WindowsKernel.man:780)
 struct DemandZeroFault {
   static constexpr ::std::uint16_t id = 523;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -726,7 +726,7 @@ struct DemandZeroFault {
 };
 
 /// CopyOnWrite: event 524 of Windows Kernel ("Memory/CopyOnWrite"), version 2.
-///   v2 CopyOnWrite: template PageFault (WindowsKernel.man:731)
+///   v2 CopyOnWrite: template PageFault (WindowsKernel.man:781)
 struct CopyOnWrite {
   static constexpr ::std::uint16_t id = 524;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -737,7 +737,7 @@ struct CopyOnWrite {
 };
 
 /// GuardPageFault: event 525 of Windows Kernel ("Memory/GuardPageFault"), version 2.
-///   v2 GuardPageFault: template PageFault (WindowsKernel.man:732)
+///   v2 GuardPageFault: template PageFault (WindowsKernel.man:782)
 struct GuardPageFault {
   static constexpr ::std::uint16_t id = 525;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -748,7 +748,7 @@ struct GuardPageFault {
 };
 
 /// HardPageFault: event 526 of Windows Kernel ("Memory/HardPageFault"), version 2.
-///   v2 HardPageFault: template PageFault (WindowsKernel.man:733)
+///   v2 HardPageFault: template PageFault (WindowsKernel.man:783)
 struct HardPageFault {
   static constexpr ::std::uint16_t id = 526;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -759,7 +759,7 @@ struct HardPageFault {
 };
 
 /// AccessViolation: event 527 of Windows Kernel ("Memory/AccessViolation"), version 2.
-///   v2 AccessViolation: template PageFault (WindowsKernel.man:734)
+///   v2 AccessViolation: template PageFault (WindowsKernel.man:784)
 struct AccessViolation {
   static constexpr ::std::uint16_t id = 527;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -770,7 +770,7 @@ struct AccessViolation {
 };
 
 /// HardFault: event 544 of Windows Kernel ("Memory/HardFault"), version 2.
-///   v2 HardFault: template HardFault (WindowsKernel.man:735)
+///   v2 HardFault: template HardFault (WindowsKernel.man:785)
 struct HardFault {
   static constexpr ::std::uint16_t id = 544;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -781,7 +781,7 @@ struct HardFault {
 };
 
 /// VirtualAlloc: event 610 of Windows Kernel ("Memory/VirtualAlloc"), version 2.
-///   v2 VirtualAlloc: template VirtualAlloc (WindowsKernel.man:736)
+///   v2 VirtualAlloc: template VirtualAlloc (WindowsKernel.man:786)
 struct VirtualAlloc {
   static constexpr ::std::uint16_t id = 610;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -792,7 +792,7 @@ struct VirtualAlloc {
 };
 
 /// VirtualFree: event 611 of Windows Kernel ("Memory/VirtualFree"), version 2.
-///   v2 VirtualFree: template VirtualAlloc (WindowsKernel.man:737)
+///   v2 VirtualFree: template VirtualAlloc (WindowsKernel.man:787)
 struct VirtualFree {
   static constexpr ::std::uint16_t id = 611;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;

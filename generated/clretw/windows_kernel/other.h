@@ -50,7 +50,7 @@ using FileIOName = ::clretw::windows_kernel::templates::FileIoName;  // FileIONa
 // that event's, not every event's.
 
 /// EventTraceHeader: event 0 of Windows Kernel ("EventTrace"), version 2.
-///   v2 EventTraceHeader: template EventTraceHeader (WindowsKernel.man:683)
+///   v2 EventTraceHeader: template EventTraceHeader (WindowsKernel.man:733)
 class EventTraceHeaderView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -256,7 +256,7 @@ class EventTraceHeaderView : public ::clretw::ViewBase<3> {
 };
 
 /// FileIOName: event 1024 of Windows Kernel ("FileIO"), version 2.
-///   v2 FileIOName: template FileIoName (WindowsKernel.man:740)
+///   v2 FileIOName: template FileIoName (WindowsKernel.man:790)
 class FileIONameView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -325,7 +325,7 @@ class FileIONameView : public ::clretw::ViewBase<2> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// EventTraceHeader: event 0 of Windows Kernel ("EventTrace"), version 2.
-///   v2 EventTraceHeader: template EventTraceHeader (WindowsKernel.man:683)
+///   v2 EventTraceHeader: template EventTraceHeader (WindowsKernel.man:733)
 struct EventTraceHeader {
   static constexpr ::std::uint16_t id = 0;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -336,7 +336,7 @@ struct EventTraceHeader {
 };
 
 /// FileIOName: event 1024 of Windows Kernel ("FileIO"), version 2.
-///   v2 FileIOName: template FileIoName (WindowsKernel.man:740)
+///   v2 FileIOName: template FileIoName (WindowsKernel.man:790)
 struct FileIOName {
   static constexpr ::std::uint16_t id = 1024;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;

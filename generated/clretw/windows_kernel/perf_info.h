@@ -65,7 +65,7 @@ using SampledProfileCollectionEnd = ::clretw::windows_kernel::templates::Sampled
 // that event's, not every event's.
 
 /// SampledProfile: event 3886 of Windows Kernel ("PerfInfo/Sample"), version 2.
-///   v2 SampledProfile: template SampledProfile (WindowsKernel.man:693)
+///   v2 SampledProfile: template SampledProfile (WindowsKernel.man:743)
 class SampledProfileView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -141,8 +141,8 @@ class SampledProfileView : public ::clretw::ViewBase<1> {
 };
 
 /// SampledProfileSetInterval: event 3912 of Windows Kernel ("PerfInfo/SetInterval"), versions 2, 3.
-///   v2 SampledProfileSetInterval_V2: template SampledProfileInterval_V2 (WindowsKernel.man:694)
-///   v3 SampledProfileSetInterval: template SampledProfileInterval (WindowsKernel.man:695)
+///   v2 SampledProfileSetInterval_V2: template SampledProfileInterval_V2 (WindowsKernel.man:744)
+///   v3 SampledProfileSetInterval: template SampledProfileInterval (WindowsKernel.man:745)
 class SampledProfileSetIntervalView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -219,8 +219,8 @@ class SampledProfileSetIntervalView : public ::clretw::ViewBase<2> {
 };
 
 /// SampledProfileCollectionStart: event 3913 of Windows Kernel ("PerfInfo/CollectionStart"), versions 2, 3.
-///   v2 SampledProfileCollectionStart_V2: template SampledProfileInterval_V2 (WindowsKernel.man:696)
-///   v3 SampledProfileCollectionStart: template SampledProfileInterval (WindowsKernel.man:697)
+///   v2 SampledProfileCollectionStart_V2: template SampledProfileInterval_V2 (WindowsKernel.man:746)
+///   v3 SampledProfileCollectionStart: template SampledProfileInterval (WindowsKernel.man:747)
 class SampledProfileCollectionStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -297,8 +297,8 @@ class SampledProfileCollectionStartView : public ::clretw::ViewBase<2> {
 };
 
 /// SampledProfileCollectionEnd: event 3914 of Windows Kernel ("PerfInfo/CollectionEnd"), versions 2, 3.
-///   v2 SampledProfileCollectionEnd_V2: template SampledProfileInterval_V2 (WindowsKernel.man:698)
-///   v3 SampledProfileCollectionEnd: template SampledProfileInterval (WindowsKernel.man:699)
+///   v2 SampledProfileCollectionEnd_V2: template SampledProfileInterval_V2 (WindowsKernel.man:748)
+///   v3 SampledProfileCollectionEnd: template SampledProfileInterval (WindowsKernel.man:749)
 class SampledProfileCollectionEndView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -378,7 +378,7 @@ class SampledProfileCollectionEndView : public ::clretw::ViewBase<2> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// SampledProfile: event 3886 of Windows Kernel ("PerfInfo/Sample"), version 2.
-///   v2 SampledProfile: template SampledProfile (WindowsKernel.man:693)
+///   v2 SampledProfile: template SampledProfile (WindowsKernel.man:743)
 struct SampledProfile {
   static constexpr ::std::uint16_t id = 3886;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -389,8 +389,8 @@ struct SampledProfile {
 };
 
 /// SampledProfileSetInterval: event 3912 of Windows Kernel ("PerfInfo/SetInterval"), versions 2, 3.
-///   v2 SampledProfileSetInterval_V2: template SampledProfileInterval_V2 (WindowsKernel.man:694)
-///   v3 SampledProfileSetInterval: template SampledProfileInterval (WindowsKernel.man:695)
+///   v2 SampledProfileSetInterval_V2: template SampledProfileInterval_V2 (WindowsKernel.man:744)
+///   v3 SampledProfileSetInterval: template SampledProfileInterval (WindowsKernel.man:745)
 struct SampledProfileSetInterval {
   static constexpr ::std::uint16_t id = 3912;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -401,8 +401,8 @@ struct SampledProfileSetInterval {
 };
 
 /// SampledProfileCollectionStart: event 3913 of Windows Kernel ("PerfInfo/CollectionStart"), versions 2, 3.
-///   v2 SampledProfileCollectionStart_V2: template SampledProfileInterval_V2 (WindowsKernel.man:696)
-///   v3 SampledProfileCollectionStart: template SampledProfileInterval (WindowsKernel.man:697)
+///   v2 SampledProfileCollectionStart_V2: template SampledProfileInterval_V2 (WindowsKernel.man:746)
+///   v3 SampledProfileCollectionStart: template SampledProfileInterval (WindowsKernel.man:747)
 struct SampledProfileCollectionStart {
   static constexpr ::std::uint16_t id = 3913;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -413,8 +413,8 @@ struct SampledProfileCollectionStart {
 };
 
 /// SampledProfileCollectionEnd: event 3914 of Windows Kernel ("PerfInfo/CollectionEnd"), versions 2, 3.
-///   v2 SampledProfileCollectionEnd_V2: template SampledProfileInterval_V2 (WindowsKernel.man:698)
-///   v3 SampledProfileCollectionEnd: template SampledProfileInterval (WindowsKernel.man:699)
+///   v2 SampledProfileCollectionEnd_V2: template SampledProfileInterval_V2 (WindowsKernel.man:748)
+///   v3 SampledProfileCollectionEnd: template SampledProfileInterval (WindowsKernel.man:749)
 struct SampledProfileCollectionEnd {
   static constexpr ::std::uint16_t id = 3914;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;

@@ -54,7 +54,7 @@ using ProcessDefunct = ::clretw::windows_kernel::templates::Process_V4;  // Proc
 // that event's, not every event's.
 
 /// ProcessStart: event 769 of Windows Kernel ("Process/Start"), version 4.
-///   v4 ProcessStart: template Process_V4 (WindowsKernel.man:684)
+///   v4 ProcessStart: template Process_V4 (WindowsKernel.man:734)
 class ProcessStartView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -178,7 +178,7 @@ class ProcessStartView : public ::clretw::ViewBase<6> {
 };
 
 /// ProcessStop: event 770 of Windows Kernel ("Process/Stop"), version 4.
-///   v4 ProcessStop: template Process_V4 (WindowsKernel.man:685)
+///   v4 ProcessStop: template Process_V4 (WindowsKernel.man:735)
 class ProcessStopView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -302,7 +302,7 @@ class ProcessStopView : public ::clretw::ViewBase<6> {
 };
 
 /// ProcessDCStart: event 771 of Windows Kernel ("Process/DCStart"), version 4.
-///   v4 ProcessDCStart: template Process_V4 (WindowsKernel.man:686)
+///   v4 ProcessDCStart: template Process_V4 (WindowsKernel.man:736)
 class ProcessDCStartView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -426,7 +426,7 @@ class ProcessDCStartView : public ::clretw::ViewBase<6> {
 };
 
 /// ProcessDCStop: event 772 of Windows Kernel ("Process/DCStop"), version 4.
-///   v4 ProcessDCStop: template Process_V4 (WindowsKernel.man:687)
+///   v4 ProcessDCStop: template Process_V4 (WindowsKernel.man:737)
 class ProcessDCStopView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -550,7 +550,7 @@ class ProcessDCStopView : public ::clretw::ViewBase<6> {
 };
 
 /// ProcessPerfCtr: event 800 of Windows Kernel ("Process/PerfCtr"), version 2.
-///   v2 ProcessPerfCtr: template ProcessCounters (WindowsKernel.man:738)
+///   v2 ProcessPerfCtr: template ProcessCounters (WindowsKernel.man:788)
 class ProcessPerfCtrView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -681,7 +681,7 @@ class ProcessPerfCtrView : public ::clretw::ViewBase<1> {
 };
 
 /// ProcessPerfCtrRundown: event 801 of Windows Kernel ("Process/PerfCtrRundown"), version 2.
-///   v2 ProcessPerfCtrRundown: template ProcessCounters (WindowsKernel.man:739)
+///   v2 ProcessPerfCtrRundown: template ProcessCounters (WindowsKernel.man:789)
 class ProcessPerfCtrRundownView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -812,7 +812,7 @@ class ProcessPerfCtrRundownView : public ::clretw::ViewBase<1> {
 };
 
 /// ProcessDefunct: event 807 of Windows Kernel ("Process/Defunct"), version 4.
-///   v4 ProcessDefunct: template Process_V4 (WindowsKernel.man:688)
+///   v4 ProcessDefunct: template Process_V4 (WindowsKernel.man:738)
 class ProcessDefunctView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -939,7 +939,7 @@ class ProcessDefunctView : public ::clretw::ViewBase<6> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// ProcessStart: event 769 of Windows Kernel ("Process/Start"), version 4.
-///   v4 ProcessStart: template Process_V4 (WindowsKernel.man:684)
+///   v4 ProcessStart: template Process_V4 (WindowsKernel.man:734)
 struct ProcessStart {
   static constexpr ::std::uint16_t id = 769;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -950,7 +950,7 @@ struct ProcessStart {
 };
 
 /// ProcessStop: event 770 of Windows Kernel ("Process/Stop"), version 4.
-///   v4 ProcessStop: template Process_V4 (WindowsKernel.man:685)
+///   v4 ProcessStop: template Process_V4 (WindowsKernel.man:735)
 struct ProcessStop {
   static constexpr ::std::uint16_t id = 770;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -961,7 +961,7 @@ struct ProcessStop {
 };
 
 /// ProcessDCStart: event 771 of Windows Kernel ("Process/DCStart"), version 4.
-///   v4 ProcessDCStart: template Process_V4 (WindowsKernel.man:686)
+///   v4 ProcessDCStart: template Process_V4 (WindowsKernel.man:736)
 struct ProcessDCStart {
   static constexpr ::std::uint16_t id = 771;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -972,7 +972,7 @@ struct ProcessDCStart {
 };
 
 /// ProcessDCStop: event 772 of Windows Kernel ("Process/DCStop"), version 4.
-///   v4 ProcessDCStop: template Process_V4 (WindowsKernel.man:687)
+///   v4 ProcessDCStop: template Process_V4 (WindowsKernel.man:737)
 struct ProcessDCStop {
   static constexpr ::std::uint16_t id = 772;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -983,7 +983,7 @@ struct ProcessDCStop {
 };
 
 /// ProcessPerfCtr: event 800 of Windows Kernel ("Process/PerfCtr"), version 2.
-///   v2 ProcessPerfCtr: template ProcessCounters (WindowsKernel.man:738)
+///   v2 ProcessPerfCtr: template ProcessCounters (WindowsKernel.man:788)
 struct ProcessPerfCtr {
   static constexpr ::std::uint16_t id = 800;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -994,7 +994,7 @@ struct ProcessPerfCtr {
 };
 
 /// ProcessPerfCtrRundown: event 801 of Windows Kernel ("Process/PerfCtrRundown"), version 2.
-///   v2 ProcessPerfCtrRundown: template ProcessCounters (WindowsKernel.man:739)
+///   v2 ProcessPerfCtrRundown: template ProcessCounters (WindowsKernel.man:789)
 struct ProcessPerfCtrRundown {
   static constexpr ::std::uint16_t id = 801;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1005,7 +1005,7 @@ struct ProcessPerfCtrRundown {
 };
 
 /// ProcessDefunct: event 807 of Windows Kernel ("Process/Defunct"), version 4.
-///   v4 ProcessDefunct: template Process_V4 (WindowsKernel.man:688)
+///   v4 ProcessDefunct: template Process_V4 (WindowsKernel.man:738)
 struct ProcessDefunct {
   static constexpr ::std::uint16_t id = 807;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;

@@ -21,6 +21,7 @@ namespace clretw::windows_kernel {
 // check<PointerSize>().
 namespace templates {
 struct FileIoName;
+struct IpFail;
 
 namespace checks {
 
@@ -28,6 +29,11 @@ template <unsigned PointerSize>
 CLRETW_VIEW_CHECK bool FileIoName(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
   return c.segment(seg[0], (PointerSize == 8 ? 8u : 4u)) && c.utf16z() &&
          c.segment(seg[1], 0);
+}
+
+template <unsigned PointerSize>
+CLRETW_VIEW_CHECK bool IpFail(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+  return c.segment(seg[0], 4);
 }
 
 }  // namespace checks

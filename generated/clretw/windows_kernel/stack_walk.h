@@ -64,7 +64,7 @@ using StackWalkStackKeyUser = ::clretw::windows_kernel::templates::StackWalkKeyR
 // that event's, not every event's.
 
 /// StackWalkStack: event 6176 of Windows Kernel ("StackWalk/Stack"), version 2.
-///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:711)
+///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:761)
 class StackWalkStackView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -134,7 +134,7 @@ class StackWalkStackView : public ::clretw::ViewBase<1> {
 };
 
 /// StackWalkKeyCreate: event 6178 of Windows Kernel ("StackWalk/KeyCreate"), version 2.
-///   v2 StackWalkKeyCreate: template StackWalkKeyDefinition (WindowsKernel.man:712)
+///   v2 StackWalkKeyCreate: template StackWalkKeyDefinition (WindowsKernel.man:762)
 class StackWalkKeyCreateView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -195,7 +195,7 @@ class StackWalkKeyCreateView : public ::clretw::ViewBase<1> {
 };
 
 /// StackWalkKeyDelete: event 6179 of Windows Kernel ("StackWalk/KeyDelete"), version 2.
-///   v2 StackWalkKeyDelete: template StackWalkKeyDefinition (WindowsKernel.man:713)
+///   v2 StackWalkKeyDelete: template StackWalkKeyDefinition (WindowsKernel.man:763)
 class StackWalkKeyDeleteView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -256,7 +256,7 @@ class StackWalkKeyDeleteView : public ::clretw::ViewBase<1> {
 };
 
 /// StackWalkKeyRundown: event 6180 of Windows Kernel ("StackWalk/KeyRundown"), version 2.
-///   v2 StackWalkKeyRundown: template StackWalkKeyDefinition (WindowsKernel.man:714)
+///   v2 StackWalkKeyRundown: template StackWalkKeyDefinition (WindowsKernel.man:764)
 class StackWalkKeyRundownView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -317,7 +317,7 @@ class StackWalkKeyRundownView : public ::clretw::ViewBase<1> {
 };
 
 /// StackWalkStackKeyKernel: event 6181 of Windows Kernel ("StackWalk/StackKeyKernel"), version 2.
-///   v2 StackWalkStackKeyKernel: template StackWalkKeyReference (WindowsKernel.man:715)
+///   v2 StackWalkStackKeyKernel: template StackWalkKeyReference (WindowsKernel.man:765)
 class StackWalkStackKeyKernelView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -393,7 +393,7 @@ class StackWalkStackKeyKernelView : public ::clretw::ViewBase<1> {
 };
 
 /// StackWalkStackKeyUser: event 6182 of Windows Kernel ("StackWalk/StackKeyUser"), version 2.
-///   v2 StackWalkStackKeyUser: template StackWalkKeyReference (WindowsKernel.man:716)
+///   v2 StackWalkStackKeyUser: template StackWalkKeyReference (WindowsKernel.man:766)
 class StackWalkStackKeyUserView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -472,7 +472,7 @@ class StackWalkStackKeyUserView : public ::clretw::ViewBase<1> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// StackWalkStack: event 6176 of Windows Kernel ("StackWalk/Stack"), version 2.
-///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:711)
+///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:761)
 struct StackWalkStack {
   static constexpr ::std::uint16_t id = 6176;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -483,7 +483,7 @@ struct StackWalkStack {
 };
 
 /// StackWalkKeyCreate: event 6178 of Windows Kernel ("StackWalk/KeyCreate"), version 2.
-///   v2 StackWalkKeyCreate: template StackWalkKeyDefinition (WindowsKernel.man:712)
+///   v2 StackWalkKeyCreate: template StackWalkKeyDefinition (WindowsKernel.man:762)
 struct StackWalkKeyCreate {
   static constexpr ::std::uint16_t id = 6178;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -494,7 +494,7 @@ struct StackWalkKeyCreate {
 };
 
 /// StackWalkKeyDelete: event 6179 of Windows Kernel ("StackWalk/KeyDelete"), version 2.
-///   v2 StackWalkKeyDelete: template StackWalkKeyDefinition (WindowsKernel.man:713)
+///   v2 StackWalkKeyDelete: template StackWalkKeyDefinition (WindowsKernel.man:763)
 struct StackWalkKeyDelete {
   static constexpr ::std::uint16_t id = 6179;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -505,7 +505,7 @@ struct StackWalkKeyDelete {
 };
 
 /// StackWalkKeyRundown: event 6180 of Windows Kernel ("StackWalk/KeyRundown"), version 2.
-///   v2 StackWalkKeyRundown: template StackWalkKeyDefinition (WindowsKernel.man:714)
+///   v2 StackWalkKeyRundown: template StackWalkKeyDefinition (WindowsKernel.man:764)
 struct StackWalkKeyRundown {
   static constexpr ::std::uint16_t id = 6180;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -516,7 +516,7 @@ struct StackWalkKeyRundown {
 };
 
 /// StackWalkStackKeyKernel: event 6181 of Windows Kernel ("StackWalk/StackKeyKernel"), version 2.
-///   v2 StackWalkStackKeyKernel: template StackWalkKeyReference (WindowsKernel.man:715)
+///   v2 StackWalkStackKeyKernel: template StackWalkKeyReference (WindowsKernel.man:765)
 struct StackWalkStackKeyKernel {
   static constexpr ::std::uint16_t id = 6181;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -527,7 +527,7 @@ struct StackWalkStackKeyKernel {
 };
 
 /// StackWalkStackKeyUser: event 6182 of Windows Kernel ("StackWalk/StackKeyUser"), version 2.
-///   v2 StackWalkStackKeyUser: template StackWalkKeyReference (WindowsKernel.man:716)
+///   v2 StackWalkStackKeyUser: template StackWalkKeyReference (WindowsKernel.man:766)
 struct StackWalkStackKeyUser {
   static constexpr ::std::uint16_t id = 6182;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;

@@ -126,7 +126,7 @@ using ConfigDPI = ::clretw::windows_kernel::templates::ConfigDPI;  // ConfigDPI 
 // that event's, not every event's.
 
 /// ConfigCPU: event 2826 of Windows Kernel ("SystemConfig/CPU"), version 3.
-///   v3 ConfigCPU: template ConfigCPU_V3 (WindowsKernel.man:777)
+///   v3 ConfigCPU: template ConfigCPU_V3 (WindowsKernel.man:837)
 class ConfigCPUView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -257,7 +257,7 @@ class ConfigCPUView : public ::clretw::ViewBase<1> {
 };
 
 /// ConfigPhyDisk: event 2827 of Windows Kernel ("SystemConfig/PhyDisk"), version 2.
-///   v2 ConfigPhyDisk: template ConfigPhyDisk (WindowsKernel.man:778)
+///   v2 ConfigPhyDisk: template ConfigPhyDisk (WindowsKernel.man:838)
 class ConfigPhyDiskView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -387,7 +387,7 @@ class ConfigPhyDiskView : public ::clretw::ViewBase<1> {
 };
 
 /// ConfigLogDisk: event 2828 of Windows Kernel ("SystemConfig/LogDisk"), version 2.
-///   v2 ConfigLogDisk: template ConfigLogDisk (WindowsKernel.man:779)
+///   v2 ConfigLogDisk: template ConfigLogDisk (WindowsKernel.man:839)
 class ConfigLogDiskView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -522,7 +522,7 @@ class ConfigLogDiskView : public ::clretw::ViewBase<1> {
 };
 
 /// ConfigNIC: event 2829 of Windows Kernel ("SystemConfig/NIC"), version 2.
-///   v2 ConfigNIC: template ConfigNIC (WindowsKernel.man:780)
+///   v2 ConfigNIC: template ConfigNIC (WindowsKernel.man:840)
 class ConfigNICView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -612,7 +612,7 @@ class ConfigNICView : public ::clretw::ViewBase<4> {
 };
 
 /// ConfigServices: event 2831 of Windows Kernel ("SystemConfig/Services"), version 3.
-///   v3 ConfigServices: template ConfigServices_V3 (WindowsKernel.man:781)
+///   v3 ConfigServices: template ConfigServices_V3 (WindowsKernel.man:841)
 class ConfigServicesView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -707,7 +707,7 @@ class ConfigServicesView : public ::clretw::ViewBase<6> {
 };
 
 /// ConfigPower: event 2832 of Windows Kernel ("SystemConfig/Power"), version 2.
-///   v2 ConfigPower: template ConfigPower (WindowsKernel.man:782)
+///   v2 ConfigPower: template ConfigPower (WindowsKernel.man:842)
 class ConfigPowerView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -802,7 +802,7 @@ class ConfigPowerView : public ::clretw::ViewBase<1> {
 };
 
 /// ConfigNetwork: event 2833 of Windows Kernel ("SystemConfig/Network"), version 2.
-///   v2 ConfigNetwork: template ConfigNetwork (WindowsKernel.man:783)
+///   v2 ConfigNetwork: template ConfigNetwork (WindowsKernel.man:843)
 class ConfigNetworkView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -877,7 +877,7 @@ class ConfigNetworkView : public ::clretw::ViewBase<1> {
 };
 
 /// ConfigOpticalMedia: event 2834 of Windows Kernel ("SystemConfig/OpticalMedia"), version 2.
-///   v2 ConfigOpticalMedia: template ConfigOpticalMedia (WindowsKernel.man:784)
+///   v2 ConfigOpticalMedia: template ConfigOpticalMedia (WindowsKernel.man:844)
 class ConfigOpticalMediaView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1022,7 +1022,7 @@ class ConfigOpticalMediaView : public ::clretw::ViewBase<5> {
 };
 
 /// ConfigPnP: event 2838 of Windows Kernel ("SystemConfig/PnP"), version 4.
-///   v4 ConfigPnP: template ConfigPnP_V4 (WindowsKernel.man:785)
+///   v4 ConfigPnP: template ConfigPnP_V4 (WindowsKernel.man:845)
 class ConfigPnPView : public ::clretw::ViewBase<8> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1126,7 +1126,7 @@ class ConfigPnPView : public ::clretw::ViewBase<8> {
 };
 
 /// ConfigIDEChannel: event 2839 of Windows Kernel ("SystemConfig/IDEChannel"), version 2.
-///   v2 ConfigIDEChannel: template ConfigIDEChannel (WindowsKernel.man:786)
+///   v2 ConfigIDEChannel: template ConfigIDEChannel (WindowsKernel.man:846)
 class ConfigIDEChannelView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1206,7 +1206,7 @@ class ConfigIDEChannelView : public ::clretw::ViewBase<2> {
 };
 
 /// ConfigPlatform: event 2841 of Windows Kernel ("SystemConfig/Platform"), version 2.
-///   v2 ConfigPlatform: template ConfigPlatform (WindowsKernel.man:787)
+///   v2 ConfigPlatform: template ConfigPlatform (WindowsKernel.man:847)
 class ConfigPlatformView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1281,7 +1281,7 @@ class ConfigPlatformView : public ::clretw::ViewBase<5> {
 };
 
 /// ConfigDPI: event 2844 of Windows Kernel ("SystemConfig/DPI"), version 2.
-///   v2 ConfigDPI: template ConfigDPI (WindowsKernel.man:788)
+///   v2 ConfigDPI: template ConfigDPI (WindowsKernel.man:848)
 class ConfigDPIView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1349,7 +1349,7 @@ class ConfigDPIView : public ::clretw::ViewBase<1> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// ConfigCPU: event 2826 of Windows Kernel ("SystemConfig/CPU"), version 3.
-///   v3 ConfigCPU: template ConfigCPU_V3 (WindowsKernel.man:777)
+///   v3 ConfigCPU: template ConfigCPU_V3 (WindowsKernel.man:837)
 struct ConfigCPU {
   static constexpr ::std::uint16_t id = 2826;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1360,7 +1360,7 @@ struct ConfigCPU {
 };
 
 /// ConfigPhyDisk: event 2827 of Windows Kernel ("SystemConfig/PhyDisk"), version 2.
-///   v2 ConfigPhyDisk: template ConfigPhyDisk (WindowsKernel.man:778)
+///   v2 ConfigPhyDisk: template ConfigPhyDisk (WindowsKernel.man:838)
 struct ConfigPhyDisk {
   static constexpr ::std::uint16_t id = 2827;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1371,7 +1371,7 @@ struct ConfigPhyDisk {
 };
 
 /// ConfigLogDisk: event 2828 of Windows Kernel ("SystemConfig/LogDisk"), version 2.
-///   v2 ConfigLogDisk: template ConfigLogDisk (WindowsKernel.man:779)
+///   v2 ConfigLogDisk: template ConfigLogDisk (WindowsKernel.man:839)
 struct ConfigLogDisk {
   static constexpr ::std::uint16_t id = 2828;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1382,7 +1382,7 @@ struct ConfigLogDisk {
 };
 
 /// ConfigNIC: event 2829 of Windows Kernel ("SystemConfig/NIC"), version 2.
-///   v2 ConfigNIC: template ConfigNIC (WindowsKernel.man:780)
+///   v2 ConfigNIC: template ConfigNIC (WindowsKernel.man:840)
 struct ConfigNIC {
   static constexpr ::std::uint16_t id = 2829;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1393,7 +1393,7 @@ struct ConfigNIC {
 };
 
 /// ConfigServices: event 2831 of Windows Kernel ("SystemConfig/Services"), version 3.
-///   v3 ConfigServices: template ConfigServices_V3 (WindowsKernel.man:781)
+///   v3 ConfigServices: template ConfigServices_V3 (WindowsKernel.man:841)
 struct ConfigServices {
   static constexpr ::std::uint16_t id = 2831;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1404,7 +1404,7 @@ struct ConfigServices {
 };
 
 /// ConfigPower: event 2832 of Windows Kernel ("SystemConfig/Power"), version 2.
-///   v2 ConfigPower: template ConfigPower (WindowsKernel.man:782)
+///   v2 ConfigPower: template ConfigPower (WindowsKernel.man:842)
 struct ConfigPower {
   static constexpr ::std::uint16_t id = 2832;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1415,7 +1415,7 @@ struct ConfigPower {
 };
 
 /// ConfigNetwork: event 2833 of Windows Kernel ("SystemConfig/Network"), version 2.
-///   v2 ConfigNetwork: template ConfigNetwork (WindowsKernel.man:783)
+///   v2 ConfigNetwork: template ConfigNetwork (WindowsKernel.man:843)
 struct ConfigNetwork {
   static constexpr ::std::uint16_t id = 2833;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1426,7 +1426,7 @@ struct ConfigNetwork {
 };
 
 /// ConfigOpticalMedia: event 2834 of Windows Kernel ("SystemConfig/OpticalMedia"), version 2.
-///   v2 ConfigOpticalMedia: template ConfigOpticalMedia (WindowsKernel.man:784)
+///   v2 ConfigOpticalMedia: template ConfigOpticalMedia (WindowsKernel.man:844)
 struct ConfigOpticalMedia {
   static constexpr ::std::uint16_t id = 2834;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1437,7 +1437,7 @@ struct ConfigOpticalMedia {
 };
 
 /// ConfigPnP: event 2838 of Windows Kernel ("SystemConfig/PnP"), version 4.
-///   v4 ConfigPnP: template ConfigPnP_V4 (WindowsKernel.man:785)
+///   v4 ConfigPnP: template ConfigPnP_V4 (WindowsKernel.man:845)
 struct ConfigPnP {
   static constexpr ::std::uint16_t id = 2838;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1448,7 +1448,7 @@ struct ConfigPnP {
 };
 
 /// ConfigIDEChannel: event 2839 of Windows Kernel ("SystemConfig/IDEChannel"), version 2.
-///   v2 ConfigIDEChannel: template ConfigIDEChannel (WindowsKernel.man:786)
+///   v2 ConfigIDEChannel: template ConfigIDEChannel (WindowsKernel.man:846)
 struct ConfigIDEChannel {
   static constexpr ::std::uint16_t id = 2839;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1459,7 +1459,7 @@ struct ConfigIDEChannel {
 };
 
 /// ConfigPlatform: event 2841 of Windows Kernel ("SystemConfig/Platform"), version 2.
-///   v2 ConfigPlatform: template ConfigPlatform (WindowsKernel.man:787)
+///   v2 ConfigPlatform: template ConfigPlatform (WindowsKernel.man:847)
 struct ConfigPlatform {
   static constexpr ::std::uint16_t id = 2841;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1470,7 +1470,7 @@ struct ConfigPlatform {
 };
 
 /// ConfigDPI: event 2844 of Windows Kernel ("SystemConfig/DPI"), version 2.
-///   v2 ConfigDPI: template ConfigDPI (WindowsKernel.man:788)
+///   v2 ConfigDPI: template ConfigDPI (WindowsKernel.man:848)
 struct ConfigDPI {
   static constexpr ::std::uint16_t id = 2844;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;

@@ -13,6 +13,7 @@
 #include "clretw/record.h"
 #include "clretw/view.h"
 #include "clretw/windows_kernel/types.h"
+#include "clretw/windows_kernel/shared.h"
 
 namespace clretw::windows_kernel {
 
@@ -25,6 +26,8 @@ struct TcpIpSend;
 struct TcpIp;
 struct TcpIpV6Send;
 struct TcpIpV6;
+struct TcpIpConnect;
+struct TcpIpV6Connect;
 
 namespace checks {
 
@@ -48,6 +51,16 @@ CLRETW_VIEW_CHECK bool TcpIpV6(::clretw::LayoutCursor& c, ::std::uint32_t* seg) 
   return c.segment(seg[0], (PointerSize == 8 ? 56u : 52u));
 }
 
+template <unsigned PointerSize>
+CLRETW_VIEW_CHECK bool TcpIpConnect(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+  return c.segment(seg[0], (PointerSize == 8 ? 48u : 44u));
+}
+
+template <unsigned PointerSize>
+CLRETW_VIEW_CHECK bool TcpIpV6Connect(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+  return c.segment(seg[0], (PointerSize == 8 ? 72u : 68u));
+}
+
 }  // namespace checks
 }  // namespace templates
 
@@ -55,14 +68,23 @@ CLRETW_VIEW_CHECK bool TcpIpV6(::clretw::LayoutCursor& c, ::std::uint32_t* seg) 
 namespace payload {
 using TcpSend = ::clretw::windows_kernel::templates::TcpIpSend;  // TcpSend v2
 using TcpRecv = ::clretw::windows_kernel::templates::TcpIp;  // TcpRecv v2
+using TcpConnect = ::clretw::windows_kernel::templates::TcpIpConnect;  // TcpConnect v2
 using TcpDisconnect = ::clretw::windows_kernel::templates::TcpIp;  // TcpDisconnect v2
 using TcpRetransmit = ::clretw::windows_kernel::templates::TcpIp;  // TcpRetransmit v2
+using TcpAccept = ::clretw::windows_kernel::templates::TcpIpConnect;  // TcpAccept v2
 using TcpReconnect = ::clretw::windows_kernel::templates::TcpIp;  // TcpReconnect v2
+using TcpFail = ::clretw::windows_kernel::templates::IpFail;  // TcpFail v2
 using TcpCopy = ::clretw::windows_kernel::templates::TcpIp;  // TcpCopy v2
+using TcpARPCopy = ::clretw::windows_kernel::templates::TcpIp;  // TcpARPCopy v2
+using TcpFullACK = ::clretw::windows_kernel::templates::TcpIp;  // TcpFullACK v2
+using TcpPartACK = ::clretw::windows_kernel::templates::TcpIp;  // TcpPartACK v2
+using TcpDupACK = ::clretw::windows_kernel::templates::TcpIp;  // TcpDupACK v2
 using TcpSendIPV6 = ::clretw::windows_kernel::templates::TcpIpV6Send;  // TcpSendIPV6 v2
 using TcpRecvIPV6 = ::clretw::windows_kernel::templates::TcpIpV6;  // TcpRecvIPV6 v2
+using TcpConnectIPV6 = ::clretw::windows_kernel::templates::TcpIpV6Connect;  // TcpConnectIPV6 v2
 using TcpDisconnectIPV6 = ::clretw::windows_kernel::templates::TcpIpV6;  // TcpDisconnectIPV6 v2
 using TcpRetransmitIPV6 = ::clretw::windows_kernel::templates::TcpIpV6;  // TcpRetransmitIPV6 v2
+using TcpAcceptIPV6 = ::clretw::windows_kernel::templates::TcpIpV6Connect;  // TcpAcceptIPV6 v2
 using TcpReconnectIPV6 = ::clretw::windows_kernel::templates::TcpIpV6;  // TcpReconnectIPV6 v2
 using TcpCopyIPV6 = ::clretw::windows_kernel::templates::TcpIpV6;  // TcpCopyIPV6 v2
 }  // namespace payload
@@ -76,7 +98,7 @@ using TcpCopyIPV6 = ::clretw::windows_kernel::templates::TcpIpV6;  // TcpCopyIPV
 // that event's, not every event's.
 
 /// TcpSend: event 1546 of Windows Kernel ("TcpIp/Send"), version 2.
-///   v2 TcpSend: template TcpIpSend (WindowsKernel.man:761)
+///   v2 TcpSend: template TcpIpSend (WindowsKernel.man:811)
 class TcpSendView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -182,7 +204,7 @@ class TcpSendView : public ::clretw::ViewBase<1> {
 };
 
 /// TcpRecv: event 1547 of Windows Kernel ("TcpIp/Recv"), version 2.
-///   v2 TcpRecv: template TcpIp (WindowsKernel.man:762)
+///   v2 TcpRecv: template TcpIp (WindowsKernel.man:812)
 class TcpRecvView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -277,8 +299,139 @@ class TcpRecvView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_seqnum[2] = {{true, 0, 7, 0, 24, 4, 4}, {true, 0, 7, 0, 28, 4, 4}};
 };
 
+/// TcpConnect: event 1548 of Windows Kernel ("TcpIp/Connect"), version 2.
+///   v2 TcpConnect: template TcpIpConnect (WindowsKernel.man:813)
+class TcpConnectView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  template <class = void>
+  static ::clretw::Result<TcpConnectView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<TcpConnectView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  template <class = void>
+  static ::clretw::Result<TcpConnectView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1548) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TcpConnectView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TcpConnectView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:UInt32 -> win:IPv4
+  template <class = void>
+  ::std::uint32_t daddr() const noexcept { return get_w<::std::uint32_t, 4>(k_daddr); }
+  // win:UInt32 -> win:IPv4
+  template <class = void>
+  ::std::uint32_t saddr() const noexcept { return get_w<::std::uint32_t, 4>(k_saddr); }
+  // win:UInt16 -> win:Port
+  template <class = void>
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  template <class = void>
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t mss() const noexcept { return get_w<::std::uint16_t, 2>(k_mss); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t sackopt() const noexcept { return get_w<::std::uint16_t, 2>(k_sackopt); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t tsopt() const noexcept { return get_w<::std::uint16_t, 2>(k_tsopt); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t wsopt() const noexcept { return get_w<::std::uint16_t, 2>(k_wsopt); }
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t rcvwin() const noexcept { return get_w<::std::uint32_t, 4>(k_rcvwin); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t rcvwinscale() const noexcept { return get_w<::std::uint16_t, 2>(k_rcvwinscale); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t sndwinscale() const noexcept { return get_w<::std::uint16_t, 2>(k_sndwinscale); }
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum); }
+  // win:Pointer
+  template <class = void>
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("mss", this->mss());
+    f("sackopt", this->sackopt());
+    f("tsopt", this->tsopt());
+    f("wsopt", this->wsopt());
+    f("rcvwin", this->rcvwin());
+    f("rcvwinscale", this->rcvwinscale());
+    f("sndwinscale", this->sndwinscale());
+    f("seqnum", this->seqnum());
+    f("connid", this->connid());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TcpConnectView>;
+  TcpConnectView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TcpConnectView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  template <class = void>
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::checks::TcpIpConnect<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::checks::TcpIpConnect<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = {true, 0, 0, 0, 0, 4, 4};
+  static constexpr ::clretw::FieldLoc k_size = {true, 0, 1, 0, 4, 4, 4};
+  static constexpr ::clretw::FieldLoc k_daddr = {true, 0, 2, 0, 8, 4, 4};
+  static constexpr ::clretw::FieldLoc k_saddr = {true, 0, 3, 0, 12, 4, 4};
+  static constexpr ::clretw::FieldLoc k_dport = {true, 0, 4, 0, 16, 2, 2};
+  static constexpr ::clretw::FieldLoc k_sport = {true, 0, 5, 0, 18, 2, 2};
+  static constexpr ::clretw::FieldLoc k_mss = {true, 0, 6, 0, 20, 2, 2};
+  static constexpr ::clretw::FieldLoc k_sackopt = {true, 0, 7, 0, 22, 2, 2};
+  static constexpr ::clretw::FieldLoc k_tsopt = {true, 0, 8, 0, 24, 2, 2};
+  static constexpr ::clretw::FieldLoc k_wsopt = {true, 0, 9, 0, 26, 2, 2};
+  static constexpr ::clretw::FieldLoc k_rcvwin = {true, 0, 10, 0, 28, 4, 4};
+  static constexpr ::clretw::FieldLoc k_rcvwinscale = {true, 0, 11, 0, 32, 2, 2};
+  static constexpr ::clretw::FieldLoc k_sndwinscale = {true, 0, 12, 0, 34, 2, 2};
+  static constexpr ::clretw::FieldLoc k_seqnum = {true, 0, 13, 0, 36, 4, 4};
+  static constexpr ::clretw::FieldLoc k_connid[2] = {{true, 0, 14, 0, 40, 4, 4}, {true, 0, 14, 0, 40, 8, 8}};
+};
+
 /// TcpDisconnect: event 1549 of Windows Kernel ("TcpIp/Disconnect"), version 2.
-///   v2 TcpDisconnect: template TcpIp (WindowsKernel.man:763)
+///   v2 TcpDisconnect: template TcpIp (WindowsKernel.man:814)
 class TcpDisconnectView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -374,7 +527,7 @@ class TcpDisconnectView : public ::clretw::ViewBase<1> {
 };
 
 /// TcpRetransmit: event 1550 of Windows Kernel ("TcpIp/Retransmit"), version 2.
-///   v2 TcpRetransmit: template TcpIp (WindowsKernel.man:764)
+///   v2 TcpRetransmit: template TcpIp (WindowsKernel.man:815)
 class TcpRetransmitView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -469,8 +622,139 @@ class TcpRetransmitView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_seqnum[2] = {{true, 0, 7, 0, 24, 4, 4}, {true, 0, 7, 0, 28, 4, 4}};
 };
 
+/// TcpAccept: event 1551 of Windows Kernel ("TcpIp/Accept"), version 2.
+///   v2 TcpAccept: template TcpIpConnect (WindowsKernel.man:816)
+class TcpAcceptView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  template <class = void>
+  static ::clretw::Result<TcpAcceptView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<TcpAcceptView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  template <class = void>
+  static ::clretw::Result<TcpAcceptView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1551) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TcpAcceptView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TcpAcceptView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:UInt32 -> win:IPv4
+  template <class = void>
+  ::std::uint32_t daddr() const noexcept { return get_w<::std::uint32_t, 4>(k_daddr); }
+  // win:UInt32 -> win:IPv4
+  template <class = void>
+  ::std::uint32_t saddr() const noexcept { return get_w<::std::uint32_t, 4>(k_saddr); }
+  // win:UInt16 -> win:Port
+  template <class = void>
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  template <class = void>
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t mss() const noexcept { return get_w<::std::uint16_t, 2>(k_mss); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t sackopt() const noexcept { return get_w<::std::uint16_t, 2>(k_sackopt); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t tsopt() const noexcept { return get_w<::std::uint16_t, 2>(k_tsopt); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t wsopt() const noexcept { return get_w<::std::uint16_t, 2>(k_wsopt); }
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t rcvwin() const noexcept { return get_w<::std::uint32_t, 4>(k_rcvwin); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t rcvwinscale() const noexcept { return get_w<::std::uint16_t, 2>(k_rcvwinscale); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t sndwinscale() const noexcept { return get_w<::std::uint16_t, 2>(k_sndwinscale); }
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum); }
+  // win:Pointer
+  template <class = void>
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("mss", this->mss());
+    f("sackopt", this->sackopt());
+    f("tsopt", this->tsopt());
+    f("wsopt", this->wsopt());
+    f("rcvwin", this->rcvwin());
+    f("rcvwinscale", this->rcvwinscale());
+    f("sndwinscale", this->sndwinscale());
+    f("seqnum", this->seqnum());
+    f("connid", this->connid());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TcpAcceptView>;
+  TcpAcceptView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TcpAcceptView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  template <class = void>
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::checks::TcpIpConnect<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::checks::TcpIpConnect<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = {true, 0, 0, 0, 0, 4, 4};
+  static constexpr ::clretw::FieldLoc k_size = {true, 0, 1, 0, 4, 4, 4};
+  static constexpr ::clretw::FieldLoc k_daddr = {true, 0, 2, 0, 8, 4, 4};
+  static constexpr ::clretw::FieldLoc k_saddr = {true, 0, 3, 0, 12, 4, 4};
+  static constexpr ::clretw::FieldLoc k_dport = {true, 0, 4, 0, 16, 2, 2};
+  static constexpr ::clretw::FieldLoc k_sport = {true, 0, 5, 0, 18, 2, 2};
+  static constexpr ::clretw::FieldLoc k_mss = {true, 0, 6, 0, 20, 2, 2};
+  static constexpr ::clretw::FieldLoc k_sackopt = {true, 0, 7, 0, 22, 2, 2};
+  static constexpr ::clretw::FieldLoc k_tsopt = {true, 0, 8, 0, 24, 2, 2};
+  static constexpr ::clretw::FieldLoc k_wsopt = {true, 0, 9, 0, 26, 2, 2};
+  static constexpr ::clretw::FieldLoc k_rcvwin = {true, 0, 10, 0, 28, 4, 4};
+  static constexpr ::clretw::FieldLoc k_rcvwinscale = {true, 0, 11, 0, 32, 2, 2};
+  static constexpr ::clretw::FieldLoc k_sndwinscale = {true, 0, 12, 0, 34, 2, 2};
+  static constexpr ::clretw::FieldLoc k_seqnum = {true, 0, 13, 0, 36, 4, 4};
+  static constexpr ::clretw::FieldLoc k_connid[2] = {{true, 0, 14, 0, 40, 4, 4}, {true, 0, 14, 0, 40, 8, 8}};
+};
+
 /// TcpReconnect: event 1552 of Windows Kernel ("TcpIp/Reconnect"), version 2.
-///   v2 TcpReconnect: template TcpIp (WindowsKernel.man:765)
+///   v2 TcpReconnect: template TcpIp (WindowsKernel.man:817)
 class TcpReconnectView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -565,8 +849,73 @@ class TcpReconnectView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_seqnum[2] = {{true, 0, 7, 0, 24, 4, 4}, {true, 0, 7, 0, 28, 4, 4}};
 };
 
+/// TcpFail: event 1553 of Windows Kernel ("TcpIp/Fail"), version 2.
+///   v2 TcpFail: template IpFail (WindowsKernel.man:818)
+class TcpFailView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  template <class = void>
+  static ::clretw::Result<TcpFailView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<TcpFailView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  template <class = void>
+  static ::clretw::Result<TcpFailView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1553) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TcpFailView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TcpFailView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t Proto() const noexcept { return get_w<::std::uint16_t, 2>(k_Proto); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t FailureCode() const noexcept { return get_w<::std::uint16_t, 2>(k_FailureCode); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("Proto", this->Proto());
+    f("FailureCode", this->FailureCode());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TcpFailView>;
+  TcpFailView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TcpFailView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  template <class = void>
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::checks::IpFail<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_Proto = {true, 0, 0, 0, 0, 2, 2};
+  static constexpr ::clretw::FieldLoc k_FailureCode = {true, 0, 1, 0, 2, 2, 2};
+};
+
 /// TcpCopy: event 1554 of Windows Kernel ("TcpIp/TCPCopy"), version 2.
-///   v2 TcpCopy: template TcpIp (WindowsKernel.man:766)
+///   v2 TcpCopy: template TcpIp (WindowsKernel.man:819)
 class TcpCopyView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -661,8 +1010,392 @@ class TcpCopyView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_seqnum[2] = {{true, 0, 7, 0, 24, 4, 4}, {true, 0, 7, 0, 28, 4, 4}};
 };
 
+/// TcpARPCopy: event 1555 of Windows Kernel ("TcpIp/ARPCopy"), version 2.
+///   v2 TcpARPCopy: template TcpIp (WindowsKernel.man:820)
+class TcpARPCopyView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  template <class = void>
+  static ::clretw::Result<TcpARPCopyView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<TcpARPCopyView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  template <class = void>
+  static ::clretw::Result<TcpARPCopyView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1555) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TcpARPCopyView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TcpARPCopyView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:UInt32 -> win:IPv4
+  template <class = void>
+  ::std::uint32_t daddr() const noexcept { return get_w<::std::uint32_t, 4>(k_daddr); }
+  // win:UInt32 -> win:IPv4
+  template <class = void>
+  ::std::uint32_t saddr() const noexcept { return get_w<::std::uint32_t, 4>(k_saddr); }
+  // win:UInt16 -> win:Port
+  template <class = void>
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  template <class = void>
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:Pointer
+  template <class = void>
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("connid", this->connid());
+    f("seqnum", this->seqnum());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TcpARPCopyView>;
+  TcpARPCopyView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TcpARPCopyView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  template <class = void>
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::checks::TcpIp<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::checks::TcpIp<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = {true, 0, 0, 0, 0, 4, 4};
+  static constexpr ::clretw::FieldLoc k_size = {true, 0, 1, 0, 4, 4, 4};
+  static constexpr ::clretw::FieldLoc k_daddr = {true, 0, 2, 0, 8, 4, 4};
+  static constexpr ::clretw::FieldLoc k_saddr = {true, 0, 3, 0, 12, 4, 4};
+  static constexpr ::clretw::FieldLoc k_dport = {true, 0, 4, 0, 16, 2, 2};
+  static constexpr ::clretw::FieldLoc k_sport = {true, 0, 5, 0, 18, 2, 2};
+  static constexpr ::clretw::FieldLoc k_connid[2] = {{true, 0, 6, 0, 20, 4, 4}, {true, 0, 6, 0, 20, 8, 8}};
+  static constexpr ::clretw::FieldLoc k_seqnum[2] = {{true, 0, 7, 0, 24, 4, 4}, {true, 0, 7, 0, 28, 4, 4}};
+};
+
+/// TcpFullACK: event 1556 of Windows Kernel ("TcpIp/FullACK"), version 2.
+///   v2 TcpFullACK: template TcpIp (WindowsKernel.man:821)
+class TcpFullACKView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  template <class = void>
+  static ::clretw::Result<TcpFullACKView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<TcpFullACKView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  template <class = void>
+  static ::clretw::Result<TcpFullACKView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1556) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TcpFullACKView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TcpFullACKView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:UInt32 -> win:IPv4
+  template <class = void>
+  ::std::uint32_t daddr() const noexcept { return get_w<::std::uint32_t, 4>(k_daddr); }
+  // win:UInt32 -> win:IPv4
+  template <class = void>
+  ::std::uint32_t saddr() const noexcept { return get_w<::std::uint32_t, 4>(k_saddr); }
+  // win:UInt16 -> win:Port
+  template <class = void>
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  template <class = void>
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:Pointer
+  template <class = void>
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("connid", this->connid());
+    f("seqnum", this->seqnum());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TcpFullACKView>;
+  TcpFullACKView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TcpFullACKView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  template <class = void>
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::checks::TcpIp<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::checks::TcpIp<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = {true, 0, 0, 0, 0, 4, 4};
+  static constexpr ::clretw::FieldLoc k_size = {true, 0, 1, 0, 4, 4, 4};
+  static constexpr ::clretw::FieldLoc k_daddr = {true, 0, 2, 0, 8, 4, 4};
+  static constexpr ::clretw::FieldLoc k_saddr = {true, 0, 3, 0, 12, 4, 4};
+  static constexpr ::clretw::FieldLoc k_dport = {true, 0, 4, 0, 16, 2, 2};
+  static constexpr ::clretw::FieldLoc k_sport = {true, 0, 5, 0, 18, 2, 2};
+  static constexpr ::clretw::FieldLoc k_connid[2] = {{true, 0, 6, 0, 20, 4, 4}, {true, 0, 6, 0, 20, 8, 8}};
+  static constexpr ::clretw::FieldLoc k_seqnum[2] = {{true, 0, 7, 0, 24, 4, 4}, {true, 0, 7, 0, 28, 4, 4}};
+};
+
+/// TcpPartACK: event 1557 of Windows Kernel ("TcpIp/PartACK"), version 2.
+///   v2 TcpPartACK: template TcpIp (WindowsKernel.man:822)
+class TcpPartACKView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  template <class = void>
+  static ::clretw::Result<TcpPartACKView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<TcpPartACKView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  template <class = void>
+  static ::clretw::Result<TcpPartACKView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1557) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TcpPartACKView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TcpPartACKView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:UInt32 -> win:IPv4
+  template <class = void>
+  ::std::uint32_t daddr() const noexcept { return get_w<::std::uint32_t, 4>(k_daddr); }
+  // win:UInt32 -> win:IPv4
+  template <class = void>
+  ::std::uint32_t saddr() const noexcept { return get_w<::std::uint32_t, 4>(k_saddr); }
+  // win:UInt16 -> win:Port
+  template <class = void>
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  template <class = void>
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:Pointer
+  template <class = void>
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("connid", this->connid());
+    f("seqnum", this->seqnum());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TcpPartACKView>;
+  TcpPartACKView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TcpPartACKView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  template <class = void>
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::checks::TcpIp<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::checks::TcpIp<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = {true, 0, 0, 0, 0, 4, 4};
+  static constexpr ::clretw::FieldLoc k_size = {true, 0, 1, 0, 4, 4, 4};
+  static constexpr ::clretw::FieldLoc k_daddr = {true, 0, 2, 0, 8, 4, 4};
+  static constexpr ::clretw::FieldLoc k_saddr = {true, 0, 3, 0, 12, 4, 4};
+  static constexpr ::clretw::FieldLoc k_dport = {true, 0, 4, 0, 16, 2, 2};
+  static constexpr ::clretw::FieldLoc k_sport = {true, 0, 5, 0, 18, 2, 2};
+  static constexpr ::clretw::FieldLoc k_connid[2] = {{true, 0, 6, 0, 20, 4, 4}, {true, 0, 6, 0, 20, 8, 8}};
+  static constexpr ::clretw::FieldLoc k_seqnum[2] = {{true, 0, 7, 0, 24, 4, 4}, {true, 0, 7, 0, 28, 4, 4}};
+};
+
+/// TcpDupACK: event 1558 of Windows Kernel ("TcpIp/DupACK"), version 2.
+///   v2 TcpDupACK: template TcpIp (WindowsKernel.man:823)
+class TcpDupACKView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  template <class = void>
+  static ::clretw::Result<TcpDupACKView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<TcpDupACKView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  template <class = void>
+  static ::clretw::Result<TcpDupACKView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1558) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TcpDupACKView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TcpDupACKView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:UInt32 -> win:IPv4
+  template <class = void>
+  ::std::uint32_t daddr() const noexcept { return get_w<::std::uint32_t, 4>(k_daddr); }
+  // win:UInt32 -> win:IPv4
+  template <class = void>
+  ::std::uint32_t saddr() const noexcept { return get_w<::std::uint32_t, 4>(k_saddr); }
+  // win:UInt16 -> win:Port
+  template <class = void>
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  template <class = void>
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:Pointer
+  template <class = void>
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("connid", this->connid());
+    f("seqnum", this->seqnum());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TcpDupACKView>;
+  TcpDupACKView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TcpDupACKView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  template <class = void>
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::checks::TcpIp<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::checks::TcpIp<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = {true, 0, 0, 0, 0, 4, 4};
+  static constexpr ::clretw::FieldLoc k_size = {true, 0, 1, 0, 4, 4, 4};
+  static constexpr ::clretw::FieldLoc k_daddr = {true, 0, 2, 0, 8, 4, 4};
+  static constexpr ::clretw::FieldLoc k_saddr = {true, 0, 3, 0, 12, 4, 4};
+  static constexpr ::clretw::FieldLoc k_dport = {true, 0, 4, 0, 16, 2, 2};
+  static constexpr ::clretw::FieldLoc k_sport = {true, 0, 5, 0, 18, 2, 2};
+  static constexpr ::clretw::FieldLoc k_connid[2] = {{true, 0, 6, 0, 20, 4, 4}, {true, 0, 6, 0, 20, 8, 8}};
+  static constexpr ::clretw::FieldLoc k_seqnum[2] = {{true, 0, 7, 0, 24, 4, 4}, {true, 0, 7, 0, 28, 4, 4}};
+};
+
 /// TcpSendIPV6: event 1562 of Windows Kernel ("TcpIp/SendIPV6"), version 2.
-///   v2 TcpSendIPV6: template TcpIpV6Send (WindowsKernel.man:767)
+///   v2 TcpSendIPV6: template TcpIpV6Send (WindowsKernel.man:824)
 class TcpSendIPV6View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -768,7 +1501,7 @@ class TcpSendIPV6View : public ::clretw::ViewBase<1> {
 };
 
 /// TcpRecvIPV6: event 1563 of Windows Kernel ("TcpIp/RecvIPV6"), version 2.
-///   v2 TcpRecvIPV6: template TcpIpV6 (WindowsKernel.man:768)
+///   v2 TcpRecvIPV6: template TcpIpV6 (WindowsKernel.man:825)
 class TcpRecvIPV6View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -863,8 +1596,139 @@ class TcpRecvIPV6View : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_seqnum[2] = {{true, 0, 7, 0, 48, 4, 4}, {true, 0, 7, 0, 52, 4, 4}};
 };
 
+/// TcpConnectIPV6: event 1564 of Windows Kernel ("TcpIp/ConnectIPV6"), version 2.
+///   v2 TcpConnectIPV6: template TcpIpV6Connect (WindowsKernel.man:826)
+class TcpConnectIPV6View : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  template <class = void>
+  static ::clretw::Result<TcpConnectIPV6View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<TcpConnectIPV6View> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  template <class = void>
+  static ::clretw::Result<TcpConnectIPV6View> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1564) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TcpConnectIPV6View> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TcpConnectIPV6View> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:Binary -> win:IPv6
+  template <class = void>
+  ::clretw::Bytes daddr() const noexcept { return bytes(k_daddr); }
+  // win:Binary -> win:IPv6
+  template <class = void>
+  ::clretw::Bytes saddr() const noexcept { return bytes(k_saddr); }
+  // win:UInt16 -> win:Port
+  template <class = void>
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  template <class = void>
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t mss() const noexcept { return get_w<::std::uint16_t, 2>(k_mss); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t sackopt() const noexcept { return get_w<::std::uint16_t, 2>(k_sackopt); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t tsopt() const noexcept { return get_w<::std::uint16_t, 2>(k_tsopt); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t wsopt() const noexcept { return get_w<::std::uint16_t, 2>(k_wsopt); }
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t rcvwin() const noexcept { return get_w<::std::uint32_t, 4>(k_rcvwin); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t rcvwinscale() const noexcept { return get_w<::std::uint16_t, 2>(k_rcvwinscale); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t sndwinscale() const noexcept { return get_w<::std::uint16_t, 2>(k_sndwinscale); }
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum); }
+  // win:Pointer
+  template <class = void>
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("mss", this->mss());
+    f("sackopt", this->sackopt());
+    f("tsopt", this->tsopt());
+    f("wsopt", this->wsopt());
+    f("rcvwin", this->rcvwin());
+    f("rcvwinscale", this->rcvwinscale());
+    f("sndwinscale", this->sndwinscale());
+    f("seqnum", this->seqnum());
+    f("connid", this->connid());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TcpConnectIPV6View>;
+  TcpConnectIPV6View() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TcpConnectIPV6View>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  template <class = void>
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::checks::TcpIpV6Connect<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::checks::TcpIpV6Connect<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = {true, 0, 0, 0, 0, 4, 4};
+  static constexpr ::clretw::FieldLoc k_size = {true, 0, 1, 0, 4, 4, 4};
+  static constexpr ::clretw::FieldLoc k_daddr = {true, 0, 2, 0, 8, 16, 0};
+  static constexpr ::clretw::FieldLoc k_saddr = {true, 0, 3, 0, 24, 16, 0};
+  static constexpr ::clretw::FieldLoc k_dport = {true, 0, 4, 0, 40, 2, 2};
+  static constexpr ::clretw::FieldLoc k_sport = {true, 0, 5, 0, 42, 2, 2};
+  static constexpr ::clretw::FieldLoc k_mss = {true, 0, 6, 0, 44, 2, 2};
+  static constexpr ::clretw::FieldLoc k_sackopt = {true, 0, 7, 0, 46, 2, 2};
+  static constexpr ::clretw::FieldLoc k_tsopt = {true, 0, 8, 0, 48, 2, 2};
+  static constexpr ::clretw::FieldLoc k_wsopt = {true, 0, 9, 0, 50, 2, 2};
+  static constexpr ::clretw::FieldLoc k_rcvwin = {true, 0, 10, 0, 52, 4, 4};
+  static constexpr ::clretw::FieldLoc k_rcvwinscale = {true, 0, 11, 0, 56, 2, 2};
+  static constexpr ::clretw::FieldLoc k_sndwinscale = {true, 0, 12, 0, 58, 2, 2};
+  static constexpr ::clretw::FieldLoc k_seqnum = {true, 0, 13, 0, 60, 4, 4};
+  static constexpr ::clretw::FieldLoc k_connid[2] = {{true, 0, 14, 0, 64, 4, 4}, {true, 0, 14, 0, 64, 8, 8}};
+};
+
 /// TcpDisconnectIPV6: event 1565 of Windows Kernel ("TcpIp/DisconnectIPV6"), version 2.
-///   v2 TcpDisconnectIPV6: template TcpIpV6 (WindowsKernel.man:769)
+///   v2 TcpDisconnectIPV6: template TcpIpV6 (WindowsKernel.man:827)
 class TcpDisconnectIPV6View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -960,7 +1824,7 @@ class TcpDisconnectIPV6View : public ::clretw::ViewBase<1> {
 };
 
 /// TcpRetransmitIPV6: event 1566 of Windows Kernel ("TcpIp/RetransmitIPV6"), version 2.
-///   v2 TcpRetransmitIPV6: template TcpIpV6 (WindowsKernel.man:770)
+///   v2 TcpRetransmitIPV6: template TcpIpV6 (WindowsKernel.man:828)
 class TcpRetransmitIPV6View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1055,8 +1919,139 @@ class TcpRetransmitIPV6View : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_seqnum[2] = {{true, 0, 7, 0, 48, 4, 4}, {true, 0, 7, 0, 52, 4, 4}};
 };
 
+/// TcpAcceptIPV6: event 1567 of Windows Kernel ("TcpIp/AcceptIPV6"), version 2.
+///   v2 TcpAcceptIPV6: template TcpIpV6Connect (WindowsKernel.man:829)
+class TcpAcceptIPV6View : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  template <class = void>
+  static ::clretw::Result<TcpAcceptIPV6View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<TcpAcceptIPV6View> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  template <class = void>
+  static ::clretw::Result<TcpAcceptIPV6View> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1567) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TcpAcceptIPV6View> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TcpAcceptIPV6View> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t PID() const noexcept { return get_w<::std::uint32_t, 4>(k_PID); }
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t size() const noexcept { return get_w<::std::uint32_t, 4>(k_size); }
+  // win:Binary -> win:IPv6
+  template <class = void>
+  ::clretw::Bytes daddr() const noexcept { return bytes(k_daddr); }
+  // win:Binary -> win:IPv6
+  template <class = void>
+  ::clretw::Bytes saddr() const noexcept { return bytes(k_saddr); }
+  // win:UInt16 -> win:Port
+  template <class = void>
+  ::std::uint16_t dport() const noexcept { return get_w<::std::uint16_t, 2>(k_dport); }
+  // win:UInt16 -> win:Port
+  template <class = void>
+  ::std::uint16_t sport() const noexcept { return get_w<::std::uint16_t, 2>(k_sport); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t mss() const noexcept { return get_w<::std::uint16_t, 2>(k_mss); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t sackopt() const noexcept { return get_w<::std::uint16_t, 2>(k_sackopt); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t tsopt() const noexcept { return get_w<::std::uint16_t, 2>(k_tsopt); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t wsopt() const noexcept { return get_w<::std::uint16_t, 2>(k_wsopt); }
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t rcvwin() const noexcept { return get_w<::std::uint32_t, 4>(k_rcvwin); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t rcvwinscale() const noexcept { return get_w<::std::uint16_t, 2>(k_rcvwinscale); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t sndwinscale() const noexcept { return get_w<::std::uint16_t, 2>(k_sndwinscale); }
+  // win:UInt32
+  template <class = void>
+  ::std::uint32_t seqnum() const noexcept { return get_w<::std::uint32_t, 4>(k_seqnum); }
+  // win:Pointer
+  template <class = void>
+  ::std::uint64_t connid() const noexcept { return ps8_ ? get_w<::std::uint64_t, 8>(k_connid[1]) : get_w<::std::uint64_t, 4>(k_connid[0]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("PID", this->PID());
+    f("size", this->size());
+    f("daddr", this->daddr());
+    f("saddr", this->saddr());
+    f("dport", this->dport());
+    f("sport", this->sport());
+    f("mss", this->mss());
+    f("sackopt", this->sackopt());
+    f("tsopt", this->tsopt());
+    f("wsopt", this->wsopt());
+    f("rcvwin", this->rcvwin());
+    f("rcvwinscale", this->rcvwinscale());
+    f("sndwinscale", this->sndwinscale());
+    f("seqnum", this->seqnum());
+    f("connid", this->connid());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TcpAcceptIPV6View>;
+  TcpAcceptIPV6View() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<TcpAcceptIPV6View>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  template <class = void>
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: if (!::clretw::windows_kernel::templates::checks::TcpIpV6Connect<4>(c, seg_)) return false; break;
+      case 1: if (!::clretw::windows_kernel::templates::checks::TcpIpV6Connect<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_PID = {true, 0, 0, 0, 0, 4, 4};
+  static constexpr ::clretw::FieldLoc k_size = {true, 0, 1, 0, 4, 4, 4};
+  static constexpr ::clretw::FieldLoc k_daddr = {true, 0, 2, 0, 8, 16, 0};
+  static constexpr ::clretw::FieldLoc k_saddr = {true, 0, 3, 0, 24, 16, 0};
+  static constexpr ::clretw::FieldLoc k_dport = {true, 0, 4, 0, 40, 2, 2};
+  static constexpr ::clretw::FieldLoc k_sport = {true, 0, 5, 0, 42, 2, 2};
+  static constexpr ::clretw::FieldLoc k_mss = {true, 0, 6, 0, 44, 2, 2};
+  static constexpr ::clretw::FieldLoc k_sackopt = {true, 0, 7, 0, 46, 2, 2};
+  static constexpr ::clretw::FieldLoc k_tsopt = {true, 0, 8, 0, 48, 2, 2};
+  static constexpr ::clretw::FieldLoc k_wsopt = {true, 0, 9, 0, 50, 2, 2};
+  static constexpr ::clretw::FieldLoc k_rcvwin = {true, 0, 10, 0, 52, 4, 4};
+  static constexpr ::clretw::FieldLoc k_rcvwinscale = {true, 0, 11, 0, 56, 2, 2};
+  static constexpr ::clretw::FieldLoc k_sndwinscale = {true, 0, 12, 0, 58, 2, 2};
+  static constexpr ::clretw::FieldLoc k_seqnum = {true, 0, 13, 0, 60, 4, 4};
+  static constexpr ::clretw::FieldLoc k_connid[2] = {{true, 0, 14, 0, 64, 4, 4}, {true, 0, 14, 0, 64, 8, 8}};
+};
+
 /// TcpReconnectIPV6: event 1568 of Windows Kernel ("TcpIp/ReconnectIPV6"), version 2.
-///   v2 TcpReconnectIPV6: template TcpIpV6 (WindowsKernel.man:771)
+///   v2 TcpReconnectIPV6: template TcpIpV6 (WindowsKernel.man:830)
 class TcpReconnectIPV6View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1152,7 +2147,7 @@ class TcpReconnectIPV6View : public ::clretw::ViewBase<1> {
 };
 
 /// TcpCopyIPV6: event 1570 of Windows Kernel ("TcpIp/TCPCopyIPV6"), version 2.
-///   v2 TcpCopyIPV6: template TcpIpV6 (WindowsKernel.man:772)
+///   v2 TcpCopyIPV6: template TcpIpV6 (WindowsKernel.man:831)
 class TcpCopyIPV6View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1251,7 +2246,7 @@ class TcpCopyIPV6View : public ::clretw::ViewBase<1> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// TcpSend: event 1546 of Windows Kernel ("TcpIp/Send"), version 2.
-///   v2 TcpSend: template TcpIpSend (WindowsKernel.man:761)
+///   v2 TcpSend: template TcpIpSend (WindowsKernel.man:811)
 struct TcpSend {
   static constexpr ::std::uint16_t id = 1546;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1262,7 +2257,7 @@ struct TcpSend {
 };
 
 /// TcpRecv: event 1547 of Windows Kernel ("TcpIp/Recv"), version 2.
-///   v2 TcpRecv: template TcpIp (WindowsKernel.man:762)
+///   v2 TcpRecv: template TcpIp (WindowsKernel.man:812)
 struct TcpRecv {
   static constexpr ::std::uint16_t id = 1547;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1272,8 +2267,19 @@ struct TcpRecv {
   using Payload = ::clretw::windows_kernel::payload::TcpRecv;  // the payload struct of latest_version
 };
 
+/// TcpConnect: event 1548 of Windows Kernel ("TcpIp/Connect"), version 2.
+///   v2 TcpConnect: template TcpIpConnect (WindowsKernel.man:813)
+struct TcpConnect {
+  static constexpr ::std::uint16_t id = 1548;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "TcpIp/Connect";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::TcpConnectView;
+  using Payload = ::clretw::windows_kernel::payload::TcpConnect;  // the payload struct of latest_version
+};
+
 /// TcpDisconnect: event 1549 of Windows Kernel ("TcpIp/Disconnect"), version 2.
-///   v2 TcpDisconnect: template TcpIp (WindowsKernel.man:763)
+///   v2 TcpDisconnect: template TcpIp (WindowsKernel.man:814)
 struct TcpDisconnect {
   static constexpr ::std::uint16_t id = 1549;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1284,7 +2290,7 @@ struct TcpDisconnect {
 };
 
 /// TcpRetransmit: event 1550 of Windows Kernel ("TcpIp/Retransmit"), version 2.
-///   v2 TcpRetransmit: template TcpIp (WindowsKernel.man:764)
+///   v2 TcpRetransmit: template TcpIp (WindowsKernel.man:815)
 struct TcpRetransmit {
   static constexpr ::std::uint16_t id = 1550;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1294,8 +2300,19 @@ struct TcpRetransmit {
   using Payload = ::clretw::windows_kernel::payload::TcpRetransmit;  // the payload struct of latest_version
 };
 
+/// TcpAccept: event 1551 of Windows Kernel ("TcpIp/Accept"), version 2.
+///   v2 TcpAccept: template TcpIpConnect (WindowsKernel.man:816)
+struct TcpAccept {
+  static constexpr ::std::uint16_t id = 1551;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "TcpIp/Accept";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::TcpAcceptView;
+  using Payload = ::clretw::windows_kernel::payload::TcpAccept;  // the payload struct of latest_version
+};
+
 /// TcpReconnect: event 1552 of Windows Kernel ("TcpIp/Reconnect"), version 2.
-///   v2 TcpReconnect: template TcpIp (WindowsKernel.man:765)
+///   v2 TcpReconnect: template TcpIp (WindowsKernel.man:817)
 struct TcpReconnect {
   static constexpr ::std::uint16_t id = 1552;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1305,8 +2322,19 @@ struct TcpReconnect {
   using Payload = ::clretw::windows_kernel::payload::TcpReconnect;  // the payload struct of latest_version
 };
 
+/// TcpFail: event 1553 of Windows Kernel ("TcpIp/Fail"), version 2.
+///   v2 TcpFail: template IpFail (WindowsKernel.man:818)
+struct TcpFail {
+  static constexpr ::std::uint16_t id = 1553;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "TcpIp/Fail";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::TcpFailView;
+  using Payload = ::clretw::windows_kernel::payload::TcpFail;  // the payload struct of latest_version
+};
+
 /// TcpCopy: event 1554 of Windows Kernel ("TcpIp/TCPCopy"), version 2.
-///   v2 TcpCopy: template TcpIp (WindowsKernel.man:766)
+///   v2 TcpCopy: template TcpIp (WindowsKernel.man:819)
 struct TcpCopy {
   static constexpr ::std::uint16_t id = 1554;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1316,8 +2344,52 @@ struct TcpCopy {
   using Payload = ::clretw::windows_kernel::payload::TcpCopy;  // the payload struct of latest_version
 };
 
+/// TcpARPCopy: event 1555 of Windows Kernel ("TcpIp/ARPCopy"), version 2.
+///   v2 TcpARPCopy: template TcpIp (WindowsKernel.man:820)
+struct TcpARPCopy {
+  static constexpr ::std::uint16_t id = 1555;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "TcpIp/ARPCopy";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::TcpARPCopyView;
+  using Payload = ::clretw::windows_kernel::payload::TcpARPCopy;  // the payload struct of latest_version
+};
+
+/// TcpFullACK: event 1556 of Windows Kernel ("TcpIp/FullACK"), version 2.
+///   v2 TcpFullACK: template TcpIp (WindowsKernel.man:821)
+struct TcpFullACK {
+  static constexpr ::std::uint16_t id = 1556;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "TcpIp/FullACK";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::TcpFullACKView;
+  using Payload = ::clretw::windows_kernel::payload::TcpFullACK;  // the payload struct of latest_version
+};
+
+/// TcpPartACK: event 1557 of Windows Kernel ("TcpIp/PartACK"), version 2.
+///   v2 TcpPartACK: template TcpIp (WindowsKernel.man:822)
+struct TcpPartACK {
+  static constexpr ::std::uint16_t id = 1557;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "TcpIp/PartACK";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::TcpPartACKView;
+  using Payload = ::clretw::windows_kernel::payload::TcpPartACK;  // the payload struct of latest_version
+};
+
+/// TcpDupACK: event 1558 of Windows Kernel ("TcpIp/DupACK"), version 2.
+///   v2 TcpDupACK: template TcpIp (WindowsKernel.man:823)
+struct TcpDupACK {
+  static constexpr ::std::uint16_t id = 1558;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "TcpIp/DupACK";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::TcpDupACKView;
+  using Payload = ::clretw::windows_kernel::payload::TcpDupACK;  // the payload struct of latest_version
+};
+
 /// TcpSendIPV6: event 1562 of Windows Kernel ("TcpIp/SendIPV6"), version 2.
-///   v2 TcpSendIPV6: template TcpIpV6Send (WindowsKernel.man:767)
+///   v2 TcpSendIPV6: template TcpIpV6Send (WindowsKernel.man:824)
 struct TcpSendIPV6 {
   static constexpr ::std::uint16_t id = 1562;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1328,7 +2400,7 @@ struct TcpSendIPV6 {
 };
 
 /// TcpRecvIPV6: event 1563 of Windows Kernel ("TcpIp/RecvIPV6"), version 2.
-///   v2 TcpRecvIPV6: template TcpIpV6 (WindowsKernel.man:768)
+///   v2 TcpRecvIPV6: template TcpIpV6 (WindowsKernel.man:825)
 struct TcpRecvIPV6 {
   static constexpr ::std::uint16_t id = 1563;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1338,8 +2410,19 @@ struct TcpRecvIPV6 {
   using Payload = ::clretw::windows_kernel::payload::TcpRecvIPV6;  // the payload struct of latest_version
 };
 
+/// TcpConnectIPV6: event 1564 of Windows Kernel ("TcpIp/ConnectIPV6"), version 2.
+///   v2 TcpConnectIPV6: template TcpIpV6Connect (WindowsKernel.man:826)
+struct TcpConnectIPV6 {
+  static constexpr ::std::uint16_t id = 1564;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "TcpIp/ConnectIPV6";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::TcpConnectIPV6View;
+  using Payload = ::clretw::windows_kernel::payload::TcpConnectIPV6;  // the payload struct of latest_version
+};
+
 /// TcpDisconnectIPV6: event 1565 of Windows Kernel ("TcpIp/DisconnectIPV6"), version 2.
-///   v2 TcpDisconnectIPV6: template TcpIpV6 (WindowsKernel.man:769)
+///   v2 TcpDisconnectIPV6: template TcpIpV6 (WindowsKernel.man:827)
 struct TcpDisconnectIPV6 {
   static constexpr ::std::uint16_t id = 1565;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1350,7 +2433,7 @@ struct TcpDisconnectIPV6 {
 };
 
 /// TcpRetransmitIPV6: event 1566 of Windows Kernel ("TcpIp/RetransmitIPV6"), version 2.
-///   v2 TcpRetransmitIPV6: template TcpIpV6 (WindowsKernel.man:770)
+///   v2 TcpRetransmitIPV6: template TcpIpV6 (WindowsKernel.man:828)
 struct TcpRetransmitIPV6 {
   static constexpr ::std::uint16_t id = 1566;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1360,8 +2443,19 @@ struct TcpRetransmitIPV6 {
   using Payload = ::clretw::windows_kernel::payload::TcpRetransmitIPV6;  // the payload struct of latest_version
 };
 
+/// TcpAcceptIPV6: event 1567 of Windows Kernel ("TcpIp/AcceptIPV6"), version 2.
+///   v2 TcpAcceptIPV6: template TcpIpV6Connect (WindowsKernel.man:829)
+struct TcpAcceptIPV6 {
+  static constexpr ::std::uint16_t id = 1567;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "TcpIp/AcceptIPV6";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::TcpAcceptIPV6View;
+  using Payload = ::clretw::windows_kernel::payload::TcpAcceptIPV6;  // the payload struct of latest_version
+};
+
 /// TcpReconnectIPV6: event 1568 of Windows Kernel ("TcpIp/ReconnectIPV6"), version 2.
-///   v2 TcpReconnectIPV6: template TcpIpV6 (WindowsKernel.man:771)
+///   v2 TcpReconnectIPV6: template TcpIpV6 (WindowsKernel.man:830)
 struct TcpReconnectIPV6 {
   static constexpr ::std::uint16_t id = 1568;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1372,7 +2466,7 @@ struct TcpReconnectIPV6 {
 };
 
 /// TcpCopyIPV6: event 1570 of Windows Kernel ("TcpIp/TCPCopyIPV6"), version 2.
-///   v2 TcpCopyIPV6: template TcpIpV6 (WindowsKernel.man:772)
+///   v2 TcpCopyIPV6: template TcpIpV6 (WindowsKernel.man:831)
 struct TcpCopyIPV6 {
   static constexpr ::std::uint16_t id = 1570;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;

@@ -71,7 +71,7 @@ using ThreadSetName = ::clretw::windows_kernel::templates::ThreadSetName;  // Th
 // that event's, not every event's.
 
 /// ThreadStart: event 1281 of Windows Kernel ("Thread/Start"), version 3.
-///   v3 ThreadStart: template Thread_V3 (WindowsKernel.man:689)
+///   v3 ThreadStart: template Thread_V3 (WindowsKernel.man:739)
 class ThreadStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -197,7 +197,7 @@ class ThreadStartView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadStop: event 1282 of Windows Kernel ("Thread/Stop"), version 3.
-///   v3 ThreadStop: template Thread_V3 (WindowsKernel.man:690)
+///   v3 ThreadStop: template Thread_V3 (WindowsKernel.man:740)
 class ThreadStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -323,7 +323,7 @@ class ThreadStopView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadDCStart: event 1283 of Windows Kernel ("Thread/DCStart"), version 3.
-///   v3 ThreadDCStart: template Thread_V3 (WindowsKernel.man:691)
+///   v3 ThreadDCStart: template Thread_V3 (WindowsKernel.man:741)
 class ThreadDCStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -449,7 +449,7 @@ class ThreadDCStartView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadDCStop: event 1284 of Windows Kernel ("Thread/DCStop"), version 3.
-///   v3 ThreadDCStop: template Thread_V3 (WindowsKernel.man:692)
+///   v3 ThreadDCStop: template Thread_V3 (WindowsKernel.man:742)
 class ThreadDCStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -575,7 +575,7 @@ class ThreadDCStopView : public ::clretw::ViewBase<1> {
 };
 
 /// CSwitch: event 1316 of Windows Kernel ("Thread/CSwitch"), version 2.
-///   v2 CSwitch: template CSwitch (WindowsKernel.man:758)
+///   v2 CSwitch: template CSwitch (WindowsKernel.man:808)
 class CSwitchView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -690,7 +690,7 @@ class CSwitchView : public ::clretw::ViewBase<1> {
 };
 
 /// ReadyThread: event 1330 of Windows Kernel ("Thread/ReadyThread"), version 2.
-///   v2 ReadyThread: template ReadyThread (WindowsKernel.man:759)
+///   v2 ReadyThread: template ReadyThread (WindowsKernel.man:809)
 class ReadyThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -770,7 +770,7 @@ class ReadyThreadView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadSetName: event 1352 of Windows Kernel ("Thread/SetName"), version 2.
-///   v2 ThreadSetName: template ThreadSetName (WindowsKernel.man:760)
+///   v2 ThreadSetName: template ThreadSetName (WindowsKernel.man:810)
 class ThreadSetNameView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -843,7 +843,7 @@ class ThreadSetNameView : public ::clretw::ViewBase<2> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// ThreadStart: event 1281 of Windows Kernel ("Thread/Start"), version 3.
-///   v3 ThreadStart: template Thread_V3 (WindowsKernel.man:689)
+///   v3 ThreadStart: template Thread_V3 (WindowsKernel.man:739)
 struct ThreadStart {
   static constexpr ::std::uint16_t id = 1281;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -854,7 +854,7 @@ struct ThreadStart {
 };
 
 /// ThreadStop: event 1282 of Windows Kernel ("Thread/Stop"), version 3.
-///   v3 ThreadStop: template Thread_V3 (WindowsKernel.man:690)
+///   v3 ThreadStop: template Thread_V3 (WindowsKernel.man:740)
 struct ThreadStop {
   static constexpr ::std::uint16_t id = 1282;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -865,7 +865,7 @@ struct ThreadStop {
 };
 
 /// ThreadDCStart: event 1283 of Windows Kernel ("Thread/DCStart"), version 3.
-///   v3 ThreadDCStart: template Thread_V3 (WindowsKernel.man:691)
+///   v3 ThreadDCStart: template Thread_V3 (WindowsKernel.man:741)
 struct ThreadDCStart {
   static constexpr ::std::uint16_t id = 1283;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -876,7 +876,7 @@ struct ThreadDCStart {
 };
 
 /// ThreadDCStop: event 1284 of Windows Kernel ("Thread/DCStop"), version 3.
-///   v3 ThreadDCStop: template Thread_V3 (WindowsKernel.man:692)
+///   v3 ThreadDCStop: template Thread_V3 (WindowsKernel.man:742)
 struct ThreadDCStop {
   static constexpr ::std::uint16_t id = 1284;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -887,7 +887,7 @@ struct ThreadDCStop {
 };
 
 /// CSwitch: event 1316 of Windows Kernel ("Thread/CSwitch"), version 2.
-///   v2 CSwitch: template CSwitch (WindowsKernel.man:758)
+///   v2 CSwitch: template CSwitch (WindowsKernel.man:808)
 struct CSwitch {
   static constexpr ::std::uint16_t id = 1316;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -898,7 +898,7 @@ struct CSwitch {
 };
 
 /// ReadyThread: event 1330 of Windows Kernel ("Thread/ReadyThread"), version 2.
-///   v2 ReadyThread: template ReadyThread (WindowsKernel.man:759)
+///   v2 ReadyThread: template ReadyThread (WindowsKernel.man:809)
 struct ReadyThread {
   static constexpr ::std::uint16_t id = 1330;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -909,7 +909,7 @@ struct ReadyThread {
 };
 
 /// ThreadSetName: event 1352 of Windows Kernel ("Thread/SetName"), version 2.
-///   v2 ThreadSetName: template ThreadSetName (WindowsKernel.man:760)
+///   v2 ThreadSetName: template ThreadSetName (WindowsKernel.man:810)
 struct ThreadSetName {
   static constexpr ::std::uint16_t id = 1352;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;

@@ -142,14 +142,23 @@ enum class ThreadOpcode : ::std::uint8_t {
 enum class TcpIpOpcode : ::std::uint8_t {
   TcpSend = 10,
   TcpRecv = 11,
+  TcpConnect = 12,
   TcpDisconnect = 13,
   TcpRetransmit = 14,
+  TcpAccept = 15,
   TcpReconnect = 16,
+  TcpFail = 17,
   TcpCopy = 18,
+  TcpARPCopy = 19,
+  TcpFullACK = 20,
+  TcpPartACK = 21,
+  TcpDupACK = 22,
   TcpSendIPV6 = 26,
   TcpRecvIPV6 = 27,
+  TcpConnectIPV6 = 28,
   TcpDisconnectIPV6 = 29,
   TcpRetransmitIPV6 = 30,
+  TcpAcceptIPV6 = 31,
   TcpReconnectIPV6 = 32,
   TcpCopyIPV6 = 34,
 };
@@ -158,6 +167,7 @@ enum class TcpIpOpcode : ::std::uint8_t {
 enum class UdpIpOpcode : ::std::uint8_t {
   UdpSend = 10,
   UdpRecv = 11,
+  UdpFail = 17,
   UdpSendIPV6 = 26,
   UdpRecvIPV6 = 27,
 };
@@ -206,7 +216,7 @@ enum class StackWalkOpcode : ::std::uint8_t {
 // ---------------------------------------------------------------------------
 // Maps
 
-/// Bit map ProcessFlagsMap (WindowsKernel.man:148).
+/// Bit map ProcessFlagsMap (WindowsKernel.man:158).
 enum class ProcessFlagsMap : ::std::uint32_t {
   PackageFullName = 0x1,
   Wow64 = 0x2,

@@ -13,6 +13,7 @@
 #include "clretw/record.h"
 #include "clretw/view.h"
 #include "clretw/windows_kernel/types.h"
+#include "clretw/windows_kernel/shared.h"
 
 namespace clretw::windows_kernel {
 
@@ -43,6 +44,7 @@ CLRETW_VIEW_CHECK bool UdpIpV6(::clretw::LayoutCursor& c, ::std::uint32_t* seg) 
 namespace payload {
 using UdpSend = ::clretw::windows_kernel::templates::UdpIp;  // UdpSend v2
 using UdpRecv = ::clretw::windows_kernel::templates::UdpIp;  // UdpRecv v2
+using UdpFail = ::clretw::windows_kernel::templates::IpFail;  // UdpFail v2
 using UdpSendIPV6 = ::clretw::windows_kernel::templates::UdpIpV6;  // UdpSendIPV6 v2
 using UdpRecvIPV6 = ::clretw::windows_kernel::templates::UdpIpV6;  // UdpRecvIPV6 v2
 }  // namespace payload
@@ -56,7 +58,7 @@ using UdpRecvIPV6 = ::clretw::windows_kernel::templates::UdpIpV6;  // UdpRecvIPV
 // that event's, not every event's.
 
 /// UdpSend: event 2058 of Windows Kernel ("UdpIp/Send"), version 2.
-///   v2 UdpSend: template UdpIp (WindowsKernel.man:773)
+///   v2 UdpSend: template UdpIp (WindowsKernel.man:832)
 class UdpSendView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -152,7 +154,7 @@ class UdpSendView : public ::clretw::ViewBase<1> {
 };
 
 /// UdpRecv: event 2059 of Windows Kernel ("UdpIp/Recv"), version 2.
-///   v2 UdpRecv: template UdpIp (WindowsKernel.man:774)
+///   v2 UdpRecv: template UdpIp (WindowsKernel.man:833)
 class UdpRecvView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -247,8 +249,73 @@ class UdpRecvView : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_connid[2] = {{true, 0, 7, 0, 24, 4, 4}, {true, 0, 7, 0, 24, 8, 8}};
 };
 
+/// UdpFail: event 2065 of Windows Kernel ("UdpIp/Fail"), version 2.
+///   v2 UdpFail: template IpFail (WindowsKernel.man:834)
+class UdpFailView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  template <class = void>
+  static ::clretw::Result<UdpFailView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<UdpFailView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) verify_generic_into(v, payload, version, pointer_size);
+    return v;
+  }
+  // The same for a record, after checking that it is this event.
+  template <class = void>
+  static ::clretw::Result<UdpFailView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 2065) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<UdpFailView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<UdpFailView> from_generic(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t Proto() const noexcept { return get_w<::std::uint16_t, 2>(k_Proto); }
+  // win:UInt16
+  template <class = void>
+  ::std::uint16_t FailureCode() const noexcept { return get_w<::std::uint16_t, 2>(k_FailureCode); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("Proto", this->Proto());
+    f("FailureCode", this->FailureCode());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<UdpFailView>;
+  UdpFailView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // `out` = verify_generic(...), out of line: verify() then keeps no room for a second result.
+  static void verify_generic_into(::clretw::Result<UdpFailView>& out, ::clretw::Bytes payload, unsigned version,
+                                  unsigned pointer_size) noexcept;
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  template <class = void>
+  CLRETW_VIEW_CHECK bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version,
+                               unsigned pointer_size, ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    ::clretw::LayoutCursor c{payload.data(), payload.size(), begin};
+    switch (vi * 2 + (pointer_size == 8)) {  // version vi's payload struct checks its layout
+      case 0: case 1: if (!::clretw::windows_kernel::templates::checks::IpFail<8>(c, seg_)) return false; break;
+      default: return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, c.pos);
+  }
+  static constexpr ::clretw::FieldLoc k_Proto = {true, 0, 0, 0, 0, 2, 2};
+  static constexpr ::clretw::FieldLoc k_FailureCode = {true, 0, 1, 0, 2, 2, 2};
+};
+
 /// UdpSendIPV6: event 2074 of Windows Kernel ("UdpIp/SendIPV6"), version 2.
-///   v2 UdpSendIPV6: template UdpIpV6 (WindowsKernel.man:775)
+///   v2 UdpSendIPV6: template UdpIpV6 (WindowsKernel.man:835)
 class UdpSendIPV6View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -344,7 +411,7 @@ class UdpSendIPV6View : public ::clretw::ViewBase<1> {
 };
 
 /// UdpRecvIPV6: event 2075 of Windows Kernel ("UdpIp/RecvIPV6"), version 2.
-///   v2 UdpRecvIPV6: template UdpIpV6 (WindowsKernel.man:776)
+///   v2 UdpRecvIPV6: template UdpIpV6 (WindowsKernel.man:836)
 class UdpRecvIPV6View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -443,7 +510,7 @@ class UdpRecvIPV6View : public ::clretw::ViewBase<1> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// UdpSend: event 2058 of Windows Kernel ("UdpIp/Send"), version 2.
-///   v2 UdpSend: template UdpIp (WindowsKernel.man:773)
+///   v2 UdpSend: template UdpIp (WindowsKernel.man:832)
 struct UdpSend {
   static constexpr ::std::uint16_t id = 2058;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -454,7 +521,7 @@ struct UdpSend {
 };
 
 /// UdpRecv: event 2059 of Windows Kernel ("UdpIp/Recv"), version 2.
-///   v2 UdpRecv: template UdpIp (WindowsKernel.man:774)
+///   v2 UdpRecv: template UdpIp (WindowsKernel.man:833)
 struct UdpRecv {
   static constexpr ::std::uint16_t id = 2059;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -464,8 +531,19 @@ struct UdpRecv {
   using Payload = ::clretw::windows_kernel::payload::UdpRecv;  // the payload struct of latest_version
 };
 
+/// UdpFail: event 2065 of Windows Kernel ("UdpIp/Fail"), version 2.
+///   v2 UdpFail: template IpFail (WindowsKernel.man:834)
+struct UdpFail {
+  static constexpr ::std::uint16_t id = 2065;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "UdpIp/Fail";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::windows_kernel::UdpFailView;
+  using Payload = ::clretw::windows_kernel::payload::UdpFail;  // the payload struct of latest_version
+};
+
 /// UdpSendIPV6: event 2074 of Windows Kernel ("UdpIp/SendIPV6"), version 2.
-///   v2 UdpSendIPV6: template UdpIpV6 (WindowsKernel.man:775)
+///   v2 UdpSendIPV6: template UdpIpV6 (WindowsKernel.man:835)
 struct UdpSendIPV6 {
   static constexpr ::std::uint16_t id = 2074;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -476,7 +554,7 @@ struct UdpSendIPV6 {
 };
 
 /// UdpRecvIPV6: event 2075 of Windows Kernel ("UdpIp/RecvIPV6"), version 2.
-///   v2 UdpRecvIPV6: template UdpIpV6 (WindowsKernel.man:776)
+///   v2 UdpRecvIPV6: template UdpIpV6 (WindowsKernel.man:836)
 struct UdpRecvIPV6 {
   static constexpr ::std::uint16_t id = 2075;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;

@@ -29,7 +29,7 @@ namespace clretw::kernel_trace_control {
 
 namespace templates {
 
-/// Template ImageIDNone (WindowsKernel.man:820).
+/// Template ImageIDNone (WindowsKernel.man:880).
 struct ImageIDNone {
   ::std::uint64_t ImageBase{};  // win:Pointer
   ::std::uint32_t ProcessId{};  // win:UInt32
@@ -63,7 +63,7 @@ struct ImageIDNone {
   };
 };
 
-/// Template DbgID_RSDS (WindowsKernel.man:827).
+/// Template DbgID_RSDS (WindowsKernel.man:887).
 struct DbgID_RSDS {
   ::std::uint64_t ImageBase{};  // win:Pointer
   ::std::uint32_t ProcessId{};  // win:UInt32
@@ -105,7 +105,7 @@ struct DbgID_RSDS {
   };
 };
 
-/// Template FileVersion (WindowsKernel.man:835).
+/// Template FileVersion (WindowsKernel.man:895).
 struct FileVersion {
   ::std::uint32_t ImageSize{};  // win:UInt32
   ::std::uint32_t TimeDateStamp{};  // win:UInt32

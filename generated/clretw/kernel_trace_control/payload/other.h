@@ -29,7 +29,7 @@ namespace clretw::kernel_trace_control {
 
 namespace templates {
 
-/// Template ImageID (WindowsKernel.man:812).
+/// Template ImageID (WindowsKernel.man:872).
 struct ImageID {
   ::std::uint64_t ImageBase{};  // win:Pointer
   ::std::uint64_t ImageSize{};  // win:Pointer

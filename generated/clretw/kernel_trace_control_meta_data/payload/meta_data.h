@@ -29,7 +29,7 @@ namespace clretw::kernel_trace_control_meta_data {
 
 namespace templates {
 
-/// Element of struct Properties (WindowsKernel.man:957).
+/// Element of struct Properties (WindowsKernel.man:1017).
 struct EventInfo_Properties {
   ::std::uint32_t Flags{};  // win:UInt32
   ::std::uint32_t NameOffset{};  // win:UInt32
@@ -77,7 +77,7 @@ struct EventInfo_Properties {
   };
 };
 
-/// Template EventInfo (WindowsKernel.man:929).
+/// Template EventInfo (WindowsKernel.man:989).
 struct EventInfo {
   ::clretw::Guid ProviderGuid{};  // win:GUID
   ::clretw::Guid EventGuid{};  // win:GUID
@@ -122,7 +122,7 @@ struct EventInfo {
   friend bool operator==(const EventInfo&, const EventInfo&) = default;
 };
 
-/// Element of struct Entries (WindowsKernel.man:975).
+/// Element of struct Entries (WindowsKernel.man:1035).
 struct EventMapInfo_Entries {
   ::std::uint32_t OutputOffset{};  // win:UInt32
   ::std::uint32_t Value{};  // win:UInt32
@@ -156,7 +156,7 @@ struct EventMapInfo_Entries {
   };
 };
 
-/// Template EventMapInfo (WindowsKernel.man:969).
+/// Template EventMapInfo (WindowsKernel.man:1029).
 struct EventMapInfo {
   ::clretw::Guid ProviderGuid{};  // win:GUID
   ::std::uint32_t NameOffset{};  // win:UInt32

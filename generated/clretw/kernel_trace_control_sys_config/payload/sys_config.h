@@ -29,7 +29,7 @@ namespace clretw::kernel_trace_control_sys_config {
 
 namespace templates {
 
-/// Template BuildInfo (WindowsKernel.man:874).
+/// Template BuildInfo (WindowsKernel.man:934).
 struct BuildInfo {
   ::std::uint64_t InstallDate{};  // win:FILETIME
   ::std::string BuildLab{};  // win:UnicodeString
@@ -65,7 +65,7 @@ struct BuildInfo {
   };
 };
 
-/// Template SystemPaths (WindowsKernel.man:879).
+/// Template SystemPaths (WindowsKernel.man:939).
 struct SystemPaths {
   ::std::string SystemDirectory{};  // win:UnicodeString
   ::std::string SystemWindowsDirectory{};  // win:UnicodeString
@@ -99,7 +99,7 @@ struct SystemPaths {
   };
 };
 
-/// Template UnknownVolume (WindowsKernel.man:883).
+/// Template UnknownVolume (WindowsKernel.man:943).
 struct UnknownVolume {
   ::std::string NtPath{};  // win:UnicodeString
 
@@ -131,7 +131,7 @@ struct UnknownVolume {
   };
 };
 
-/// Template VolumeMapping (WindowsKernel.man:886).
+/// Template VolumeMapping (WindowsKernel.man:946).
 struct VolumeMapping {
   ::std::string NtPath{};  // win:UnicodeString
   ::std::string DosPath{};  // win:UnicodeString
@@ -165,7 +165,7 @@ struct VolumeMapping {
   };
 };
 
-/// Template OsVersion (WindowsKernel.man:894).
+/// Template OsVersion (WindowsKernel.man:954).
 struct OsVersion {
   ::std::uint16_t Revision{};  // win:UInt16
   ::std::uint16_t Build{};  // win:UInt16

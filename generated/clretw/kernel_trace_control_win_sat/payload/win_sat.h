@@ -29,7 +29,7 @@ namespace clretw::kernel_trace_control_win_sat {
 
 namespace templates {
 
-/// Template WinSatXml (WindowsKernel.man:1003).
+/// Template WinSatXml (WindowsKernel.man:1063).
 struct WinSatXml {
   ::std::uint32_t State{};  // win:UInt32
   ::std::uint32_t UncompressedSize{};  // win:UInt32

@@ -29,7 +29,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template DiskIo_V3 (WindowsKernel.man:269).
+/// Template DiskIo_V3 (WindowsKernel.man:279).
 struct DiskIo_V3 {
   ::std::uint32_t DiskNumber{};  // win:UInt32
   ::std::uint32_t IrpFlags{};  // win:UInt32 -> win:HexInt32
@@ -80,7 +80,7 @@ struct DiskIo_V3 {
   };
 };
 
-/// Template DiskIoInit_V3 (WindowsKernel.man:280).
+/// Template DiskIoInit_V3 (WindowsKernel.man:290).
 struct DiskIoInit_V3 {
   ::std::uint64_t Irp{};  // win:Pointer
   ::std::uint32_t IssuingThreadId{};  // win:UInt32
@@ -114,7 +114,7 @@ struct DiskIoInit_V3 {
   };
 };
 
-/// Template DiskIoFlush_V3 (WindowsKernel.man:284).
+/// Template DiskIoFlush_V3 (WindowsKernel.man:294).
 struct DiskIoFlush_V3 {
   ::std::uint32_t DiskNumber{};  // win:UInt32
   ::std::uint32_t IrpFlags{};  // win:UInt32 -> win:HexInt32

@@ -29,7 +29,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template HeaderExtension (WindowsKernel.man:245).
+/// Template HeaderExtension (WindowsKernel.man:255).
 struct HeaderExtension {
   ::std::uint32_t GroupMask1{};  // win:UInt32 -> win:HexInt32
   ::std::uint32_t GroupMask2{};  // win:UInt32 -> win:HexInt32
@@ -80,7 +80,7 @@ struct HeaderExtension {
   };
 };
 
-/// Template PartitionInfo (WindowsKernel.man:259).
+/// Template PartitionInfo (WindowsKernel.man:269).
 struct PartitionInfo {
   ::clretw::Guid PartitionId{};  // win:GUID
   ::clretw::Guid ParentId{};  // win:GUID

@@ -29,7 +29,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template FileIoCreate_V3 (WindowsKernel.man:339).
+/// Template FileIoCreate_V3 (WindowsKernel.man:349).
 struct FileIoCreate_V3 {
   ::std::uint64_t IrpPtr{};  // win:Pointer
   ::std::uint64_t FileObject{};  // win:Pointer
@@ -75,7 +75,7 @@ struct FileIoCreate_V3 {
   };
 };
 
-/// Template FileIoSimpleOp_V3 (WindowsKernel.man:348).
+/// Template FileIoSimpleOp_V3 (WindowsKernel.man:358).
 struct FileIoSimpleOp_V3 {
   ::std::uint64_t IrpPtr{};  // win:Pointer
   ::std::uint64_t FileObject{};  // win:Pointer
@@ -113,7 +113,7 @@ struct FileIoSimpleOp_V3 {
   };
 };
 
-/// Template FileIoReadWrite_V3 (WindowsKernel.man:354).
+/// Template FileIoReadWrite_V3 (WindowsKernel.man:364).
 struct FileIoReadWrite_V3 {
   ::std::uint64_t Offset{};  // win:UInt64
   ::std::uint64_t IrpPtr{};  // win:Pointer
@@ -158,7 +158,7 @@ struct FileIoReadWrite_V3 {
   };
 };
 
-/// Template FileIoInfo_V3 (WindowsKernel.man:363).
+/// Template FileIoInfo_V3 (WindowsKernel.man:373).
 struct FileIoInfo_V3 {
   ::std::uint64_t IrpPtr{};  // win:Pointer
   ::std::uint64_t FileObject{};  // win:Pointer
@@ -201,7 +201,7 @@ struct FileIoInfo_V3 {
   };
 };
 
-/// Template FileIoDirEnum_V3 (WindowsKernel.man:371).
+/// Template FileIoDirEnum_V3 (WindowsKernel.man:381).
 struct FileIoDirEnum_V3 {
   ::std::uint64_t IrpPtr{};  // win:Pointer
   ::std::uint64_t FileObject{};  // win:Pointer
@@ -249,7 +249,7 @@ struct FileIoDirEnum_V3 {
   };
 };
 
-/// Template FileIoOpEnd (WindowsKernel.man:381).
+/// Template FileIoOpEnd (WindowsKernel.man:391).
 struct FileIoOpEnd {
   ::std::uint64_t IrpPtr{};  // win:Pointer
   ::std::uint64_t ExtraInfo{};  // win:Pointer

@@ -29,7 +29,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template Image (WindowsKernel.man:229).
+/// Template Image (WindowsKernel.man:239).
 struct Image {
   ::std::uint64_t ImageBase{};  // win:Pointer
   ::std::uint64_t ImageSize{};  // win:Pointer
@@ -86,7 +86,7 @@ struct Image {
   };
 };
 
-/// Template ImageKernelBase (WindowsKernel.man:629).
+/// Template ImageKernelBase (WindowsKernel.man:679).
 struct ImageKernelBase {
   ::std::uint64_t ImageBase{};  // win:Pointer
 
@@ -118,7 +118,7 @@ struct ImageKernelBase {
   };
 };
 
-/// Template ImageHypercallPage (WindowsKernel.man:632).
+/// Template ImageHypercallPage (WindowsKernel.man:682).
 struct ImageHypercallPage {
   ::std::uint64_t HypercallPageVa{};  // win:Pointer
 

@@ -29,7 +29,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template PageFault (WindowsKernel.man:292).
+/// Template PageFault (WindowsKernel.man:302).
 struct PageFault {
   ::std::uint64_t VirtualAddress{};  // win:Pointer
   ::std::uint64_t ProgramCounter{};  // win:Pointer
@@ -63,7 +63,7 @@ struct PageFault {
   };
 };
 
-/// Template HardFault (WindowsKernel.man:298).
+/// Template HardFault (WindowsKernel.man:308).
 struct HardFault {
   ::std::int64_t InitialTime{};  // win:Int64
   ::std::uint64_t ReadOffset{};  // win:UInt64
@@ -106,7 +106,7 @@ struct HardFault {
   };
 };
 
-/// Template VirtualAlloc (WindowsKernel.man:307).
+/// Template VirtualAlloc (WindowsKernel.man:317).
 struct VirtualAlloc {
   ::std::uint64_t BaseAddress{};  // win:Pointer
   ::std::uint64_t RegionSize{};  // win:Pointer

@@ -29,7 +29,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template EventTraceHeader (WindowsKernel.man:158).
+/// Template EventTraceHeader (WindowsKernel.man:168).
 struct EventTraceHeader {
   ::std::uint32_t BufferSize{};  // win:UInt32
   ::std::uint32_t Version{};  // win:UInt32 -> win:HexInt32

@@ -29,7 +29,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template SampledProfile (WindowsKernel.man:636).
+/// Template SampledProfile (WindowsKernel.man:686).
 struct SampledProfile {
   ::std::uint64_t InstructionPointer{};  // win:Pointer
   ::std::uint32_t ThreadId{};  // win:UInt32
@@ -67,7 +67,7 @@ struct SampledProfile {
   };
 };
 
-/// Template SampledProfileInterval_V2 (WindowsKernel.man:645).
+/// Template SampledProfileInterval_V2 (WindowsKernel.man:695).
 struct SampledProfileInterval_V2 {
   ::std::uint32_t SampleSource{};  // win:UInt32
   ::std::uint32_t NewInterval{};  // win:UInt32
@@ -103,7 +103,7 @@ struct SampledProfileInterval_V2 {
   };
 };
 
-/// Template SampledProfileInterval (WindowsKernel.man:650).
+/// Template SampledProfileInterval (WindowsKernel.man:700).
 struct SampledProfileInterval {
   ::std::uint32_t SampleSource{};  // win:UInt32
   ::std::uint32_t NewInterval{};  // win:UInt32

@@ -29,7 +29,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template Process_V4 (WindowsKernel.man:194).
+/// Template Process_V4 (WindowsKernel.man:204).
 struct Process_V4 {
   ::std::uint64_t UniqueProcessKey{};  // win:Pointer
   ::std::uint32_t ProcessId{};  // win:UInt32
@@ -58,7 +58,7 @@ struct Process_V4 {
   friend bool operator==(const Process_V4&, const Process_V4&) = default;
 };
 
-/// Template ProcessCounters (WindowsKernel.man:314).
+/// Template ProcessCounters (WindowsKernel.man:324).
 struct ProcessCounters {
   ::std::uint32_t ProcessId{};  // win:UInt32
   ::std::uint32_t PageFaultCount{};  // win:UInt32

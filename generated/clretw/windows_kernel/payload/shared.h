@@ -30,7 +30,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template FileIoName (WindowsKernel.man:333).
+/// Template FileIoName (WindowsKernel.man:343).
 struct FileIoName {
   ::std::uint64_t FileObject{};  // win:Pointer
   ::std::string FileName{};  // win:UnicodeString
@@ -61,6 +61,40 @@ struct FileIoName {
     // this-> because a field may be named f).
     template <class F>
     decltype(auto) fields(F&& f) const { return f(this->FileObject(), this->FileName()); }
+  };
+};
+
+/// Template IpFail (WindowsKernel.man:519).
+struct IpFail {
+  ::std::uint16_t Proto{};  // win:UInt16
+  ::std::uint16_t FailureCode{};  // win:UInt16
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<IpFail> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.Proto, s.FailureCode); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const IpFail&, const IpFail&) = default;
+
+  // The check of the layout (clretw/windows_kernel/shared.h).
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return ::clretw::windows_kernel::templates::checks::IpFail<PointerSize>(c, seg);
+  }
+
+  /// IpFail read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, IpFail, PointerSize, 1, 4> {
+   public:
+    ::std::uint16_t Proto() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_); }
+    ::std::uint16_t FailureCode() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 2); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->Proto(), this->FailureCode()); }
   };
 };
 

@@ -29,7 +29,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template StackWalk (WindowsKernel.man:659).
+/// Template StackWalk (WindowsKernel.man:709).
 struct StackWalk {
   ::std::uint64_t EventTimeStamp{};  // win:UInt64
   ::std::uint32_t StackProcess{};  // win:UInt32
@@ -65,7 +65,7 @@ struct StackWalk {
   };
 };
 
-/// Template StackWalkKeyReference (WindowsKernel.man:667).
+/// Template StackWalkKeyReference (WindowsKernel.man:717).
 struct StackWalkKeyReference {
   ::std::uint64_t EventTimeStamp{};  // win:UInt64
   ::std::uint32_t StackProcess{};  // win:UInt32
@@ -103,7 +103,7 @@ struct StackWalkKeyReference {
   };
 };
 
-/// Template StackWalkKeyDefinition (WindowsKernel.man:678).
+/// Template StackWalkKeyDefinition (WindowsKernel.man:728).
 struct StackWalkKeyDefinition {
   ::std::uint64_t StackKey{};  // win:Pointer
 

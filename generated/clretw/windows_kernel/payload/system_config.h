@@ -29,7 +29,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template ConfigCPU_V3 (WindowsKernel.man:485).
+/// Template ConfigCPU_V3 (WindowsKernel.man:535).
 struct ConfigCPU_V3 {
   ::std::uint32_t MHz{};  // win:UInt32
   ::std::uint32_t NumberOfProcessors{};  // win:UInt32
@@ -96,7 +96,7 @@ struct ConfigCPU_V3 {
   };
 };
 
-/// Template ConfigPhyDisk (WindowsKernel.man:502).
+/// Template ConfigPhyDisk (WindowsKernel.man:552).
 struct ConfigPhyDisk {
   ::std::uint32_t DiskNumber{};  // win:UInt32
   ::std::uint32_t BytesPerSector{};  // win:UInt32
@@ -161,7 +161,7 @@ struct ConfigPhyDisk {
   };
 };
 
-/// Template ConfigLogDisk (WindowsKernel.man:519).
+/// Template ConfigLogDisk (WindowsKernel.man:569).
 struct ConfigLogDisk {
   ::std::uint64_t StartOffset{};  // win:UInt64
   ::std::uint64_t PartitionSize{};  // win:UInt64
@@ -229,7 +229,7 @@ struct ConfigLogDisk {
   };
 };
 
-/// Template ConfigNIC (WindowsKernel.man:537).
+/// Template ConfigNIC (WindowsKernel.man:587).
 struct ConfigNIC {
   ::std::uint64_t PhysicalAddr{};  // win:UInt64 -> win:HexInt64
   ::std::uint32_t PhysicalAddrLen{};  // win:UInt32
@@ -275,7 +275,7 @@ struct ConfigNIC {
   };
 };
 
-/// Template ConfigServices_V3 (WindowsKernel.man:548).
+/// Template ConfigServices_V3 (WindowsKernel.man:598).
 struct ConfigServices_V3 {
   ::std::uint32_t ProcessId{};  // win:UInt32
   ::std::uint32_t ServiceState{};  // win:UInt32
@@ -323,7 +323,7 @@ struct ConfigServices_V3 {
   };
 };
 
-/// Template ConfigPower (WindowsKernel.man:559).
+/// Template ConfigPower (WindowsKernel.man:609).
 struct ConfigPower {
   ::std::uint8_t S1{};  // win:UInt8
   ::std::uint8_t S2{};  // win:UInt8
@@ -370,7 +370,7 @@ struct ConfigPower {
   };
 };
 
-/// Template ConfigNetwork (WindowsKernel.man:569).
+/// Template ConfigNetwork (WindowsKernel.man:619).
 struct ConfigNetwork {
   ::std::uint32_t TcbTablePartitions{};  // win:UInt32
   ::std::uint32_t MaxHashTableSize{};  // win:UInt32
@@ -409,7 +409,7 @@ struct ConfigNetwork {
   };
 };
 
-/// Template ConfigOpticalMedia (WindowsKernel.man:577).
+/// Template ConfigOpticalMedia (WindowsKernel.man:627).
 struct ConfigOpticalMedia {
   ::std::uint16_t DiskNumber{};  // win:UInt16
   ::std::uint16_t BusType{};  // win:UInt16
@@ -487,7 +487,7 @@ struct ConfigOpticalMedia {
   };
 };
 
-/// Template ConfigPnP_V4 (WindowsKernel.man:599).
+/// Template ConfigPnP_V4 (WindowsKernel.man:649).
 struct ConfigPnP_V4 {
   ::clretw::Guid ClassGuid{};  // win:GUID
   ::std::uint32_t UpperFilterCount{};  // win:UInt32
@@ -511,7 +511,7 @@ struct ConfigPnP_V4 {
   friend bool operator==(const ConfigPnP_V4&, const ConfigPnP_V4&) = default;
 };
 
-/// Template ConfigIDEChannel (WindowsKernel.man:611).
+/// Template ConfigIDEChannel (WindowsKernel.man:661).
 struct ConfigIDEChannel {
   ::std::uint32_t TargetId{};  // win:UInt32
   ::std::uint32_t DeviceType{};  // win:UInt32
@@ -553,7 +553,7 @@ struct ConfigIDEChannel {
   };
 };
 
-/// Template ConfigPlatform (WindowsKernel.man:618).
+/// Template ConfigPlatform (WindowsKernel.man:668).
 struct ConfigPlatform {
   ::std::string SystemManufacturer{};  // win:UnicodeString
   ::std::string SystemProductName{};  // win:UnicodeString
@@ -592,7 +592,7 @@ struct ConfigPlatform {
   };
 };
 
-/// Template ConfigDPI (WindowsKernel.man:624).
+/// Template ConfigDPI (WindowsKernel.man:674).
 struct ConfigDPI {
   ::std::uint32_t MachineDPI{};  // win:UInt32
   ::std::uint32_t UserDPI{};  // win:UInt32

@@ -29,7 +29,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template TcpIpSend (WindowsKernel.man:419).
+/// Template TcpIpSend (WindowsKernel.man:429).
 struct TcpIpSend {
   ::std::uint32_t PID{};  // win:UInt32
   ::std::uint32_t size{};  // win:UInt32
@@ -81,7 +81,7 @@ struct TcpIpSend {
   };
 };
 
-/// Template TcpIp (WindowsKernel.man:431).
+/// Template TcpIp (WindowsKernel.man:441).
 struct TcpIp {
   ::std::uint32_t PID{};  // win:UInt32
   ::std::uint32_t size{};  // win:UInt32
@@ -128,7 +128,7 @@ struct TcpIp {
   };
 };
 
-/// Template TcpIpV6Send (WindowsKernel.man:441).
+/// Template TcpIpV6Send (WindowsKernel.man:451).
 struct TcpIpV6Send {
   ::std::uint32_t PID{};  // win:UInt32
   ::std::uint32_t size{};  // win:UInt32
@@ -180,7 +180,7 @@ struct TcpIpV6Send {
   };
 };
 
-/// Template TcpIpV6 (WindowsKernel.man:453).
+/// Template TcpIpV6 (WindowsKernel.man:463).
 struct TcpIpV6 {
   ::std::uint32_t PID{};  // win:UInt32
   ::std::uint32_t size{};  // win:UInt32
@@ -224,6 +224,132 @@ struct TcpIpV6 {
     template <class F>
     decltype(auto) fields(F&& f) const { return f(this->PID(), this->size(), this->daddr(), this->saddr(), this->dport(), this->sport(),
                                                   this->connid(), this->seqnum()); }
+  };
+};
+
+/// Template TcpIpConnect (WindowsKernel.man:484).
+struct TcpIpConnect {
+  ::std::uint32_t PID{};  // win:UInt32
+  ::std::uint32_t size{};  // win:UInt32
+  ::std::uint32_t daddr{};  // win:UInt32 -> win:IPv4
+  ::std::uint32_t saddr{};  // win:UInt32 -> win:IPv4
+  ::std::uint16_t dport{};  // win:UInt16 -> win:Port
+  ::std::uint16_t sport{};  // win:UInt16 -> win:Port
+  ::std::uint16_t mss{};  // win:UInt16
+  ::std::uint16_t sackopt{};  // win:UInt16
+  ::std::uint16_t tsopt{};  // win:UInt16
+  ::std::uint16_t wsopt{};  // win:UInt16
+  ::std::uint32_t rcvwin{};  // win:UInt32
+  ::std::uint16_t rcvwinscale{};  // win:UInt16
+  ::std::uint16_t sndwinscale{};  // win:UInt16
+  ::std::uint32_t seqnum{};  // win:UInt32
+  ::std::uint64_t connid{};  // win:Pointer
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<TcpIpConnect> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.PID, s.size, s.daddr, s.saddr, s.dport, s.sport, s.mss, s.sackopt, s.tsopt, s.wsopt,
+                                                                       s.rcvwin, s.rcvwinscale, s.sndwinscale, s.seqnum, s.connid); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const TcpIpConnect&, const TcpIpConnect&) = default;
+
+  // The check of the layout (clretw/windows_kernel/tcp_ip.h).
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return ::clretw::windows_kernel::templates::checks::TcpIpConnect<PointerSize>(c, seg);
+  }
+
+  /// TcpIpConnect read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, TcpIpConnect, PointerSize, 1, (PointerSize == 8 ? 48u : 44u)> {
+   public:
+    ::std::uint32_t PID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t size() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::std::uint32_t daddr() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 8); }
+    ::std::uint32_t saddr() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 12); }
+    ::std::uint16_t dport() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 16); }
+    ::std::uint16_t sport() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 18); }
+    ::std::uint16_t mss() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 20); }
+    ::std::uint16_t sackopt() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 22); }
+    ::std::uint16_t tsopt() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 24); }
+    ::std::uint16_t wsopt() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 26); }
+    ::std::uint32_t rcvwin() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 28); }
+    ::std::uint16_t rcvwinscale() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 32); }
+    ::std::uint16_t sndwinscale() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 34); }
+    ::std::uint32_t seqnum() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 36); }
+    ::std::uint64_t connid() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 40); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->PID(), this->size(), this->daddr(), this->saddr(), this->dport(), this->sport(),
+                                                  this->mss(), this->sackopt(), this->tsopt(), this->wsopt(), this->rcvwin(),
+                                                  this->rcvwinscale(), this->sndwinscale(), this->seqnum(), this->connid()); }
+  };
+};
+
+/// Template TcpIpV6Connect (WindowsKernel.man:501).
+struct TcpIpV6Connect {
+  ::std::uint32_t PID{};  // win:UInt32
+  ::std::uint32_t size{};  // win:UInt32
+  ::std::vector<::std::uint8_t> daddr{};  // win:Binary -> win:IPv6, length 16
+  ::std::vector<::std::uint8_t> saddr{};  // win:Binary -> win:IPv6, length 16
+  ::std::uint16_t dport{};  // win:UInt16 -> win:Port
+  ::std::uint16_t sport{};  // win:UInt16 -> win:Port
+  ::std::uint16_t mss{};  // win:UInt16
+  ::std::uint16_t sackopt{};  // win:UInt16
+  ::std::uint16_t tsopt{};  // win:UInt16
+  ::std::uint16_t wsopt{};  // win:UInt16
+  ::std::uint32_t rcvwin{};  // win:UInt32
+  ::std::uint16_t rcvwinscale{};  // win:UInt16
+  ::std::uint16_t sndwinscale{};  // win:UInt16
+  ::std::uint32_t seqnum{};  // win:UInt32
+  ::std::uint64_t connid{};  // win:Pointer
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<TcpIpV6Connect> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static decltype(auto) fields(S& s, F&& f) { return f(s.PID, s.size, s.daddr, s.saddr, s.dport, s.sport, s.mss, s.sackopt, s.tsopt, s.wsopt,
+                                                                       s.rcvwin, s.rcvwinscale, s.sndwinscale, s.seqnum, s.connid); }
+  template <class S, class F>
+  static void for_each_field(S& s, F&& f) { ::clretw::detail::for_each_member(s, f); }
+  friend bool operator==(const TcpIpV6Connect&, const TcpIpV6Connect&) = default;
+
+  // The check of the layout (clretw/windows_kernel/tcp_ip.h).
+  template <unsigned PointerSize>
+  CLRETW_VIEW_CHECK static bool check(::clretw::LayoutCursor& c, ::std::uint32_t* seg) noexcept {
+    return ::clretw::windows_kernel::templates::checks::TcpIpV6Connect<PointerSize>(c, seg);
+  }
+
+  /// TcpIpV6Connect read in place, laid out for pointers of PointerSize bytes (4 or 8): verify() checks
+  /// the payload once with check() above; each accessor is a load at an offset fixed at generation time.
+  template <unsigned PointerSize>
+  class View : public ::clretw::LayoutView<View<PointerSize>, TcpIpV6Connect, PointerSize, 1, (PointerSize == 8 ? 72u : 68u)> {
+   public:
+    ::std::uint32_t PID() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_); }
+    ::std::uint32_t size() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 4); }
+    ::clretw::Bytes daddr() const noexcept { return {this->p_ + 8, 16}; }
+    ::clretw::Bytes saddr() const noexcept { return {this->p_ + 24, 16}; }
+    ::std::uint16_t dport() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 40); }
+    ::std::uint16_t sport() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 42); }
+    ::std::uint16_t mss() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 44); }
+    ::std::uint16_t sackopt() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 46); }
+    ::std::uint16_t tsopt() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 48); }
+    ::std::uint16_t wsopt() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 50); }
+    ::std::uint32_t rcvwin() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 52); }
+    ::std::uint16_t rcvwinscale() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 56); }
+    ::std::uint16_t sndwinscale() const noexcept { return ::clretw::load_value_w<::std::uint16_t, 2>(this->p_ + 58); }
+    ::std::uint32_t seqnum() const noexcept { return ::clretw::load_value_w<::std::uint32_t, 4>(this->p_ + 60); }
+    ::std::uint64_t connid() const noexcept { return ::clretw::load_value_w<::std::uint64_t, PointerSize>(this->p_ + 64); }
+    // Calls f with every accessor's value, in wire order (what for_each_field() and copy_to() use;
+    // this-> because a field may be named f).
+    template <class F>
+    decltype(auto) fields(F&& f) const { return f(this->PID(), this->size(), this->daddr(), this->saddr(), this->dport(), this->sport(),
+                                                  this->mss(), this->sackopt(), this->tsopt(), this->wsopt(), this->rcvwin(),
+                                                  this->rcvwinscale(), this->sndwinscale(), this->seqnum(), this->connid()); }
   };
 };
 

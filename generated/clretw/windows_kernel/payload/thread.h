@@ -29,7 +29,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template Thread_V3 (WindowsKernel.man:211).
+/// Template Thread_V3 (WindowsKernel.man:221).
 struct Thread_V3 {
   ::std::uint32_t ProcessId{};  // win:UInt32
   ::std::uint32_t TThreadId{};  // win:UInt32
@@ -92,7 +92,7 @@ struct Thread_V3 {
   };
 };
 
-/// Template CSwitch (WindowsKernel.man:388).
+/// Template CSwitch (WindowsKernel.man:398).
 struct CSwitch {
   ::std::uint32_t NewThreadId{};  // win:UInt32
   ::std::uint32_t OldThreadId{};  // win:UInt32
@@ -151,7 +151,7 @@ struct CSwitch {
   };
 };
 
-/// Template ReadyThread (WindowsKernel.man:403).
+/// Template ReadyThread (WindowsKernel.man:413).
 struct ReadyThread {
   ::std::uint32_t TThreadId{};  // win:UInt32
   ::std::int8_t AdjustReason{};  // win:Int8
@@ -192,7 +192,7 @@ struct ReadyThread {
   };
 };
 
-/// Template ThreadSetName (WindowsKernel.man:410).
+/// Template ThreadSetName (WindowsKernel.man:420).
 struct ThreadSetName {
   ::std::uint32_t ProcessId{};  // win:UInt32
   ::std::uint32_t TThreadId{};  // win:UInt32

@@ -29,7 +29,7 @@ namespace clretw::windows_kernel {
 
 namespace templates {
 
-/// Template UdpIp (WindowsKernel.man:463).
+/// Template UdpIp (WindowsKernel.man:473).
 struct UdpIp {
   ::std::uint32_t PID{};  // win:UInt32
   ::std::uint32_t size{};  // win:UInt32
@@ -76,7 +76,7 @@ struct UdpIp {
   };
 };
 
-/// Template UdpIpV6 (WindowsKernel.man:473).
+/// Template UdpIpV6 (WindowsKernel.man:523).
 struct UdpIpV6 {
   ::std::uint32_t PID{};  // win:UInt32
   ::std::uint32_t size{};  // win:UInt32
