@@ -4,7 +4,9 @@
 # with find_package (the in-process profiler loaded into dotnet --info when dotnet is there);
 # checks that clretw_generate() regenerates when the manifest changes and only then; compiles with pkg-config; builds the .deb with cpack and builds an example
 # against its unpacked contents; builds the examples again from the source tree through
-# add_subdirectory and FetchContent. Any failure exits non-zero.
+# add_subdirectory and FetchContent. Any failure exits non-zero. What cannot be checked here (no dotnet,
+# no pkg-config) is said on a line of its own that starts with "SKIPPED:", which .ci/steps.sh copies into
+# CI's record.
 #   tools/check-package.sh BUILD_DIR
 set -eu
 [ $# -eq 1 ] || { echo "usage: tools/check-package.sh BUILD_DIR" >&2; exit 2; }
@@ -101,7 +103,7 @@ if command -v dotnet >/dev/null 2>&1; then
     >"$work/inproc-check.log" 2>&1 || { cat "$work/inproc-check.log"; fail "the profiler built from the package differs from a file session"; }
   note "the profiler from the package, in the workload: $(grep -o '[0-9]* events compared field by field' "$work/inproc-check.log" | head -n 1), as a file session decodes them"
 else
-  note "SKIPPED: dotnet is not on the PATH: the profiler built from the package was not loaded"
+  echo "SKIPPED: dotnet is not on the PATH: the profiler built from the package was not loaded"
 fi
 # The version file: this major version is found, another is not.
 major=$(sed -n 's/^project(clretw VERSION \([0-9]*\)\..*/\1/p' "$src/CMakeLists.txt")

@@ -1,37 +1,40 @@
 #!/bin/sh
-# The real .NET runtime as the test bench: runs tests/dotnet/workload (workload.sh) twice under EventPipe
-# with no tools (DOTNET_EnableEventPipe, every keyword at level 5 of the runtime, rundown and private
-# providers, the sample profiler, the workload's two EventSources and TPL's activity ids), once with
-# stacks and once without (DOTNET_EventPipeEnableStackwalk=0). For each capture it checks that the
-# built-in decoders decode every event: 0 unknown, 0 malformed, 0 with bytes left over, and the kinds of
-# events the workload provokes are there. Then TraceEvent 4.0.0, the reference decoder
-# (tests/dotnet/oracle, restored from NuGet), reads the same file, and compare.py checks event by event
-# that both decoders agree, every difference being one of tests/dotnet/known-differences.json.
-#   capture_check.sh CLRETW_DUMP WORK_DIR SOURCE_DIR
+# The real .NET runtime as the test bench, in two parts, each a CTest test of its own:
+# - capture (dotnet_capture): runs tests/dotnet/workload (workload.sh) twice under EventPipe with no tools
+#   (DOTNET_EnableEventPipe, every keyword at level 5 of the runtime, rundown and private providers, the
+#   sample profiler, the workload's two EventSources and TPL's activity ids), once with stacks and once
+#   without (DOTNET_EventPipeEnableStackwalk=0). For each capture it checks that the built-in decoders
+#   decode every event: 0 unknown, 0 malformed, 0 with bytes left over, and the kinds of events the
+#   workload provokes are there; and which events carry stacks. It leaves in WORK_DIR each trace and its
+#   events as clretw-dump --sorted --format json writes them (NAME-clretw.jsonl) for the reference part.
+# - reference (dotnet_capture_reference): TraceEvent 4.0.0, the reference decoder (tests/dotnet/oracle,
+#   restored from NuGet), reads each trace the capture part left, and compare.py checks event by event that
+#   both decoders agree, every difference being one of tests/dotnet/known-differences.json. Skipped
+#   ("SKIPPED: ...", exit 0) without python3.
+#   capture_check.sh capture|reference CLRETW_DUMP WORK_DIR SOURCE_DIR
 set -u
-dump=$1 work=$2 src=$3
+if [ $# -lt 4 ]; then
+  echo "usage: capture_check.sh capture|reference CLRETW_DUMP WORK_DIR SOURCE_DIR" >&2
+  exit 2
+fi
+part=$1 dump=$2 work=$3 src=$4
 if ! command -v dotnet >/dev/null 2>&1; then
   echo "SKIPPED: dotnet is not on the PATH; no real runtime was traced"
   exit 0
 fi
-rm -rf "$work" && mkdir -p "$work/oracle-src"
-. "$src/tests/dotnet/workload.sh"
-need_workload "$work" "$src" "no real runtime was traced"
-cp "$src/tests/dotnet/oracle/oracle.csproj" "$src/tests/dotnet/oracle/Program.cs" "$work/oracle-src/"
-build() {  # build NAME PROJECT OUT
-  if ! timeout 300 dotnet build "$2" -c Release -o "$3" --nologo -v quiet > "$work/$1-build.log" 2>&1; then
-    cat "$work/$1-build.log"
-    echo "FAIL: the $1 does not build${4:-}"
-    exit 1
-  fi
-}
-build oracle "$work/oracle-src/oracle.csproj" "$work/oracle" " (NuGet restore of Microsoft.Diagnostics.Tracing.TraceEvent 4.0.0?)"
-
-all=0xFFFFFFFFFFFFFFFF
-config="Microsoft-Windows-DotNETRuntime:$all:5,Microsoft-Windows-DotNETRuntimeRundown:$all:5"
-config="$config,Microsoft-Windows-DotNETRuntimePrivate:$all:5,Microsoft-DotNETCore-SampleProfiler:0:5"
-config="$config,Clretw-Workload:$all:5,Clretw-Workload-SelfDescribing:$all:5,System.Threading.Tasks.TplEventSource:0x80:5"
 fail=0
+
+capture_part() {
+  rm -rf "$work" && mkdir -p "$work"
+  . "$src/tests/dotnet/workload.sh"
+  need_workload "$work" "$src" "no real runtime was traced"
+  all=0xFFFFFFFFFFFFFFFF
+  config="Microsoft-Windows-DotNETRuntime:$all:5,Microsoft-Windows-DotNETRuntimeRundown:$all:5"
+  config="$config,Microsoft-Windows-DotNETRuntimePrivate:$all:5,Microsoft-DotNETCore-SampleProfiler:0:5"
+  config="$config,Clretw-Workload:$all:5,Clretw-Workload-SelfDescribing:$all:5,System.Threading.Tasks.TplEventSource:0x80:5"
+  capture stacks 1
+  capture nostacks 0
+}
 # capture NAME STACKWALK: runs the workload (2 rounds) into $work/NAME.nettrace and checks it.
 capture() {
   name=$1 trace="$work/$1.nettrace" stats="$work/$1-stats.txt"
@@ -68,24 +71,49 @@ capture() {
   [ "$bad" -eq 0 ] || { cat "$stats"; fail=1; return; }
   echo "capture_check ($name): $events events of $kinds kinds from a .NET $(dotnet --version) process, all decoded by the built-in decoders"
 
-  # Side by side with TraceEvent.
-  timeout 300 dotnet "$work/oracle/oracle.dll" "$trace" > "$work/$name-traceevent.jsonl" 2> "$work/$name-oracle.log" ||
-    { cat "$work/$name-oracle.log"; echo "FAIL ($name): the oracle did not run"; fail=1; return; }
+  # Every event as JSON: read here for its stacks, and by the reference part beside TraceEvent's.
   "$dump" --sorted --format json "$trace" > "$work/$name-clretw.jsonl" || { echo "FAIL ($name): clretw-dump --format json"; fail=1; return; }
   # Stacks: on most events with stackwalk, on none but the sample profiler's without (a sample is a stack).
   stacked=$(grep '"stack":' "$work/$name-clretw.jsonl" | grep -vc '"provider":"Microsoft-DotNETCore-SampleProfiler"')
   if [ "$2" = 1 ] && [ "$stacked" -lt $((events / 2)) ]; then echo "FAIL ($name): only $stacked events have stacks"; fail=1; fi
   if [ "$2" = 0 ] && [ "$stacked" -ne 0 ]; then echo "FAIL ($name): $stacked events have stacks"; fail=1; fi
   echo "capture_check ($name): $stacked events other than samples carry a stack"
-  if ! command -v python3 >/dev/null 2>&1; then
-    echo "SKIPPED (part): python3 is not on the PATH; the comparison with TraceEvent did not run"
-    return
-  fi
-  echo "compare ($name):"
-  python3 "$src/tests/dotnet/compare.py" "$work/$name-clretw.jsonl" "$work/$name-traceevent.jsonl" \
-          "$src/tests/dotnet/known-differences.json" || fail=1
-  rm -f "$work/$name-clretw.jsonl" "$work/$name-traceevent.jsonl"  # hundreds of MB; the trace stays
 }
-capture stacks 1
-capture nostacks 0
+
+reference_part() {
+  if ! command -v python3 >/dev/null 2>&1; then
+    rm -f "$work/stacks-clretw.jsonl" "$work/nostacks-clretw.jsonl"  # hundreds of MB; the traces stay
+    echo "SKIPPED: python3 is not on the PATH; the comparison with TraceEvent did not run"
+    exit 0
+  fi
+  for name in stacks nostacks; do
+    for f in "$work/$name.nettrace" "$work/$name-clretw.jsonl"; do
+      [ -s "$f" ] || { echo "FAIL: $f is missing: the test dotnet_capture (capture_check.sh capture) did not leave it"; exit 1; }
+    done
+  done
+  rm -rf "$work/oracle-src" "$work/oracle" && mkdir -p "$work/oracle-src"
+  cp "$src/tests/dotnet/oracle/oracle.csproj" "$src/tests/dotnet/oracle/Program.cs" "$work/oracle-src/"
+  if ! timeout 300 dotnet build "$work/oracle-src/oracle.csproj" -c Release -o "$work/oracle" --nologo -v quiet \
+       > "$work/oracle-build.log" 2>&1; then
+    cat "$work/oracle-build.log"
+    echo "FAIL: the oracle does not build (NuGet restore of Microsoft.Diagnostics.Tracing.TraceEvent 4.0.0?)"
+    exit 1
+  fi
+  for name in stacks nostacks; do
+    # Side by side with TraceEvent.
+    if ! timeout 300 dotnet "$work/oracle/oracle.dll" "$work/$name.nettrace" > "$work/$name-traceevent.jsonl" 2> "$work/$name-oracle.log"; then
+      cat "$work/$name-oracle.log"; echo "FAIL ($name): the oracle did not run"; fail=1; continue
+    fi
+    echo "compare ($name):"
+    python3 "$src/tests/dotnet/compare.py" "$work/$name-clretw.jsonl" "$work/$name-traceevent.jsonl" \
+            "$src/tests/dotnet/known-differences.json" || fail=1
+    rm -f "$work/$name-clretw.jsonl" "$work/$name-traceevent.jsonl"  # hundreds of MB; the trace stays
+  done
+}
+
+case $part in
+  capture) capture_part ;;
+  reference) reference_part ;;
+  *) echo "capture_check.sh: no part '$part' (capture or reference)" >&2; exit 2 ;;
+esac
 exit $fail

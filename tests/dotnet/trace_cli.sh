@@ -11,22 +11,61 @@
 #   6. the stopping event ends the session at the first GC/Start with Reason Induced;
 #   7. events the runtime lost (a 1 MB buffer) are counted and reported;
 #   8. --format Speedscope and Chromium write their files beside the trace; convert and report topN;
+# Those are the part "cli" (the CTest test dotnet_trace_cli). The part "reference" (dotnet_trace_cli_reference)
+# runs no workload:
 #   9. list-profiles lists every profile dotnet-trace 10 lists, and every option of dotnet-trace collect
 #      --help is an option of clretw-trace collect or listed in the README with its reason (dotnet-trace
-#      installed as a dotnet tool from NuGet; that part is skipped when it cannot be installed).
-#   trace_cli.sh CLRETW_TRACE CLRETW_DUMP WORK_DIR SOURCE_DIR
+#      installed as a dotnet tool from NuGet; skipped, "SKIPPED: ..." and exit 0, when it cannot be installed).
+#   trace_cli.sh cli|reference CLRETW_TRACE CLRETW_DUMP WORK_DIR SOURCE_DIR
 set -u
-ttool=$1 dump=$2 work=$3 src=$4
-. "$src/tests/dotnet/workload.sh"
-rm -rf "$work"
-need_workload "$work" "$src" "clretw-trace's command line was not tried on real processes"
+if [ $# -lt 5 ]; then
+  echo "usage: trace_cli.sh cli|reference CLRETW_TRACE CLRETW_DUMP WORK_DIR SOURCE_DIR" >&2
+  exit 2
+fi
+part=$1 ttool=$2 dump=$3 work=$4 src=$5
 fail=0
 ok() { echo "ok: $1"; }
 bad() { echo "FAIL: $1"; fail=1; }
-wl="$workload/workload.dll"
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # A directory of its own per case: what it holds afterwards is what clretw-trace left.
 fresh() { rm -rf "$work/$1" && mkdir -p "$work/$1" && cd "$work/$1"; }
+
+# 9. against dotnet-trace's own list of profiles and options
+reference_part() {
+  if ! command -v dotnet >/dev/null 2>&1; then
+    echo "SKIPPED: dotnet is not on the PATH; clretw-trace was not held to dotnet-trace's profiles and options"
+    exit 0
+  fi
+  rm -rf "$work"
+  fresh reference
+  if ! timeout 300 dotnet tool install --tool-path "$work/tools" dotnet-trace > tool.log 2>&1; then
+    echo "SKIPPED: dotnet-trace could not be installed as a dotnet tool; clretw-trace was not held to its profiles and options: $(tail -n 1 tool.log)"
+    exit 0
+  fi
+  dt="$work/tools/dotnet-trace"
+  "$ttool" list-profiles > ours.txt
+  for p in $("$dt" list-profiles | sed -n 's/^\t\([a-z-]*\).*/\1/p'); do
+    grep -q "^  $p" ours.txt || bad "list-profiles lacks dotnet-trace's profile $p"
+  done
+  [ "$fail" -eq 0 ] && ok "list-profiles lists every profile dotnet-trace lists"
+  "$ttool" collect --help > help.txt
+  missing=
+  for opt in $("$dt" collect --help | grep -oE '^  (-[a-zA-Z?], )?--[a-z-]+(, --[a-z-]+)?' | grep -oE -- '--[a-z-]+'); do
+    if ! grep -qE -- "(^| |,)$opt([ ,=]|$)" help.txt && ! grep -qF -- "\`$opt\`" "$src/README.md"; then missing="$missing $opt"; fi
+  done
+  [ -z "$missing" ] && ok "every option of $("$dt" --version | cut -d+ -f1)'s collect is clretw-trace's or in the README" ||
+    bad "dotnet-trace collect options neither in clretw-trace collect --help nor in the README:$missing"
+}
+
+case $part in
+  reference) reference_part; exit $fail ;;
+  cli) ;;
+  *) echo "trace_cli.sh: no part '$part' (cli or reference)" >&2; exit 2 ;;
+esac
+. "$src/tests/dotnet/workload.sh"
+rm -rf "$work"
+need_workload "$work" "$src" "clretw-trace's command line was not tried on real processes"
+wl="$workload/workload.dll"
 complete() {  # complete FILE: clretw-dump reads it to its end with 0 malformed
   "$dump" --stats "$1" > "$1.stats" 2>&1 && grep -Eq 'events: ([0-9]+) in file, \1 counted = \1 decoded \+ 0 unknown \+ 0 malformed' "$1.stats"
 }
@@ -253,23 +292,4 @@ else
   cat top.txt top.err; bad "report topN"
 fi
 
-# 9. against dotnet-trace's own list of profiles and options
-fresh reference
-if timeout 300 dotnet tool install --tool-path "$work/tools" dotnet-trace > tool.log 2>&1; then
-  dt="$work/tools/dotnet-trace"
-  "$ttool" list-profiles > ours.txt
-  for p in $("$dt" list-profiles | sed -n 's/^\t\([a-z-]*\).*/\1/p'); do
-    grep -q "^  $p" ours.txt || bad "list-profiles lacks dotnet-trace's profile $p"
-  done
-  "$ttool" collect --help > help.txt
-  missing=
-  for opt in $("$dt" collect --help | grep -oE '^  (-[a-zA-Z?], )?--[a-z-]+(, --[a-z-]+)?' | grep -oE -- '--[a-z-]+'); do
-    if ! grep -qE -- "(^| |,)$opt([ ,=]|$)" help.txt && ! grep -qF -- "\`$opt\`" "$src/README.md"; then missing="$missing $opt"; fi
-  done
-  [ -z "$missing" ] && ok "every option of $("$dt" --version | cut -d+ -f1)'s collect is clretw-trace's or in the README" ||
-    bad "dotnet-trace collect options neither in clretw-trace collect --help nor in the README:$missing"
-  [ "$fail" -eq 0 ] && ok "list-profiles lists every profile dotnet-trace lists"
-else
-  echo "SKIPPED (part): dotnet-trace could not be installed as a dotnet tool: $(tail -n 1 tool.log)"
-fi
 exit $fail

@@ -1,11 +1,25 @@
 #!/bin/sh
-# clretw-dump and clretw-sample from the command line: formats, filters, statistics, time order,
-# a damaged trace, a manifest given at run time, bad usage.
-#   dump_cli.sh CLRETW_DUMP CLRETW_SAMPLE WORK_DIR MANIFEST_DIR [SHARED_DIR]
+# clretw-dump and clretw-sample from the command line, in three parts, each a CTest test of its own:
+#   cli     (dump_cli) formats, filters, statistics, time order, a damaged trace, what cannot be read, a
+#           manifest given at run time, bad usage, on traces clretw-sample writes;
+#   traces  (dump_cli_traces) the real traces of SHARED_DIR/traces;
+#   etl     (dump_cli_etl) the ETL files of SHARED_DIR/etl.
+# A part whose files are absent says so ("SKIPPED: ...") and exits 77, which CTest reports as skipped.
+#   dump_cli.sh cli|traces|etl CLRETW_DUMP CLRETW_SAMPLE WORK_DIR MANIFEST_DIR [SHARED_DIR [GENERATOR]]
 set -u
+if [ $# -lt 5 ]; then
+  echo "usage: dump_cli.sh cli|traces|etl CLRETW_DUMP CLRETW_SAMPLE WORK_DIR MANIFEST_DIR [SHARED_DIR [GENERATOR]]" >&2
+  exit 2
+fi
+part=$1
+shift
 dump=$1 sample=$2 work=$3 manifests=$4 shared=${5:-} generator=${6:-yes}
 mkdir -p "$work"
 fail=0
+skip() {  # skip WHY: this part cannot run here
+  echo "SKIPPED: $*"
+  exit 77
+}
 check() {  # check DESCRIPTION COMMAND...: the command must succeed
   desc=$1
   shift
@@ -14,31 +28,7 @@ check() {  # check DESCRIPTION COMMAND...: the command must succeed
     fail=1
   fi
 }
-trace="$work/sample.nettrace"
-check "sample writes a trace" "$sample" -o "$trace" >/dev/null
-check "sample V6, pointer size 4, uncompressed" "$sample" -o "$work/v6.nettrace" --format 6 --pointer-size 4 --uncompressed >/dev/null
-
-stats=$("$dump" --stats "$trace")
-check "stats reconcile with 0 unknown and 0 malformed" sh -c "printf '%s' \"\$1\" | grep -q '1005 counted = 1005 decoded + 0 unknown + 0 malformed'" _ "$stats"
-stats6=$("$dump" --stats "$work/v6.nettrace")
-check "V6 stats reconcile" sh -c "printf '%s' \"\$1\" | grep -q '1005 counted = 1005 decoded + 0 unknown + 0 malformed'" _ "$stats6"
-# Every format the sample writes reads back whole: NetPerf (3), and 4, whose metadata cannot declare arrays.
-for f in 3 4; do
-  check "sample V$f" "$sample" -o "$work/v$f.trace" --format "$f" --pointer-size 4 >/dev/null
-  st=$("$dump" --stats "$work/v$f.trace")
-  check "V$f stats reconcile" sh -c "printf '%s' \"\$1\" | grep -q '1005 counted = 1005 decoded + 0 unknown + 0 malformed'" _ "$st"
-done
-
-# Standard input, a pipe and a FIFO are read once, as they come, to the same output as the file.
-"$dump" --format json "$trace" > "$work/all.json"
-"$dump" --format json - < "$trace" > "$work/stdin.json"
-check "standard input (-) reads as the file" cmp -s "$work/all.json" "$work/stdin.json"
-cat "$trace" | "$dump" --format json - > "$work/pipe.json"
-check "a pipe reads as the file" cmp -s "$work/all.json" "$work/pipe.json"
-
-# What cannot be read says why, exactly, with exit status 2: a missing file, a directory, a file without read
-# permission, an empty file, empty standard input, a FIFO whose writer writes nothing (and one that writes a
-# trace, which reads). FIFOs and such files go in a private folder of their own, removed at the end.
+# FIFOs and files without read permission go in a private folder of their own, removed at the end.
 tmp=$(mktemp -d) || { echo "FAIL: mktemp -d" >&2; exit 1; }
 trap 'rm -rf "$tmp"' EXIT
 # says DESCRIPTION STATUS MESSAGE COMMAND...: the command exits with STATUS, its stderr exactly MESSAGE
@@ -53,112 +43,161 @@ says() {
     fail=1
   fi
 }
-says "a missing file" 2 "clretw-dump: $tmp/nosuch.nettrace: cannot open: No such file or directory" "$dump" "$tmp/nosuch.nettrace"
-says "a directory" 2 "clretw-dump: $tmp: cannot open: is a directory; name a file in it" "$dump" "$tmp"
-: > "$tmp/empty.nettrace"
-says "an empty file" 2 "clretw-dump: $tmp/empty.nettrace: cannot open: the file is empty (0 bytes)" "$dump" "$tmp/empty.nettrace"
-says "empty standard input" 2 "clretw-dump: -: cannot open: standard input ended before its first byte" \
-  sh -c '"$1" --stats - < /dev/null' _ "$dump"
-# Without read permission. Root reads any file (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH), as CI does: there the
-# tool runs with those capabilities out of its bounding set. The file must then be unreadable, or the case
-# proves nothing and fails.
-cp "$trace" "$tmp/secret.nettrace"
-chmod 000 "$tmp/secret.nettrace"
-unprivileged=""
-if [ "$(id -u)" -eq 0 ]; then
-  if command -v setpriv > /dev/null 2>&1; then
-    unprivileged="setpriv --bounding-set=-dac_override,-dac_read_search --"
+# in_time_order FILE: in time order by default, the timestamps of clretw-dump's lines never go back, and
+# every event is printed (as many lines as --file-order prints, and as text prints).
+in_time_order() {
+  t=$1
+  "$dump" --format json "$t" 2>/dev/null | awk 'match($0, /"timestamp":-?[0-9]+/) { v = substr($0, RSTART + 12, RLENGTH - 12) + 0; if (NR > 1 && v < prev) back++; prev = v } END { print NR, back + 0 }' > "$work/order.out"
+  read -r printed back < "$work/order.out"
+  check "$(basename "$t"): timestamps never go back ($back steps back in $printed lines)" test "$back" -eq 0
+  stored=$("$dump" --file-order "$t" 2>/dev/null | wc -l)
+  check "$(basename "$t"): every event printed in time order ($printed of $stored)" test "$printed" -eq "$stored"
+  lines=$("$dump" "$t" 2>/dev/null | wc -l)
+  check "$(basename "$t"): text as many lines as JSON ($lines, $printed)" test "$lines" -eq "$printed"
+}
+# leaves_out_unrecorded FILE: text leaves out what the source did not record (EventPipe's unknown processor,
+# the kernel's events of no process).
+leaves_out_unrecorded() {
+  n=$("$dump" "$1" 2>/dev/null | grep -Ec '(pid|tid|cpu)=4294967295')
+  check "$(basename "$1"): no pid, tid or cpu 4294967295 in text ($n)" test "$n" -eq 0
+}
+
+# --- cli: traces clretw-sample writes ---------------------------------------------------------
+cli_part() {
+  trace="$work/sample.nettrace"
+  check "sample writes a trace" "$sample" -o "$trace" >/dev/null
+  check "sample V6, pointer size 4, uncompressed" "$sample" -o "$work/v6.nettrace" --format 6 --pointer-size 4 --uncompressed >/dev/null
+
+  stats=$("$dump" --stats "$trace")
+  check "stats reconcile with 0 unknown and 0 malformed" sh -c "printf '%s' \"\$1\" | grep -q '1005 counted = 1005 decoded + 0 unknown + 0 malformed'" _ "$stats"
+  stats6=$("$dump" --stats "$work/v6.nettrace")
+  check "V6 stats reconcile" sh -c "printf '%s' \"\$1\" | grep -q '1005 counted = 1005 decoded + 0 unknown + 0 malformed'" _ "$stats6"
+  # Every format the sample writes reads back whole: NetPerf (3), and 4, whose metadata cannot declare arrays.
+  for f in 3 4; do
+    check "sample V$f" "$sample" -o "$work/v$f.trace" --format "$f" --pointer-size 4 >/dev/null
+    st=$("$dump" --stats "$work/v$f.trace")
+    check "V$f stats reconcile" sh -c "printf '%s' \"\$1\" | grep -q '1005 counted = 1005 decoded + 0 unknown + 0 malformed'" _ "$st"
+  done
+
+  # Standard input, a pipe and a FIFO are read once, as they come, to the same output as the file.
+  "$dump" --format json "$trace" > "$work/all.json"
+  "$dump" --format json - < "$trace" > "$work/stdin.json"
+  check "standard input (-) reads as the file" cmp -s "$work/all.json" "$work/stdin.json"
+  cat "$trace" | "$dump" --format json - > "$work/pipe.json"
+  check "a pipe reads as the file" cmp -s "$work/all.json" "$work/pipe.json"
+
+
+  # What cannot be read says why, exactly, with exit status 2: a missing file, a directory, a file without read
+  # permission, an empty file, empty standard input, a FIFO whose writer writes nothing (and one that writes a
+  # trace, which reads); FIFOs and such files in $tmp.
+  says "a missing file" 2 "clretw-dump: $tmp/nosuch.nettrace: cannot open: No such file or directory" "$dump" "$tmp/nosuch.nettrace"
+  says "a directory" 2 "clretw-dump: $tmp: cannot open: is a directory; name a file in it" "$dump" "$tmp"
+  : > "$tmp/empty.nettrace"
+  says "an empty file" 2 "clretw-dump: $tmp/empty.nettrace: cannot open: the file is empty (0 bytes)" "$dump" "$tmp/empty.nettrace"
+  says "empty standard input" 2 "clretw-dump: -: cannot open: standard input ended before its first byte" \
+    sh -c '"$1" --stats - < /dev/null' _ "$dump"
+  # Without read permission. Root reads any file (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH), as CI does: there the
+  # tool runs with those capabilities out of its bounding set. The file must then be unreadable, or the case
+  # proves nothing and fails.
+  cp "$trace" "$tmp/secret.nettrace"
+  chmod 000 "$tmp/secret.nettrace"
+  unprivileged=""
+  if [ "$(id -u)" -eq 0 ]; then
+    if command -v setpriv > /dev/null 2>&1; then
+      unprivileged="setpriv --bounding-set=-dac_override,-dac_read_search --"
+    else
+      echo "FAIL: running as root without setpriv (util-linux): a file without read permission cannot be checked" >&2
+      fail=1
+    fi
+  fi
+  if $unprivileged head -c 1 "$tmp/secret.nettrace" > /dev/null 2>&1; then
+    echo "FAIL: $tmp/secret.nettrace (mode 000) is readable all the same: the permission case is not checked" >&2
+    fail=1
   else
-    echo "FAIL: running as root without setpriv (util-linux): a file without read permission cannot be checked" >&2
+    says "a file without read permission" 2 "clretw-dump: $tmp/secret.nettrace: cannot open: Permission denied" \
+      $unprivileged "$dump" "$tmp/secret.nettrace"
+  fi
+  if mkfifo "$tmp/fifo"; then
+    # A writer that writes a trace: it reads as the file.
+    timeout 60 sh -c 'cat "$1" > "$2"' _ "$trace" "$tmp/fifo" &
+    says "a FIFO with a trace" 0 "" timeout 60 "$dump" --format json "$tmp/fifo"
+    wait
+    check "a FIFO reads as the file" cmp -s "$work/all.json" "$tmp/out"
+    # A writer that opens it and writes nothing.
+    timeout 60 sh -c ': > "$1"' _ "$tmp/fifo" &
+    says "a FIFO whose writer writes nothing" 2 \
+      "clretw-dump: $tmp/fifo: cannot open: the pipe was closed before its first byte (did the command that writes to it fail?)" \
+      timeout 60 "$dump" "$tmp/fifo"
+    wait
+  else
+    echo "FAIL: mkfifo $tmp/fifo" >&2
     fail=1
   fi
-fi
-if $unprivileged head -c 1 "$tmp/secret.nettrace" > /dev/null 2>&1; then
-  echo "FAIL: $tmp/secret.nettrace (mode 000) is readable all the same: the permission case is not checked" >&2
-  fail=1
-else
-  says "a file without read permission" 2 "clretw-dump: $tmp/secret.nettrace: cannot open: Permission denied" \
-    $unprivileged "$dump" "$tmp/secret.nettrace"
-fi
-if mkfifo "$tmp/fifo"; then
-  # A writer that writes a trace: it reads as the file.
-  timeout 60 sh -c 'cat "$1" > "$2"' _ "$trace" "$tmp/fifo" &
-  says "a FIFO with a trace" 0 "" timeout 60 "$dump" --format json "$tmp/fifo"
-  wait
-  check "a FIFO reads as the file" cmp -s "$work/all.json" "$tmp/out"
-  # A writer that opens it and writes nothing.
-  timeout 60 sh -c ': > "$1"' _ "$tmp/fifo" &
-  says "a FIFO whose writer writes nothing" 2 \
-    "clretw-dump: $tmp/fifo: cannot open: the pipe was closed before its first byte (did the command that writes to it fail?)" \
-    timeout 60 "$dump" "$tmp/fifo"
-  wait
-else
-  echo "FAIL: mkfifo $tmp/fifo" >&2
-  fail=1
-fi
-"$dump" --resolve --format json - < "$trace" > "$work/resolved_stdin.json"
-check "--resolve on standard input: one pass, every event" test "$(wc -l < "$work/resolved_stdin.json")" -eq 1005
-head -c 1000 "$trace" | "$dump" --stats - > /dev/null 2> "$work/cut.err"
-status=$?
-check "a cut stream: exit 1 ($status) and the offset" sh -c "test $status -eq 1 && grep -q 'offset [0-9]' '$work/cut.err'"
-if [ -n "$shared" ] && [ -f "$shared/etl/net.4.5.2.x64.etl" ]; then
-  "$dump" --stats - < "$shared/etl/net.4.5.2.x64.etl" > /dev/null 2> "$work/etl.err"
+  "$dump" --resolve --format json - < "$trace" > "$work/resolved_stdin.json"
+  check "--resolve on standard input: one pass, every event" test "$(wc -l < "$work/resolved_stdin.json")" -eq 1005
+  head -c 1000 "$trace" | "$dump" --stats - > /dev/null 2> "$work/cut.err"
   status=$?
-  check "ETL on standard input: exit 2 ($status), a file on disk needed" sh -c "test $status -eq 2 && grep -q 'file on disk' '$work/etl.err'"
-  says "ETL on standard input: the message" 2 \
-    "clretw-dump: -: cannot open: an ETL file is read from a file on disk, not from a pipe or standard input (save it to a file first)" \
-    sh -c '"$1" --stats - < "$2"' _ "$dump" "$shared/etl/net.4.5.2.x64.etl"
-fi
-lines=$(wc -l < "$work/all.json")
-check "json: one line per event ($lines)" test "$lines" -eq 1005
-bad=$(grep -vc '^{"provider":.*"id":.*"version":.*"name":.*"symbol":.*"ms":.*"timestamp":.*"pid":.*"tid":.*"cpu":.*"fields":{' "$work/all.json")
-check "json: every line is an object with the required keys ($bad are not)" test "$bad" -eq 0
-check "json: stacks are arrays" grep -q '"stack":\[[0-9]' "$work/all.json"
+  check "a cut stream: exit 1 ($status) and the offset" sh -c "test $status -eq 1 && grep -q 'offset [0-9]' '$work/cut.err'"
+  lines=$(wc -l < "$work/all.json")
+  check "json: one line per event ($lines)" test "$lines" -eq 1005
+  bad=$(grep -vc '^{"provider":.*"id":.*"version":.*"name":.*"symbol":.*"ms":.*"timestamp":.*"pid":.*"tid":.*"cpu":.*"fields":{' "$work/all.json")
+  check "json: every line is an object with the required keys ($bad are not)" test "$bad" -eq 0
+  check "json: stacks are arrays" grep -q '"stack":\[[0-9]' "$work/all.json"
 
-gc=$("$dump" --filter '*/GC/Start' "$trace" | wc -l)
-check "filter by glob ($gc GC/Start)" test "$gc" -eq 25
-ids=$("$dump" --id 1 --id 2 "$trace" | wc -l)
-check "filter by ids ($ids: GC/Start, GC/Stop and the app's event 1)" test "$ids" -eq 150
-early=$("$dump" --to 0.1 "$trace" | wc -l)
-check "filter by time ($early before 0.1 ms)" test "$early" -eq 8
-check "--stats counts the same events before 0.1 ms" sh -c "\"\$1\" --stats --to 0.1 \"\$2\" | grep -q '8 counted = 8 decoded'" _ "$dump" "$trace"
-late=$("$dump" --from 0.1 "$trace" | wc -l)
-check "--stats counts the $late events from 0.1 ms on" sh -c "\"\$1\" --stats --from 0.1 \"\$2\" | grep -q \"\$3 counted = \$3 decoded\"" _ "$dump" "$trace" "$late"
-limited=$("$dump" --limit 5 --format csv "$trace" | wc -l)
-check "csv with header, limit 5" test "$limited" -eq 6
-check "level filter keeps errors only" sh -c "\"\$1\" --level 2 \"\$2\" | grep -q 'Exception/Start'" _ "$dump" "$trace"
-sorted=$("$dump" --sorted --format csv "$trace" | tail -n +2 | cut -d, -f1 | sort -c -n 2>&1 && echo ordered)
-check "sorted output is in time order" test "$sorted" = ordered
-check "--sorted (the default) and --file-order do not combine" sh -c "\"\$1\" --sorted --file-order \"\$2\" >/dev/null 2>&1; test \$? -eq 2" _ "$dump" "$trace"
+  gc=$("$dump" --filter '*/GC/Start' "$trace" | wc -l)
+  check "filter by glob ($gc GC/Start)" test "$gc" -eq 25
+  ids=$("$dump" --id 1 --id 2 "$trace" | wc -l)
+  check "filter by ids ($ids: GC/Start, GC/Stop and the app's event 1)" test "$ids" -eq 150
+  early=$("$dump" --to 0.1 "$trace" | wc -l)
+  check "filter by time ($early before 0.1 ms)" test "$early" -eq 8
+  check "--stats counts the same events before 0.1 ms" sh -c "\"\$1\" --stats --to 0.1 \"\$2\" | grep -q '8 counted = 8 decoded'" _ "$dump" "$trace"
+  late=$("$dump" --from 0.1 "$trace" | wc -l)
+  check "--stats counts the $late events from 0.1 ms on" sh -c "\"\$1\" --stats --from 0.1 \"\$2\" | grep -q \"\$3 counted = \$3 decoded\"" _ "$dump" "$trace" "$late"
+  limited=$("$dump" --limit 5 --format csv "$trace" | wc -l)
+  check "csv with header, limit 5" test "$limited" -eq 6
+  check "level filter keeps errors only" sh -c "\"\$1\" --level 2 \"\$2\" | grep -q 'Exception/Start'" _ "$dump" "$trace"
+  sorted=$("$dump" --sorted --format csv "$trace" | tail -n +2 | cut -d, -f1 | sort -c -n 2>&1 && echo ordered)
+  check "sorted output is in time order" test "$sorted" = ordered
+  check "--sorted (the default) and --file-order do not combine" sh -c "\"\$1\" --sorted --file-order \"\$2\" >/dev/null 2>&1; test \$? -eq 2" _ "$dump" "$trace"
 
-# A damaged trace: the events before the damage, then exit 1 with the block and byte offset.
-size=$(wc -c < "$trace")
-head -c $((size / 2)) "$trace" > "$work/cut.nettrace"
-"$dump" --stats "$work/cut.nettrace" > "$work/cut.out" 2> "$work/cut.err"
-status=$?
-check "damaged trace: exit 1 (got $status)" test "$status" -eq 1
-check "damaged trace: error names the block and byte" grep -q 'Block #[0-9]* at byte [0-9]*' "$work/cut.err"
-check "damaged trace: events before the damage are counted" grep -q 'in file (before the damage)' "$work/cut.out"
+  # A damaged trace: the events before the damage, then exit 1 with the block and byte offset.
+  size=$(wc -c < "$trace")
+  head -c $((size / 2)) "$trace" > "$work/cut.nettrace"
+  "$dump" --stats "$work/cut.nettrace" > "$work/cut.out" 2> "$work/cut.err"
+  status=$?
+  check "damaged trace: exit 1 (got $status)" test "$status" -eq 1
+  check "damaged trace: error names the block and byte" grep -q 'Block #[0-9]* at byte [0-9]*' "$work/cut.err"
+  check "damaged trace: events before the damage are counted" grep -q 'in file (before the damage)' "$work/cut.out"
 
-# Decoding with a manifest at run time (the built-in ones, loaded from XML); a build without the
-# generator refuses it: exit 2, saying why.
-if [ "$generator" = yes ]; then
-  check "--manifest decodes the same" sh -c "\"\$1\" --stats --manifest \"\$2/ClrEtwBuiltin.man\" \"\$3\" | grep -q '1005 decoded'" _ "$dump" "$manifests" "$trace"
-else
-  "$dump" --stats --manifest "$manifests/ClrEtwBuiltin.man" "$trace" > /dev/null 2> "$work/nogen.err"
-  check "--manifest without the generator: exit 2" test $? -eq 2
-  check "--manifest without the generator: says it needs it" grep -q -- "--manifest .*needs clretw's generator" "$work/nogen.err"
-fi
+  # Decoding with a manifest at run time (the built-in ones, loaded from XML); a build without the
+  # generator refuses it: exit 2, saying why.
+  if [ "$generator" = yes ]; then
+    check "--manifest decodes the same" sh -c "\"\$1\" --stats --manifest \"\$2/ClrEtwBuiltin.man\" \"\$3\" | grep -q '1005 decoded'" _ "$dump" "$manifests" "$trace"
+  else
+    "$dump" --stats --manifest "$manifests/ClrEtwBuiltin.man" "$trace" > /dev/null 2> "$work/nogen.err"
+    check "--manifest without the generator: exit 2" test $? -eq 2
+    check "--manifest without the generator: says it needs it" grep -q -- "--manifest .*needs clretw's generator" "$work/nogen.err"
+  fi
 
-"$dump" /nonexistent.nettrace 2>/dev/null
-check "missing trace: exit 2" test $? -eq 2
-"$dump" --format xml "$trace" 2>/dev/null
-check "bad option: exit 2" test $? -eq 2
-check "--help explains" sh -c "\"\$1\" --help | grep -q -- '--manifest'" _ "$dump"
-# The real traces, with no flags: every event of every provider decodes with the built-in decoders
-# (0 unknown, 0 malformed), and none has bytes beyond its version's layout; with the newest
-# ClrEtwAll.man loaded at run time as well, the same.
-if [ -n "$shared" ] && [ -d "$shared/traces" ]; then
+  "$dump" /nonexistent.nettrace 2>/dev/null
+  check "missing trace: exit 2" test $? -eq 2
+  "$dump" --format xml "$trace" 2>/dev/null
+  check "bad option: exit 2" test $? -eq 2
+  check "--help explains" sh -c "\"\$1\" --help | grep -q -- '--manifest'" _ "$dump"
+  # A file that is no trace of any format: exit 2 and a message saying which formats were looked for; an empty one too.
+  printf 'hello, this is not a trace at all, not even close to one; just text.\n%.0s' 1 2 > "$work/text.etl"
+  "$dump" --stats "$work/text.etl" > /dev/null 2> "$work/text.err"
+  check "not a trace: exit 2" test $? -eq 2
+  check "not a trace: says what was looked for" grep -q 'not a trace clretw reads: no nettrace, NetPerf or ETL header' "$work/text.err"
+}
+
+# --- traces: the real traces of ../shared/traces ---------------------------------------------
+# With no flags, every event of every provider decodes with the built-in decoders (0 unknown, 0 malformed),
+# and none has bytes beyond its version's layout; with the newest ClrEtwAll.man loaded at run time as well,
+# the same.
+traces_part() {
+  [ -n "$shared" ] && [ -d "$shared/traces" ] ||
+    skip "$shared/traces is absent (../shared): clretw-dump was not run on the real traces"
   for t in "$shared"/traces/*.nettrace "$shared"/traces/*.netperf; do
     [ -f "$t" ] || continue
     out=$("$dump" --stats "$t")
@@ -168,18 +207,12 @@ if [ -n "$shared" ] && [ -d "$shared/traces" ]; then
     all=$("$dump" --stats --manifest "$shared/manifests/ClrEtwAll.runtime-main.man" "$t")
     check "$(basename "$t") with runtime-main: all decoded" sh -c "printf '%s' \"\$1\" | grep -Eq 'events: ([0-9]+) in file, \\1 counted = \\1 decoded \\+ 0 unknown \\+ 0 malformed'" _ "$all"
   done
-  # Time order by default: on every shared trace, nettrace, NetPerf and ETL, the timestamps of
-  # clretw-dump's lines never go back, and every event is printed; --file-order prints them as
-  # stored, which goes back in the .NET Core 3.0 trace (its threads' buffers interleave).
-  for t in "$shared"/traces/*.nettrace "$shared"/traces/*.netperf "$shared"/etl/*.etl; do
+  # Time order by default on every shared trace, nettrace and NetPerf (the ETL files: the etl part);
+  # --file-order prints them as stored, which goes back in the .NET Core 3.0 trace (its threads' buffers
+  # interleave).
+  for t in "$shared"/traces/*.nettrace "$shared"/traces/*.netperf; do
     [ -f "$t" ] || continue
-    "$dump" --format json "$t" 2>/dev/null | awk 'match($0, /"timestamp":-?[0-9]+/) { v = substr($0, RSTART + 12, RLENGTH - 12) + 0; if (NR > 1 && v < prev) back++; prev = v } END { print NR, back + 0 }' > "$work/order.out"
-    read -r printed back < "$work/order.out"
-    check "$(basename "$t"): timestamps never go back ($back steps back in $printed lines)" test "$back" -eq 0
-    stored=$("$dump" --file-order "$t" 2>/dev/null | wc -l)
-    check "$(basename "$t"): every event printed in time order ($printed of $stored)" test "$printed" -eq "$stored"
-    lines=$("$dump" "$t" 2>/dev/null | wc -l)
-    check "$(basename "$t"): text as many lines as JSON ($lines, $printed)" test "$lines" -eq "$printed"
+    in_time_order "$t"
   done
   objver4="$shared/traces/eventpipe-dotnetcore3.0-win-x64-objver4.nettrace"
   if [ -f "$objver4" ]; then
@@ -229,11 +262,10 @@ if [ -n "$shared" ] && [ -d "$shared/traces" ]; then
     "$dump" --top 5 "$checkpoints" > /dev/null 2> "$work/hint.err"
     check "--top without a filter: suggests one" grep -q 'e.g. --filter GC/AllocationTick' "$work/hint.err"
   fi
-  # Text leaves out what the source did not record: EventPipe's unknown processor, the kernel's events of no process.
-  for t in "$shared"/traces/*.nettrace "$shared"/traces/*.netperf "$shared"/etl/*.etl; do
+  # Text leaves out what the source did not record: EventPipe's unknown processor.
+  for t in "$shared"/traces/*.nettrace "$shared"/traces/*.netperf; do
     [ -f "$t" ] || continue
-    n=$("$dump" "$t" 2>/dev/null | grep -Ec '(pid|tid|cpu)=4294967295')
-    check "$(basename "$t"): no pid, tid or cpu 4294967295 in text ($n)" test "$n" -eq 0
+    leaves_out_unrecorded "$t"
   done
   arraytypes="$shared/traces/eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace"
   if [ -f "$arraytypes" ]; then
@@ -248,19 +280,28 @@ if [ -n "$shared" ] && [ -d "$shared/traces" ]; then
     check "NetPerf: 26146 events, all decoded" sh -c "printf '%s' \"\$1\" | grep -q 'events: 26146 in file, 26146 counted = 26146 decoded + 0 unknown + 0 malformed'" _ "$np"
     check "NetPerf: 26146 stacks" sh -c "printf '%s' \"\$1\" | grep -q 'events with a stack: 26146;'" _ "$np"
   fi
-else
-  echo "SKIPPED (part): ../shared/traces is absent; clretw-dump was not run on the real traces"
-fi
-# A file that is no trace of any format: exit 2 and a message saying which formats were looked for; an empty one too.
-printf 'hello, this is not a trace at all, not even close to one; just text.\n%.0s' 1 2 > "$work/text.etl"
-"$dump" --stats "$work/text.etl" > /dev/null 2> "$work/text.err"
-check "not a trace: exit 2" test $? -eq 2
-check "not a trace: says what was looked for" grep -q 'not a trace clretw reads: no nettrace, NetPerf or ETL header' "$work/text.err"
-# The ETL files, read by content: EventSource providers decode with the manifests they wrote into the
-# trace (ManifestData events), kernel events with manifest/WindowsKernel.man, process names from the
-# kernel's Process events; --filter and JSON work as for nettrace.
-etl="$shared/etl/net.4.5.2.x64.etl"
-if [ -n "$shared" ] && [ -f "$etl" ]; then
+}
+
+# --- etl: the ETL files of ../shared/etl -----------------------------------------------------
+# Read by content: EventSource providers decode with the manifests they wrote into the trace (ManifestData
+# events), kernel events with manifest/WindowsKernel.man, process names from the kernel's Process events;
+# --filter and JSON work as for nettrace.
+etl_part() {
+  etl="$shared/etl/net.4.5.2.x64.etl"
+  [ -n "$shared" ] && [ -f "$etl" ] || skip "$etl is absent (../shared): clretw-dump was not run on the ETL files"
+  # An ETL file is not read from standard input: exit 2, saying a file on disk is needed.
+  "$dump" --stats - < "$etl" > /dev/null 2> "$work/etl.err"
+  status=$?
+  check "ETL on standard input: exit 2 ($status), a file on disk needed" sh -c "test $status -eq 2 && grep -q 'file on disk' '$work/etl.err'"
+  says "ETL on standard input: the message" 2 \
+    "clretw-dump: -: cannot open: an ETL file is read from a file on disk, not from a pipe or standard input (save it to a file first)" \
+    sh -c '"$1" --stats - < "$2"' _ "$dump" "$etl"
+  # Time order by default on every shared ETL file; text leaves out the kernel's events of no process.
+  for t in "$shared"/etl/*.etl; do
+    [ -f "$t" ] || continue
+    in_time_order "$t"
+    leaves_out_unrecorded "$t"
+  done
   st=$("$dump" --stats "$etl" 2> "$work/etl-stats.err")
   check "ETL: the summary line" sh -c "printf '%s' \"\$1\" | grep -q 'etl, pointer size 8, 8 processors, 360 buffers (359 compressed)'" _ "$st"
   check "ETL: 0 malformed" sh -c "printf '%s' \"\$1\" | grep -Eq 'events: 179474 in file, 179474 counted = [0-9]+ decoded \+ [0-9]+ unknown \+ 0 malformed'" _ "$st"
@@ -276,7 +317,12 @@ if [ -n "$shared" ] && [ -f "$etl" ]; then
   check "ETL: kernel samples decoded" sh -c "printf '%s' \"\$1\" | grep -q ' 79528  Windows Kernel/PerfInfo/Sample (3886 v2)\$'" _ "$st"
   js=$("$dump" --format json --filter 'Windows Kernel/Process/DCStart' --limit 2 "$etl")
   check "ETL: process names in JSON" sh -c "printf '%s' \"\$1\" | grep -q '\"pid\":4,\"process\":\"System\"'" _ "$js"
-else
-  echo "SKIPPED (part): ../shared/etl is absent; clretw-dump was not run on the ETL files"
-fi
+}
+
+case $part in
+  cli) cli_part ;;
+  traces) traces_part ;;
+  etl) etl_part ;;
+  *) echo "dump_cli.sh: no part '$part' (cli, traces or etl)" >&2; exit 2 ;;
+esac
 exit $fail
